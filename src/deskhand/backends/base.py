@@ -1,0 +1,153 @@
+"""The seam between the host and a platform: the Executor protocol and the values it trades.
+
+The host validates arguments, applies the deny policy and holds the session queue; then it calls
+exactly one Executor method per native call. An executor (Linux, macOS, fake) proves the target's
+identity before each event, uses the core for every decision the contract fixes, and raises
+``deskhand.core.errors.DeskhandError`` subclasses with the contract's codes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+Platform = Literal["linux", "macos", "windows"]
+MouseButton = Literal["left", "right", "middle", "back", "forward"]
+Direction = Literal["up", "down", "left", "right"]
+PasteFormat = Literal["text", "md", "html"]
+SelectionType = Literal["text", "cursor_before", "cursor_after"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessIdentity:
+    """Who a running app is: proven only when every field is known; compared exactly."""
+
+    pid: int
+    app_id: str
+    executable: str
+    start_time: float  # seconds since the epoch (boot time + start ticks), exact
+
+    @property
+    def proven(self) -> bool:
+        return self.pid > 0 and bool(self.app_id) and self.executable.startswith("/") and self.start_time > 0
+
+
+@dataclass(frozen=True, slots=True)
+class AppEntry:
+    """One row of ``list_apps``: running apps first, then installed ones."""
+
+    id: str
+    display_name: str
+    is_running: bool
+    pid: int | None = None
+    last_used_date: str | None = None
+    use_count: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"id": self.id, "displayName": self.display_name, "isRunning": self.is_running}
+        if self.last_used_date is not None:
+            out["lastUsedDate"] = self.last_used_date
+        if self.use_count is not None:
+            out["useCount"] = self.use_count
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class RunningApp:
+    """A selector resolved to exactly one running app."""
+
+    identity: ProcessIdentity
+    display_name: str
+
+    @property
+    def pid(self) -> int:
+        return self.identity.pid
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    data: bytes
+    mime_type: str  # "image/jpeg"
+    width: int
+    height: int
+
+
+@dataclass(frozen=True, slots=True)
+class AppState:
+    """What ``get_app_state`` observed: the native state text (no envelope) and the window image."""
+
+    text: str
+    image: Image | None
+    window_title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ActionResult:
+    """The outcome of an action: a model-facing text and optional structured fields."""
+
+    text: str
+    structured: dict[str, object] = field(default_factory=dict)
+
+
+#: An element reference as the host passes it: an opaque ``gN:id`` handle.
+Handle = str
+
+
+class Executor(Protocol):
+    """One platform's implementation of the native calls. Every method is synchronous and
+    bounded in time; the host runs it off the event loop."""
+
+    platform: Platform
+
+    def list_apps(self) -> list[AppEntry]: ...
+
+    def resolve(self, selector: str) -> RunningApp:
+        """Exactly one running app, or ``target_not_running`` / ``ambiguous_target``."""
+        ...
+
+    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState: ...
+
+    def click(
+        self,
+        app: RunningApp,
+        *,
+        element: Handle | None = None,
+        point: tuple[float, float] | None = None,
+        button: MouseButton = "left",
+        count: int = 1,
+    ) -> ActionResult: ...
+
+    def drag(self, app: RunningApp, start: tuple[float, float], end: tuple[float, float]) -> ActionResult: ...
+
+    def scroll(
+        self,
+        app: RunningApp,
+        *,
+        direction: Direction,
+        pages: float,
+        element: Handle | None = None,
+        point: tuple[float, float] | None = None,
+    ) -> ActionResult: ...
+
+    def press_key(self, app: RunningApp, key: str) -> ActionResult: ...
+
+    def type_text(self, app: RunningApp, text: str) -> ActionResult: ...
+
+    def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult: ...
+
+    def select_text(
+        self,
+        app: RunningApp,
+        element: Handle,
+        text: str,
+        *,
+        prefix: str | None = None,
+        suffix: str | None = None,
+        selection_type: SelectionType = "text",
+    ) -> ActionResult: ...
+
+    def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult: ...
+
+    def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult: ...
+
+    def close(self) -> None: ...
