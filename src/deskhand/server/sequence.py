@@ -1,0 +1,228 @@
+"""`sequence`: the JSON batch of 1-256 mutating steps for one app (native-contract.md section 1.5).
+
+Every step is parsed before anything runs; then the steps run serially with a cooperative 60 s
+deadline checked before and after each step (an in-flight step always finishes), no retries,
+and one observation at the end.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from deskhand.host.result import ImageBlock, TextBlock, ToolResult
+
+MUTATING_TOOLS: Final = (
+    "click",
+    "perform_secondary_action",
+    "set_value",
+    "select_text",
+    "scroll",
+    "drag",
+    "press_key",
+    "type_text",
+    "paste",
+)
+MAX_STEPS: Final = 256
+MAX_CHORDS_PER_STEP: Final = 128
+MAX_CHORDS_TOTAL: Final = 2048
+DEADLINE_S: Final = 60.0
+
+BAD_SHAPE: Final = "sequence requires an app and 1 to 256 steps."
+CHORD_BUDGET: Final = "sequence exceeds its keyboard chord budget"
+
+CallTool = Callable[[str, dict[str, object]], Awaitable[ToolResult]]
+Validate = Callable[[str, dict[str, object]], None]
+
+
+class SequenceArgumentError(ValueError):
+    """The batch is malformed; nothing was dispatched."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    tool: str
+    args: dict[str, object]
+
+
+def step_schema(tool: str, schema: Mapping[str, object]) -> dict[str, object]:
+    """One `anyOf` variant of the steps array: the tool's schema without `app`, plus `tool`."""
+    props = dict(schema.get("properties", {}))  # type: ignore[call-overload]
+    props.pop("app", None)
+    required = [r for r in schema.get("required", []) if r != "app"]  # type: ignore[attr-defined]
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {"tool": {"const": tool}, **props},
+        "required": ["tool", *required],
+    }
+
+
+def sequence_schema(tool_schemas: Mapping[str, Mapping[str, object]]) -> dict[str, object]:
+    """The sequence tool's input schema: anyOf only inside `items`, never at the root."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["app", "steps"],
+        "properties": {
+            "app": {"type": "string", "description": "The app to act on, for every step."},
+            "steps": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": MAX_STEPS,
+                "items": {"anyOf": [step_schema(t, tool_schemas[t]) for t in MUTATING_TOOLS]},
+            },
+        },
+    }
+
+
+def parse_sequence(
+    args: object, tool_schemas: Mapping[str, Mapping[str, object]], validate: Validate
+) -> tuple[str, list[Step]]:
+    """Check the whole batch before anything runs; ``validate`` is the host's static parse."""
+    if not isinstance(args, dict) or not set(args) <= {"app", "steps"}:
+        raise SequenceArgumentError(BAD_SHAPE)
+    app, steps = args.get("app"), args.get("steps")
+    if not isinstance(app, str) or not app.strip() or not isinstance(steps, list):
+        raise SequenceArgumentError(BAD_SHAPE)
+    if not 1 <= len(steps) <= MAX_STEPS:
+        raise SequenceArgumentError(BAD_SHAPE)
+    parsed: list[Step] = []
+    chords_total = 0
+    for i, raw in enumerate(steps):
+        override = f"sequence step {i}: unknown argument or per-step app override"
+        if not isinstance(raw, dict) or raw.get("tool") not in MUTATING_TOOLS:
+            msg = f"sequence step {i}: tool must be one of {', '.join(MUTATING_TOOLS)}"
+            raise SequenceArgumentError(msg)
+        tool = str(raw["tool"])
+        allowed = set(tool_schemas[tool].get("properties", {})) - {"app"}  # type: ignore[call-overload]
+        if tool == "scroll":
+            allowed.add("amount")
+        step_args = {k: v for k, v in raw.items() if k != "tool"}
+        if not set(step_args) <= allowed:
+            raise SequenceArgumentError(override)
+        if tool == "press_key" and isinstance(step_args.get("key"), str):
+            chords = len(str(step_args["key"]).split())
+            chords_total += chords
+            if chords > MAX_CHORDS_PER_STEP or chords_total > MAX_CHORDS_TOTAL:
+                raise SequenceArgumentError(CHORD_BUDGET)
+        full = {"app": app, **step_args}
+        try:
+            validate(tool, full)
+        except Exception as err:
+            msg = f"sequence step {i}: {err}"
+            raise SequenceArgumentError(msg) from err
+        parsed.append(Step(tool, full))
+    return app, parsed
+
+
+@dataclass(slots=True)
+class _Run:
+    total: int
+    started: float
+    durations_ms: list[int] = field(default_factory=list)
+
+    def fields(self, clock: Callable[[], float], **extra: object) -> dict[str, object]:
+        return {
+            "completedSteps": len(self.durations_ms),
+            "totalSteps": self.total,
+            "elapsedMs": round((clock() - self.started) * 1000),
+            "stepDurationsMs": list(self.durations_ms),
+            **extra,
+        }
+
+
+async def run_sequence(
+    app: str,
+    steps: list[Step],
+    call_tool: CallTool,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+    clock: Callable[[], float] = time.monotonic,
+    deadline_s: float = DEADLINE_S,
+) -> ToolResult:
+    """Run parsed steps serially; never retry; observe once when every step completed."""
+    run = _Run(len(steps), clock())
+
+    def stop_status() -> str | None:
+        if cancelled():
+            return "cancelled"
+        if clock() - run.started >= deadline_s:
+            return "deadline_exceeded"
+        return None
+
+    for i, step in enumerate(steps):
+        status = stop_status()
+        if status is None:
+            began = clock()
+            try:
+                result = await call_tool(step.tool, step.args)
+            except Exception as err:
+                return _failed(run, clock, i, str(err))
+            if result.is_error:
+                return _failed(run, clock, i, result.text or "the step returned an error")
+            run.durations_ms.append(round((clock() - began) * 1000))
+            status = stop_status() if i + 1 < len(steps) else None
+        if status is not None:
+            text = (
+                f"Sequence {status}; stopped after {len(run.durations_ms)} completed steps. "
+                "No further actions dispatched. Observe the app before continuing."
+            )
+            fields = run.fields(
+                clock, status=status, resultUnknown=False, observationSkipped=True, observationDelivered=False
+            )
+            return ToolResult((TextBlock(text),), is_error=True, structured=fields)
+    return await _observe(app, run, call_tool, clock)
+
+
+def _failed(run: _Run, clock: Callable[[], float], index: int, message: str) -> ToolResult:
+    text = (
+        f"Sequence step {index} failed: {message.rstrip('.')}. "
+        "Inspect the app before retrying; completed steps were not rolled back."
+    )
+    fields = run.fields(
+        clock,
+        status="failed",
+        failedStepIndex=index,
+        resultUnknown=True,
+        observationSkipped=True,
+        observationDelivered=False,
+    )
+    return ToolResult((TextBlock(text),), is_error=True, structured=fields)
+
+
+async def _observe(app: str, run: _Run, call_tool: CallTool, clock: Callable[[], float]) -> ToolResult:
+    n = len(run.durations_ms)
+    try:
+        state = await call_tool("get_app_state", {"app": app})
+    except Exception as err:
+        return _observation_failed(run, clock, f"All {n} sequence steps completed, but final observation failed: {err}")
+    if state.is_error:
+        return _observation_failed(
+            run, clock, f"All {n} sequence steps completed, but final observation failed: {state.text}"
+        )
+    if not any(isinstance(b, ImageBlock) for b in state.content):
+        fields = run.fields(
+            clock,
+            status="observation_failed",
+            error_kind="capture_failed",
+            resultUnknown=False,
+            observationSkipped=False,
+            observationDelivered=False,
+        )
+        text = f"All {n} sequence steps completed, but the final observation has no screenshot."
+        return ToolResult((TextBlock(text), *state.content), is_error=True, structured=fields)
+    fields = run.fields(
+        clock, status="completed", resultUnknown=False, observationSkipped=False, observationDelivered=True
+    )
+    head = TextBlock(f"Sequence completed {n} steps. The following is the actual final app state.")
+    return ToolResult((head, *state.content), structured=fields)
+
+
+def _observation_failed(run: _Run, clock: Callable[[], float], text: str) -> ToolResult:
+    fields = run.fields(
+        clock, status="observation_failed", resultUnknown=False, observationSkipped=False, observationDelivered=False
+    )
+    return ToolResult((TextBlock(text),), is_error=True, structured=fields)
