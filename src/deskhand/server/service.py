@@ -1,0 +1,162 @@
+"""One client's view of deskhand: the tools it may call and how each call is routed.
+
+The MCP server, the CLI's ``js`` command and the tests all go through a ``Service``: it advertises
+the tools of the running platform, validates the `js` family before any kernel exists, runs
+`sequence`, and passes semantic tools to the host's gate. A `js` cell holds the host's session
+queue for its whole run; `js_reset` is never queued.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from deskhand.host.result import TextBlock, ToolResult
+from deskhand.server import jstool
+from deskhand.server.sequence import SequenceArgumentError, parse_sequence, run_sequence, sequence_schema
+
+SEMANTIC_TOOLS = (
+    "list_apps",
+    "get_app_state",
+    "click",
+    "perform_secondary_action",
+    "set_value",
+    "select_text",
+    "scroll",
+    "drag",
+    "press_key",
+    "type_text",
+    "paste",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_schema: dict[str, object]
+    annotations: dict[str, bool]
+
+
+class HostLike(Protocol):
+    """What the service needs from ``deskhand.host.Host``."""
+
+    platform: str
+
+    async def call_tool(self, name: str, args: dict[str, object]) -> ToolResult: ...
+
+    def validate(self, name: str, args: dict[str, object]) -> None: ...
+
+    def tool_specs(self) -> dict[str, tuple[str, dict[str, object], dict[str, bool]]]: ...
+
+
+class KernelLike(Protocol):
+    """What the service needs from a js kernel session."""
+
+    async def run(self, code: str, *, timeout_ms: int) -> ToolResult: ...
+
+    async def reset(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+KernelFactory = Callable[[], KernelLike]
+
+
+def _error(text: str, **structured: object) -> ToolResult:
+    return ToolResult((TextBlock(text),), is_error=True, structured=dict(structured), not_dispatched=True)
+
+
+class Service:
+    def __init__(
+        self,
+        host: HostLike,
+        kernel_factory: KernelFactory | None,
+        *,
+        advertise_semantic: bool = False,
+    ) -> None:
+        self.host = host
+        self._kernel_factory = kernel_factory
+        self._kernel: KernelLike | None = None
+        self._advertise_semantic = advertise_semantic
+
+    @property
+    def platform(self) -> str:
+        return self.host.platform
+
+    def tools(self) -> list[ToolSpec]:
+        """The advertised tools: `js` and `js_reset` where the kernel runs; the semantic tools
+        and `sequence` only when asked for (they are accepted when called directly anyway)."""
+        specs: list[ToolSpec] = []
+        if self._kernel_factory is not None:
+            specs.append(ToolSpec("js", jstool.JS_DESCRIPTION, jstool.JS_SCHEMA, jstool.JS_ANNOTATIONS))
+            specs.append(
+                ToolSpec(
+                    "js_reset",
+                    "Reset the JavaScript session: interrupt a running cell and discard every binding.",
+                    jstool.JS_RESET_SCHEMA,
+                    jstool.JS_RESET_ANNOTATIONS,
+                )
+            )
+        if self._advertise_semantic or self._kernel_factory is None:
+            host_specs = self.host.tool_specs()
+            specs.extend(ToolSpec(n, *host_specs[n]) for n in SEMANTIC_TOOLS)
+            schemas = {n: host_specs[n][1] for n in SEMANTIC_TOOLS}
+            specs.append(
+                ToolSpec(
+                    "sequence",
+                    "Run 1-256 mutating steps against one app, then observe it once.",
+                    sequence_schema(schemas),
+                    {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
+                )
+            )
+        return specs
+
+    async def call(self, name: str, args: object) -> ToolResult:
+        handlers: dict[str, Callable[[object], Awaitable[ToolResult]]] = {
+            "js": self._js,
+            "js_reset": self._js_reset,
+            "sequence": self._sequence,
+        }
+        handler = handlers.get(name)
+        if handler is not None:
+            return await handler(args)
+        if name in SEMANTIC_TOOLS:
+            if not isinstance(args, dict):
+                return _error(f"{name} requires an object of arguments.")
+            return await self.host.call_tool(name, args)
+        return _error(f"Unknown tool: {name}")
+
+    async def _js(self, args: object) -> ToolResult:
+        try:
+            request = jstool.parse_js(args)
+        except jstool.JsArgumentError as err:
+            return _error(str(err))
+        if self._kernel_factory is None:
+            return _error("This Computer Use host does not provide an isolated JavaScript kernel.")
+        if self._kernel is None:
+            self._kernel = self._kernel_factory()
+        return await self._kernel.run(request.code, timeout_ms=request.timeout_ms)
+
+    async def _js_reset(self, args: object) -> ToolResult:
+        try:
+            jstool.parse_js_reset(args)
+        except jstool.JsArgumentError as err:
+            return _error(str(err))
+        if self._kernel is not None:
+            await self._kernel.reset()
+        return ToolResult((TextBlock(jstool.JS_RESET_DONE),))
+
+    async def _sequence(self, args: object) -> ToolResult:
+        schemas = {n: spec[1] for n, spec in self.host.tool_specs().items()}
+        try:
+            app, steps = parse_sequence(args, schemas, self.host.validate)
+        except SequenceArgumentError as err:
+            return _error(str(err))
+        return await run_sequence(app, steps, self.host.call_tool)
+
+    async def close(self) -> None:
+        if self._kernel is not None:
+            await self._kernel.close()
+            self._kernel = None
