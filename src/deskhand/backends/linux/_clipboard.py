@@ -1,0 +1,375 @@
+"""The X11 CLIPBOARD owner: snapshot, lazy serving, restore, all on one dedicated thread.
+
+X has no clipboard storage: the selection *owner* answers each ``SelectionRequest``. Serving those
+requests from the thread that also makes blocking AT-SPI calls to the pasting app deadlocks (the
+app blocks on our ``SelectionNotify`` while we block on its D-Bus reply; linux-stack.md section 4),
+so ``ClipboardOwner`` runs its own thread with its **own X connection** and a private window.
+Other threads talk to it only through ``_call`` (a queued function run on that thread).
+
+A transaction is: ``snapshot()`` every target of the current owner (INCR transfers included),
+``own(items)`` with a real server timestamp, count data requests for text targets as reads,
+``restore(snapshot)`` only while we still own the selection, and keep serving the restored
+items until another client takes the selection. An external copy (``SelectionClear``) always
+wins: ``owns`` turns false and nothing is written back.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import select
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeVar
+
+from Xlib import X, Xatom, display
+
+from deskhand.core.errors import NativeError
+
+__all__ = ()
+
+T = TypeVar("T")
+
+#: Targets that describe the selection rather than carry its data; never snapshotted as data.
+META_TARGETS: Final = frozenset({"TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS", "DELETE", "INSERT_SELECTION"})
+#: Text targets we serve for a paste; a data request for one of these counts as a read.
+TEXT_TARGETS: Final = ("text/plain;charset=utf-8", "UTF8_STRING", "text/plain", "STRING", "TEXT")
+HTML_TARGET: Final = "text/html"
+#: How long one conversion from the previous owner may take during a snapshot.
+CONVERT_TIMEOUT_S: Final = 1.0
+#: Largest property we write in one piece; bigger items are refused rather than truncated.
+MAX_PROPERTY_BYTES: Final = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One target's data as the owner gave it: its type atom name, format and raw value."""
+
+    type: str
+    format: int
+    data: bytes | tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Every target of the clipboard at one moment; empty when nobody owned it."""
+
+    items: Mapping[str, Item] = field(default_factory=dict)
+    #: Targets the owner listed but refused to convert (they never had data to keep).
+    refused: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.items
+
+
+def text_items(text: str, html: str | None = None) -> dict[str, Item]:
+    """The items we serve for a paste: UTF-8 text under every text target, plus ``text/html``."""
+    raw = text.encode("utf-8")
+    items = {
+        "text/plain;charset=utf-8": Item("text/plain;charset=utf-8", 8, raw),
+        "UTF8_STRING": Item("UTF8_STRING", 8, raw),
+        "text/plain": Item("text/plain", 8, raw),
+        "TEXT": Item("UTF8_STRING", 8, raw),
+        "STRING": Item("STRING", 8, text.encode("latin-1", "replace")),
+    }
+    if html is not None:
+        items[HTML_TARGET] = Item(HTML_TARGET, 8, html.encode("utf-8"))
+    return items
+
+
+class ClipboardOwner:
+    """Owns CLIPBOARD from its own thread and X connection; see the module docstring."""
+
+    def __init__(self, display_name: str | None = None) -> None:
+        self._d = display.Display(display_name)
+        screen = self._d.screen()
+        self._win = screen.root.create_window(-10, -10, 1, 1, 0, screen.root_depth, event_mask=X.PropertyChangeMask)
+        self._atoms: dict[str, int] = {}
+        self._names: dict[int, str] = {}
+        self._clipboard = self._atom("CLIPBOARD")
+        self._items: dict[str, Item] = {}
+        self._owned = False
+        self._timestamp = X.CurrentTime
+        self._generation = 0
+        self._reads: list[str] = []
+        self._requests: list[str] = []
+        self._calls: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._wake_r, self._wake_w = os.pipe()
+        self._closed = threading.Event()
+        self._pending: list[Any] = []  # events read while waiting for a conversion
+        self._thread = threading.Thread(target=self._run, name="deskhand-clipboard", daemon=True)
+        self._thread.start()
+
+    # -- public, any thread -------------------------------------------------------------------
+    @property
+    def owns(self) -> bool:
+        """True while we own CLIPBOARD (no other client copied since we last took it)."""
+        return self._owned
+
+    @property
+    def generation(self) -> int:
+        return self._generation
+
+    def reads(self) -> list[str]:
+        """Text targets requested since the last ``own()``, in order."""
+        return list(self._reads)
+
+    def requests(self) -> list[str]:
+        """Every target requested since the last ``own()`` (TARGETS included), in order."""
+        return list(self._requests)
+
+    def snapshot(self, timeout_s: float = 2.0) -> Snapshot:
+        """Every target of the current owner. ``clipboard_snapshot_failed`` when it does not answer."""
+        return self._call(lambda: self._snapshot(time.monotonic() + timeout_s), timeout_s + 1.0)
+
+    def own(self, items: Mapping[str, Item]) -> int:
+        """Take CLIPBOARD and serve ``items``; returns the new generation. ``clipboard_write_failed``."""
+        return self._call(lambda: self._own(dict(items)))
+
+    def restore(self, snapshot: Snapshot, generation: int) -> bool:
+        """Serve ``snapshot`` again if we still own the selection we took as ``generation``.
+
+        Returns False (and touches nothing) when another client copied meanwhile.
+        """
+        return self._call(lambda: self._restore(snapshot, generation))
+
+    def close(self) -> None:
+        """Stop serving. Whatever we owned is lost, as X has no clipboard storage."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        os.write(self._wake_w, b"x")
+        self._thread.join(timeout=2.0)
+        self._d.close()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+    # -- the owner thread ---------------------------------------------------------------------
+    def _call(self, fn: Callable[[], T], timeout_s: float = 5.0) -> T:
+        if self._closed.is_set():
+            raise NativeError("clipboard_write_failed", "The clipboard owner is closed.", dispatched=False)
+        done = threading.Event()
+        box: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                box["value"] = fn()
+            except BaseException as exc:
+                box["error"] = exc
+            done.set()
+
+        self._calls.put(run)
+        os.write(self._wake_w, b"x")
+        if not done.wait(timeout_s):
+            raise NativeError("clipboard_write_failed", "The clipboard thread did not answer.", dispatched=None)
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def _run(self) -> None:
+        fd = self._d.fileno()
+        while not self._closed.is_set():
+            self._drain()
+            while self._pending:
+                self._handle(self._pending.pop(0))
+            while self._d.pending_events():
+                self._handle(self._d.next_event())
+            ready, _, _ = select.select([fd, self._wake_r], [], [], 0.5)
+            if self._wake_r in ready:
+                os.read(self._wake_r, 64)
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                fn = self._calls.get_nowait()
+            except queue.Empty:
+                return
+            fn()
+
+    def _handle(self, ev: Any) -> None:
+        if ev.type == X.SelectionRequest:
+            self._serve(ev)
+        elif ev.type == X.SelectionClear and ev.atom == self._clipboard:
+            # Another client copied: it wins, and we never write back over it.
+            self._owned = False
+            self._items = {}
+
+    def _serve(self, ev: Any) -> None:
+        target = self._name(ev.target)
+        prop = ev.property if ev.property != X.NONE else ev.target
+        requestor = ev.requestor
+        ok = False
+        if self._owned and ev.selection == self._clipboard:
+            self._requests.append(target)
+            try:
+                ok = self._answer(requestor, prop, target)
+            except Exception:
+                ok = False
+            if ok and target not in META_TARGETS:
+                self._reads.append(target)
+        notify = _selection_notify(ev, prop if ok else X.NONE)
+        try:
+            requestor.send_event(notify, event_mask=0)
+            self._d.flush()
+        except Exception:  # noqa: S110 -- the requestor went away
+            pass
+
+    def _answer(self, requestor: Any, prop: int, target: str) -> bool:
+        if target == "TARGETS":
+            atoms = [self._atom(n) for n in ("TARGETS", "TIMESTAMP", *self._items)]
+            requestor.change_property(prop, Xatom.ATOM, 32, atoms)
+            return True
+        if target == "TIMESTAMP":
+            requestor.change_property(prop, Xatom.INTEGER, 32, [int(self._timestamp)])
+            return True
+        item = self._items.get(target)
+        if item is None or len(item.data) * max(1, item.format // 8) > MAX_PROPERTY_BYTES:
+            return False
+        requestor.change_property(prop, self._atom(item.type), item.format, item.data)
+        return True
+
+    def _own(self, items: dict[str, Item]) -> int:
+        self._items = items
+        self._timestamp = self._server_time()
+        self._win.set_selection_owner(self._clipboard, self._timestamp)
+        self._d.sync()
+        if self._d.get_selection_owner(self._clipboard) != self._win:
+            self._items = {}
+            raise NativeError("clipboard_write_failed", "Could not take the clipboard.", dispatched=False)
+        self._owned = True
+        self._generation += 1
+        self._reads = []
+        self._requests = []
+        return self._generation
+
+    def _restore(self, snapshot: Snapshot, generation: int) -> bool:
+        if not self._owned or generation != self._generation:
+            return False
+        if snapshot.empty:
+            # Nobody owned the clipboard before: leave it unowned again.
+            self._win.set_selection_owner(X.NONE, self._timestamp)
+            self._d.sync()
+            self._owned = False
+            self._items = {}
+        else:
+            self._items = dict(snapshot.items)
+        self._generation += 1
+        return True
+
+    def _snapshot(self, deadline: float) -> Snapshot:
+        owner = self._d.get_selection_owner(self._clipboard)
+        if owner == X.NONE or owner is None:
+            return Snapshot()
+        if self._owned and owner == self._win:
+            return Snapshot(dict(self._items))
+        listed = self._convert("TARGETS", deadline)
+        if listed is None:
+            msg = "The clipboard owner did not list its targets; the clipboard was not modified."
+            raise NativeError("clipboard_snapshot_failed", msg, dispatched=False)
+        items: dict[str, Item] = {}
+        refused: list[str] = []
+        for atom in listed.data:
+            name = self._name(atom)
+            if name in META_TARGETS or name in items:
+                continue
+            got = self._convert(name, deadline)
+            if got is None:
+                refused.append(name)
+            else:
+                items[name] = got
+        return Snapshot(items, tuple(refused))
+
+    def _convert(self, target: str, deadline: float) -> Item | None:
+        """One ConvertSelection from the current owner into our window (INCR included)."""
+        prop = self._atom("DESKHAND_SNAPSHOT")
+        self._win.delete_property(prop)
+        self._win.convert_selection(self._clipboard, self._atom(target), prop, X.CurrentTime)
+        self._d.flush()
+        ev = self._wait(lambda e: e.type == X.SelectionNotify and e.requestor == self._win, deadline)
+        if ev.property == X.NONE:
+            return None
+        reply = self._win.get_full_property(prop, X.AnyPropertyType, sizehint=MAX_PROPERTY_BYTES)
+        self._win.delete_property(prop)
+        self._d.flush()
+        if reply is None:
+            return None
+        if reply.property_type == self._atom("INCR"):
+            return self._read_incr(prop, deadline)
+        return Item(self._name(reply.property_type), reply.format, _raw(reply))
+
+    def _read_incr(self, prop: int, deadline: float) -> Item:
+        chunks: list[bytes] = []
+        kind, fmt = "", 8
+        while True:
+            self._wait(
+                lambda e: e.type == X.PropertyNotify and e.atom == prop and e.state == X.PropertyNewValue,
+                deadline,
+            )
+            reply = self._win.get_full_property(prop, X.AnyPropertyType, sizehint=MAX_PROPERTY_BYTES)
+            self._win.delete_property(prop)
+            self._d.flush()
+            if reply is None:
+                continue
+            data = _raw(reply)
+            if not data:
+                return Item(kind, fmt, b"".join(chunks))
+            kind, fmt = self._name(reply.property_type), reply.format
+            chunks.append(data if isinstance(data, bytes) else bytes(data))
+
+    def _wait(self, match: Callable[[Any], bool], deadline: float) -> Any:
+        """The next event that matches, handling every other event as usual meanwhile."""
+        fd = self._d.fileno()
+        while True:
+            while self._d.pending_events():
+                ev = self._d.next_event()
+                if match(ev):
+                    return ev
+                if ev.type == X.SelectionRequest:
+                    self._serve(ev)
+                else:
+                    self._pending.append(ev)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                msg = "The clipboard owner did not answer in time; the clipboard was not modified."
+                raise NativeError("clipboard_snapshot_failed", msg, dispatched=False)
+            select.select([fd], [], [], left)
+
+    def _server_time(self) -> int:
+        """A real server timestamp: append to a property on our window and read the notify."""
+        prop = self._atom("DESKHAND_TIMESTAMP")
+        self._win.change_property(prop, Xatom.STRING, 8, b"", mode=X.PropModeAppend)
+        self._d.flush()
+        ev = self._wait(lambda e: e.type == X.PropertyNotify and e.atom == prop, time.monotonic() + 1.0)
+        return int(ev.time)
+
+    def _atom(self, name: str) -> int:
+        atom = self._atoms.get(name)
+        if atom is None:
+            atom = self._atoms[name] = int(self._d.intern_atom(name))
+            self._names[atom] = name
+        return atom
+
+    def _name(self, atom: int) -> str:
+        name = self._names.get(atom)
+        if name is None:
+            name = self._names[atom] = str(self._d.get_atom_name(atom))
+            self._atoms[name] = atom
+        return name
+
+
+def _raw(reply: Any) -> bytes | tuple[int, ...]:
+    value = reply.value
+    if reply.format == 8:
+        return value if isinstance(value, bytes) else bytes(value)
+    return tuple(int(v) for v in value)
+
+
+def _selection_notify(ev: Any, prop: int) -> Any:
+    from Xlib.protocol import event  # noqa: PLC0415 -- keeps the module's import surface small
+
+    return event.SelectionNotify(
+        time=ev.time, requestor=ev.requestor, selection=ev.selection, target=ev.target, property=prop
+    )
