@@ -1,0 +1,155 @@
+"""Process helpers for the virtual desktop (Linux /proc): identity, liveness, group kill, marker sweep.
+
+Standard library only, so the watchdog process can import it cheaply.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+#: Every process started for a desktop carries this variable, so a sweep finds the ones that
+#: left their process group (D-Bus activated services, double-forking apps).
+MARKER_ENV = "DESKHAND_DESKTOP_ID"
+
+
+def start_ticks(pid: int) -> int | None:
+    """Process start time in clock ticks since boot (field 22 of /proc/PID/stat), None if gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2 :].split()[19])
+
+
+def _state_letter(pid: int) -> str | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2]
+
+
+def alive(pid: int, ticks: int | None = None) -> bool:
+    """True when ``pid`` runs (zombies count as gone) and, if given, started at ``ticks``."""
+    letter = _state_letter(pid)
+    if letter is None or letter in "ZX":
+        return False
+    return ticks is None or start_ticks(pid) == ticks
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live pids whose process group is ``pgid``."""
+    out: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] not in "ZX":
+            out.append(int(entry.name))
+    return out
+
+
+def _ancestors() -> set[int]:
+    pids = {os.getpid()}
+    pid = os.getpid()
+    while pid > 1:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            break
+        pid = int(stat[stat.rindex(")") + 2 :].split()[1])
+        pids.add(pid)
+    return pids
+
+
+def marked_pids(desktop_id: str) -> list[int]:
+    """Live pids (not us, not our ancestors) whose environment says they belong to ``desktop_id``."""
+    needle = f"{MARKER_ENV}={desktop_id}".encode()
+    mine = _ancestors()
+    out: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) in mine:
+            continue
+        try:
+            env = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if needle in env.split(b"\0") and alive(int(entry.name)):
+            out.append(int(entry.name))
+    return out
+
+
+def _signal_groups(pgids: Iterable[int], sig: signal.Signals) -> None:
+    for pgid in pgids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, sig)
+
+
+def _signal_pids(pids: Iterable[int], sig: signal.Signals) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def _reap(pid: int) -> None:
+    """Collect a child of ours that has exited, so it does not stay a zombie."""
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def wait_gone(pids: Iterable[int], deadline: float) -> list[int]:
+    """Poll until every pid has exited or ``deadline`` (monotonic) passes; return the survivors."""
+    left = list(pids)
+    while True:
+        for pid in left:
+            _reap(pid)
+        left = [pid for pid in left if alive(pid)]
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.005)
+
+
+def terminate(pgids: Iterable[int], desktop_id: str | None, *, grace_s: float = 2.0) -> list[int]:
+    """End the process groups and (with a ``desktop_id``) every marked process: SIGTERM, then SIGKILL.
+
+    Returns the pids that still ran after SIGKILL (normally empty).
+    """
+    groups = [g for g in pgids if g > 1]
+    _signal_groups(groups, signal.SIGTERM)
+    members = {pid for g in groups for pid in group_members(g)} | set(groups)
+    if desktop_id is not None:
+        members |= set(marked_pids(desktop_id))
+    _signal_pids(members, signal.SIGTERM)
+    left = wait_gone(members, time.monotonic() + grace_s)
+    if left:
+        _signal_groups(groups, signal.SIGKILL)
+        _signal_pids(left, signal.SIGKILL)
+        left = wait_gone(left, time.monotonic() + grace_s)
+    # A second sweep catches what was spawned while we were stopping the rest.
+    late = marked_pids(desktop_id) if desktop_id is not None else []
+    if late:
+        _signal_pids(late, signal.SIGKILL)
+        left += wait_gone(late, time.monotonic() + grace_s)
+    return left
+
+
+def remove_x_lock(display: int, server_pid: int) -> None:
+    """Remove the X lock file and socket of ``display`` if they belong to the dead ``server_pid``."""
+    lock = Path(f"/tmp/.X{display}-lock")  # noqa: S108 - the X server's fixed lock path
+    try:
+        owner = int(lock.read_text().strip())
+    except (OSError, ValueError):
+        return
+    if owner != server_pid or alive(server_pid):
+        return
+    lock.unlink(missing_ok=True)
+    Path(f"/tmp/.X11-unix/X{display}").unlink(missing_ok=True)  # noqa: S108

@@ -1,0 +1,128 @@
+"""The registry of running virtual desktops: one JSON state file per desktop, and their teardown.
+
+The registry lives in ``$DESKHAND_DESKTOPS_DIR``, else ``$XDG_RUNTIME_DIR/deskhand/desktops``, else
+``/tmp/deskhand-desktops-<uid>``. Every process that can end a desktop (its owner, the owner's
+watchdog, ``deskhand desktop stop``, a stale sweep) reads the same state, so a desktop whose owner
+crashed can always be found and ended. Standard library only (the watchdog imports it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from deskhand.desktop import _procs
+
+
+def registry_dir() -> Path:
+    """The directory holding one ``<id>.json`` per desktop and its private runtime dir ``<id>/``."""
+    explicit = os.environ.get("DESKHAND_DESKTOPS_DIR")
+    if explicit:
+        base = Path(explicit)
+    elif os.environ.get("XDG_RUNTIME_DIR") and Path(os.environ["XDG_RUNTIME_DIR"]).is_dir():
+        base = Path(os.environ["XDG_RUNTIME_DIR"]) / "deskhand" / "desktops"
+    else:
+        base = Path(f"/tmp/deskhand-desktops-{os.getuid()}")  # noqa: S108 - private, mode 0700
+    base.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return base
+
+
+@dataclass(slots=True)
+class ProcessRecord:
+    """One started process: its role, pid (= its process group) and start time."""
+
+    role: str
+    pid: int
+    ticks: int | None
+
+
+@dataclass(slots=True)
+class DesktopState:
+    """What is persisted about a running desktop."""
+
+    id: str
+    display: int
+    width: int
+    height: int
+    depth: int
+    wm: bool
+    env: dict[str, str]
+    runtime_dir: str
+    #: pid and start ticks of the owning process; None for a detached desktop.
+    owner_pid: int | None = None
+    owner_ticks: int | None = None
+    processes: list[ProcessRecord] = field(default_factory=list)
+    created_at: float = 0.0
+
+    @property
+    def path(self) -> Path:
+        return registry_dir() / f"{self.id}.json"
+
+    def server_pid(self) -> int | None:
+        return next((p.pid for p in self.processes if p.role == "xvfb"), None)
+
+    def save(self) -> None:
+        """Write atomically (write to a temp file, then rename)."""
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(asdict(self), indent=1))
+        tmp.replace(self.path)
+
+    @classmethod
+    def load(cls, path: Path) -> DesktopState:
+        raw = json.loads(path.read_text())
+        raw["processes"] = [ProcessRecord(**p) for p in raw.get("processes", [])]
+        return cls(**raw)
+
+    def is_stale(self) -> bool:
+        """True when the owner died (embedded desktop) or the X server is gone."""
+        if self.owner_pid is not None and not _procs.alive(self.owner_pid, self.owner_ticks):
+            return True
+        xvfb = next((p for p in self.processes if p.role == "xvfb"), None)
+        return xvfb is None or not _procs.alive(xvfb.pid, xvfb.ticks)
+
+
+def list_states() -> list[DesktopState]:
+    """Every desktop in the registry, oldest first (unreadable files are skipped)."""
+    out: list[DesktopState] = []
+    for path in registry_dir().glob("*.json"):
+        with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+            out.append(DesktopState.load(path))
+    return sorted(out, key=lambda s: s.created_at)
+
+
+def find_state(desktop_id: str) -> DesktopState | None:
+    path = registry_dir() / f"{desktop_id}.json"
+    try:
+        return DesktopState.load(path)
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def teardown(state: DesktopState, *, grace_s: float = 2.0) -> list[int]:
+    """End every process of ``state``, remove its X lock, runtime dir and state file.
+
+    Idempotent: processes are matched by pid *and* start time, so a reused pid is never hit.
+    Returns the pids that survived SIGKILL (normally empty).
+    """
+    groups = [p.pid for p in reversed(state.processes) if _procs.alive(p.pid, p.ticks)]
+    left = _procs.terminate(groups, state.id, grace_s=grace_s)
+    server = state.server_pid()
+    if server is not None:
+        _procs.remove_x_lock(state.display, server)
+    shutil.rmtree(state.runtime_dir, ignore_errors=True)
+    state.path.unlink(missing_ok=True)
+    return left
+
+
+def cleanup_stale() -> list[str]:
+    """Tear down every desktop whose owner or X server died; return their ids."""
+    ended: list[str] = []
+    for state in list_states():
+        if state.is_stale():
+            teardown(state)
+            ended.append(state.id)
+    return ended
