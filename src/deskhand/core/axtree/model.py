@@ -58,6 +58,7 @@ class Element:
 class WindowTree:
     """An observed top-level window with its element tree."""
 
+    #: The window's platform id; 0 means unverifiable, and its rows never inherit ids.
     window_id: int
     title: str
     root: Element
@@ -73,6 +74,8 @@ class AppTree:
     pid: int
     windows: list[WindowTree]
     focused: Element | None = None
+    #: The app's menu bar, rendered after all windows (its "Apple" menu is skipped).
+    menu_bar: Element | None = None
     #: True when a cap or a deadline stopped the walk early.
     truncated: bool = False
     timed_out: bool = False

@@ -1,0 +1,125 @@
+"""Element handles ``g<epoch>:<id>``, the epoch counter and id reconciliation (section 3.3).
+
+* The epoch is a daemon-global counter starting at 1; one is consumed whenever the previous
+  snapshot cannot be reused (process identity or key window changed, or either is unproven).
+* Within an epoch an element keeps its id only when its locator key occurs exactly once in
+  both the old and the new tree; everything else gets ``next_id``, which only grows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from deskhand.core.errors import NativeError
+
+#: The handle grammar of the facade (``g0`` is accepted there; natively epochs start at 1).
+HANDLE_PATTERN: Final = re.compile(r"^g(0|[1-9]\d*):(0|[1-9]\d*)$")
+
+BAD_HANDLE_MESSAGE: Final = (
+    "element_index must be the opaque handle copied from the beginning of a get_app_state line (for example g17:4)"
+)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Handle:
+    """An element handle: the snapshot epoch and the element id within it."""
+
+    epoch: int
+    id: int
+
+    def __str__(self) -> str:
+        return f"g{self.epoch}:{self.id}"
+
+    @classmethod
+    def parse(cls, text: str) -> Handle:
+        """Parse ``gN:id`` (plain decimals, no leading zeros) or raise ``bad_payload``."""
+        match = HANDLE_PATTERN.match(text) if isinstance(text, str) else None
+        if match is None:
+            raise NativeError("bad_payload", BAD_HANDLE_MESSAGE, dispatched=False)
+        return cls(int(match.group(1)), int(match.group(2)))
+
+
+class EpochCounter:
+    """The daemon-global snapshot counter: 1, 2, 3, ... and never reused."""
+
+    def __init__(self, start: int = 1) -> None:
+        if start < 1:
+            raise ValueError("epochs start at 1")
+        self._next = start
+
+    def consume(self) -> int:
+        epoch = self._next
+        self._next += 1
+        return epoch
+
+    @property
+    def peek(self) -> int:
+        """The epoch the next ``consume`` returns."""
+        return self._next
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshPolicy:
+    reuse_epoch: bool
+    return_full: bool
+
+
+def refresh_policy(
+    *,
+    previous_identity: object | None,
+    current_identity: object | None,
+    previous_window: int | None,
+    current_window: int | None,
+    has_baseline: bool,
+    disable_diff: bool,
+) -> RefreshPolicy:
+    """Reuse the epoch only for the same proven process and the same known key window.
+
+    A diff is returned only if ``not disable_diff and has_baseline and reuse_epoch``;
+    ``disable_diff`` forces a full text but keeps the epoch.
+    """
+    same_process = current_identity is not None and previous_identity == current_identity
+    same_window = previous_window is not None and previous_window == current_window
+    reuse = has_baseline and same_process and same_window
+    return RefreshPolicy(reuse_epoch=reuse, return_full=disable_diff or not has_baseline or not reuse)
+
+
+@dataclass(frozen=True, slots=True)
+class Reconciliation:
+    #: The stable id of each current item, in order.
+    ids: tuple[int, ...]
+    #: The first id never issued in this epoch.
+    next_id: int
+
+
+def reconcile(
+    previous: Mapping[int, Hashable | None],
+    current: Sequence[Hashable | None],
+    next_id: int,
+) -> Reconciliation:
+    """Assign stable ids to ``current`` keys given the ``previous`` snapshot's ``{id: key}``.
+
+    A key of None never inherits (a row of an unverifiable window). Raises ValueError when
+    ``next_id`` is negative or not above every previous id, since that would reuse an id.
+    """
+    if next_id < 0 or any(old_id >= next_id for old_id in previous):
+        raise ValueError("next_id must exceed every issued id")
+    old_by_key: dict[Hashable, list[int]] = {}
+    for old_id, key in previous.items():
+        if key is not None:
+            old_by_key.setdefault(key, []).append(old_id)
+    current_counts = Counter(key for key in current if key is not None)
+    cursor = next_id
+    ids: list[int] = []
+    for key in current:
+        old = old_by_key.get(key) if key is not None else None
+        if old is not None and len(old) == 1 and current_counts[key] == 1:
+            ids.append(old[0])
+        else:
+            ids.append(cursor)
+            cursor += 1
+    return Reconciliation(tuple(ids), cursor)
