@@ -1,0 +1,447 @@
+"""AT-SPI over D-Bus for Linux, in pure Python (jeepney): apps, pids, and bounded tree reads.
+
+Every read is pipelined (many calls in flight, replies matched by serial) and bounded by a
+``Deadline``: a hung app (SIGSTOPped, or just busy) can delay an observation by at most its
+deadline, after which the read returns what it has with ``timed_out`` set. Late replies to
+abandoned calls are dropped by serial. The connection is shared with the actor, so every
+exchange holds ``AtspiConnection.lock``.
+
+Trees come from ``org.a11y.atspi.Cache.GetItems`` where the toolkit exports the cache (GTK,
+Chromium; the cache object appears only after a client registers for ``children-changed``),
+and from a breadth-first walk (five pipelined calls per node) where it does not (Qt returns
+an empty list). Hidden subtrees (not SHOWING) are not walked. Details such as extents,
+values, texts and actions are read only for the nodes that are shown.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from jeepney import DBusAddress, HeaderFields, Message, MessageType, new_method_call
+from jeepney.io.blocking import DBusConnection, open_dbus_connection
+
+from deskhand.core.errors import BackendUnavailable
+
+ACCESSIBLE: Final = "org.a11y.atspi.Accessible"
+COMPONENT: Final = "org.a11y.atspi.Component"
+VALUE: Final = "org.a11y.atspi.Value"
+TEXT: Final = "org.a11y.atspi.Text"
+ACTION: Final = "org.a11y.atspi.Action"
+EDITABLE_TEXT: Final = "org.a11y.atspi.EditableText"
+PROPERTIES: Final = "org.freedesktop.DBus.Properties"
+ROOT_PATH: Final = "/org/a11y/atspi/accessible/root"
+REGISTRY: Final = "org.a11y.atspi.Registry"
+
+#: AT-SPI message timeout per call, as the contract's AX messaging timeout (2.0 s).
+CALL_TIMEOUT_S: Final = 2.0
+#: Calls kept in flight at once during a pipelined read.
+MAX_IN_FLIGHT: Final = 256
+#: Text longer than this is not read in full: the state text shows 160 characters anyway.
+TEXT_READ_LIMIT: Final = 4096
+
+# AT-SPI state bits (AtspiStateType) used by the reader; the full set is in ``_mapping``.
+STATE_FOCUSED: Final = 1 << 12
+STATE_SHOWING: Final = 1 << 25
+STATE_VISIBLE: Final = 1 << 30
+
+#: Roles whose text content is their value (entries, text areas, spin buttons, documents).
+TEXT_VALUE_ROLES: Final = frozenset({52, 60, 61, 73, 79, 82, 94})
+
+
+class Deadline:
+    """A point in monotonic time after which a read stops waiting."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, seconds: float) -> None:
+        self.at = time.monotonic() + seconds
+
+    def remaining(self, cap: float = CALL_TIMEOUT_S) -> float:
+        return max(0.0, min(cap, self.at - time.monotonic()))
+
+    @property
+    def expired(self) -> bool:
+        return time.monotonic() >= self.at
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One AT-SPI method call to send in a pipeline."""
+
+    bus: str
+    path: str
+    interface: str
+    method: str
+    signature: str | None = None
+    body: tuple[Any, ...] = ()
+
+
+class Failed:
+    """The reply to a call that failed (D-Bus error) or never came (deadline)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"Failed({self.error!r})"
+
+
+TIMED_OUT: Final = Failed("timeout")
+
+
+@dataclass(slots=True)
+class Node:
+    """One accessible object as read from an app (native AT-SPI values, not yet mapped)."""
+
+    path: str
+    role: int
+    name: str
+    description: str
+    states: int
+    interfaces: frozenset[str]
+    parent: str = ""
+    index: int = -1
+    children: list[str] = field(default_factory=list)
+    accessible_id: str = ""
+    extents: tuple[int, int, int, int] | None = None
+    value: tuple[float, float, float] | None = None  # current, minimum, maximum
+    text: str | None = None
+    selection: tuple[int, int] | None = None
+    actions: tuple[str, ...] = ()
+
+    @property
+    def showing(self) -> bool:
+        return bool(self.states & STATE_SHOWING)
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """What one bounded read of an app's tree returned."""
+
+    bus: str
+    nodes: dict[str, Node]
+    #: Paths of the app root's children (the top-level windows), in order.
+    windows: list[str]
+    source: str  # "cache" or "walk"
+    timed_out: bool = False
+    elapsed_s: float = 0.0
+
+
+def bus_address() -> str:
+    """The accessibility bus address: ``AT_SPI_BUS_ADDRESS``, else ``org.a11y.Bus.GetAddress``."""
+    env = os.environ.get("AT_SPI_BUS_ADDRESS")
+    if env:
+        return env
+    try:
+        session = open_dbus_connection(bus="SESSION")
+    except (OSError, KeyError, ValueError) as e:
+        raise BackendUnavailable(
+            f"No session D-Bus ({e}). Start one (dbus-launch) or run inside `deskhand desktop run`."
+        ) from e
+    try:
+        # Ask NameHasOwner first: GetAddress would auto-activate a second bus launcher.
+        owner = session.send_and_get_reply(
+            new_method_call(_DBUS, "NameHasOwner", "s", ("org.a11y.Bus",)), timeout=CALL_TIMEOUT_S
+        ).body[0]
+        if not owner:
+            raise BackendUnavailable(
+                "The AT-SPI bus launcher is not running on the session bus. Start "
+                "/usr/libexec/at-spi-bus-launcher or run inside `deskhand desktop run`."
+            )
+        reply = session.send_and_get_reply(
+            new_method_call(
+                DBusAddress("/org/a11y/bus", bus_name="org.a11y.Bus", interface="org.a11y.Bus"), "GetAddress"
+            ),
+            timeout=CALL_TIMEOUT_S,
+        )
+        return str(reply.body[0])
+    except TimeoutError as e:
+        raise BackendUnavailable("The session D-Bus did not answer within 2 s.") from e
+    finally:
+        session.close()
+
+
+_DBUS = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus", interface="org.freedesktop.DBus")
+
+
+class AtspiConnection:
+    """One connection to the accessibility bus, shared by the observer and the actor."""
+
+    def __init__(self, address: str | None = None) -> None:
+        self.address = address or bus_address()
+        try:
+            self._conn: DBusConnection = open_dbus_connection(bus=self.address)
+        except OSError as e:
+            raise BackendUnavailable(f"Cannot connect to the AT-SPI bus at {self.address}: {e}") from e
+        #: Held for every exchange; the actor takes it too when it calls ``call``/``pipeline``.
+        self.lock = threading.RLock()
+        self._cache_events_registered = False
+
+    def close(self) -> None:
+        with self.lock:
+            self._conn.close()
+
+    # -- primitives -------------------------------------------------------------------------
+
+    def pipeline(self, calls: Sequence[Call], deadline: Deadline) -> list[Any]:
+        """Send ``calls`` with up to MAX_IN_FLIGHT in flight; return each reply body (a tuple),
+        a ``Failed`` for a D-Bus error, or ``TIMED_OUT`` for a reply that missed the deadline."""
+        results: list[Any] = [TIMED_OUT] * len(calls)
+        with self.lock:
+            pending: dict[int, int] = {}
+            next_call = 0
+            while next_call < len(calls) or pending:
+                while next_call < len(calls) and len(pending) < MAX_IN_FLIGHT:
+                    c = calls[next_call]
+                    msg = new_method_call(
+                        DBusAddress(c.path, bus_name=c.bus, interface=c.interface),
+                        c.method,
+                        c.signature,
+                        c.body,
+                    )
+                    serial = next(self._conn.outgoing_serial)
+                    self._conn.send(msg, serial=serial)
+                    pending[serial] = next_call
+                    next_call += 1
+                wait = deadline.remaining()
+                if wait <= 0:
+                    break
+                try:
+                    reply = self._conn.receive(timeout=wait)
+                except TimeoutError:
+                    break
+                i = pending.pop(reply.header.fields.get(HeaderFields.reply_serial, -1), None)
+                if i is not None:
+                    results[i] = _body(reply)
+            if pending:
+                # Stop feeding a hung peer: nothing more is sent in this exchange.
+                pass
+        return results
+
+    def call(self, c: Call, *, timeout_s: float = CALL_TIMEOUT_S) -> Any:
+        """One call with its own deadline; returns the reply body or a ``Failed``."""
+        return self.pipeline([c], Deadline(timeout_s))[0]
+
+    # -- registry and processes -------------------------------------------------------------
+
+    def apps(self, deadline: Deadline) -> list[str]:
+        """Bus names of the applications registered on the accessibility bus."""
+        reply = self.call(Call(REGISTRY, ROOT_PATH, ACCESSIBLE, "GetChildren"), timeout_s=deadline.remaining())
+        if isinstance(reply, Failed):
+            return []
+        return [str(bus) for bus, _path in reply[0]]
+
+    def pids(self, buses: Sequence[str], deadline: Deadline) -> dict[str, int]:
+        """The process id behind each bus name (the bus daemon answers, never the app)."""
+        replies = self.pipeline(
+            [
+                Call(
+                    "org.freedesktop.DBus",
+                    "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus",
+                    "GetConnectionUnixProcessID",
+                    "s",
+                    (b,),
+                )
+                for b in buses
+            ],
+            deadline,
+        )
+        return {b: int(r[0]) for b, r in zip(buses, replies, strict=True) if not isinstance(r, Failed)}
+
+    def register_cache_events(self) -> None:
+        """Make atk-bridge export ``/org/a11y/atspi/cache`` (it is lazy until someone listens)."""
+        if self._cache_events_registered:
+            return
+        reply = self.call(
+            Call(
+                REGISTRY,
+                "/org/a11y/atspi/registry",
+                REGISTRY,
+                "RegisterEvent",
+                "sass",
+                ("object:children-changed", [], ""),
+            )
+        )
+        self._cache_events_registered = not isinstance(reply, Failed)
+
+    def app_name(self, bus: str, deadline: Deadline) -> str | None:
+        reply = self.call(
+            Call(bus, ROOT_PATH, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")), timeout_s=deadline.remaining()
+        )
+        return None if isinstance(reply, Failed) else str(reply[0][1])
+
+    # -- tree reads -------------------------------------------------------------------------
+
+    def snapshot(self, bus: str, deadline: Deadline) -> Snapshot:
+        """The app's shown tree with details, from the cache or a walk, within ``deadline``."""
+        start = time.monotonic()
+        self.register_cache_events()
+        snap = self._from_cache(bus, deadline)
+        if snap is None:
+            snap = self._walk(bus, deadline)
+        if not snap.timed_out:
+            snap.timed_out = not self._enrich(snap, deadline)
+        snap.elapsed_s = time.monotonic() - start
+        return snap
+
+    def _from_cache(self, bus: str, deadline: Deadline) -> Snapshot | None:
+        reply = self.call(
+            Call(bus, "/org/a11y/atspi/cache", "org.a11y.atspi.Cache", "GetItems"), timeout_s=deadline.remaining()
+        )
+        if reply is TIMED_OUT:
+            return Snapshot(bus, {}, [], "cache", timed_out=True)
+        if isinstance(reply, Failed) or not reply[0]:
+            return None  # no cache (Qt answers with an empty list)
+        nodes: dict[str, Node] = {}
+        for item in reply[0]:
+            (_sb, path), _app, (pbus, ppath), index, _count, ifaces, name, role, desc, states = item
+            node = Node(
+                path,
+                int(role),
+                str(name),
+                str(desc),
+                _states(states),
+                frozenset(ifaces),
+                parent=ppath if pbus == bus else "",
+                index=int(index),
+            )
+            nodes[path] = node
+        order: dict[str, list[Node]] = {}
+        for node in nodes.values():
+            order.setdefault(node.parent, []).append(node)
+        for parent, kids in order.items():
+            # Entries with index -1 (GTK menu items) keep the cache's order, after indexed ones.
+            kids.sort(key=lambda n: n.index if n.index >= 0 else 1 << 30)
+            if parent in nodes:
+                nodes[parent].children = [k.path for k in kids]
+        windows = [k.path for k in order.get(ROOT_PATH, [])]
+        return Snapshot(bus, nodes, windows, "cache")
+
+    def _walk(self, bus: str, deadline: Deadline) -> Snapshot:
+        nodes: dict[str, Node] = {}
+        root_kids = self.call(Call(bus, ROOT_PATH, ACCESSIBLE, "GetChildren"), timeout_s=deadline.remaining())
+        if isinstance(root_kids, Failed):
+            return Snapshot(bus, {}, [], "walk", timed_out=root_kids is TIMED_OUT)
+        windows = [p for b, p in root_kids[0] if b == bus]
+        frontier = [(p, ROOT_PATH, i) for i, p in enumerate(windows)]
+        per_node = (
+            ("GetRole", None, ()),
+            ("GetState", None, ()),
+            ("GetInterfaces", None, ()),
+            ("GetChildren", None, ()),
+        )
+        while frontier:
+            calls: list[Call] = []
+            for path, _parent, _i in frontier:
+                calls.extend(Call(bus, path, ACCESSIBLE, m, s, b) for m, s, b in per_node)
+                calls.append(Call(bus, path, PROPERTIES, "GetAll", "s", (ACCESSIBLE,)))
+            replies = self.pipeline(calls, deadline)
+            nxt: list[tuple[str, str, int]] = []
+            for k, (path, parent, index) in enumerate(frontier):
+                role, state, ifaces, kids, props = replies[5 * k : 5 * k + 5]
+                if any(isinstance(r, Failed) for r in (role, state, ifaces, kids)):
+                    continue
+                p = props[0] if not isinstance(props, Failed) else {}
+                node = Node(
+                    path,
+                    int(role[0]),
+                    _prop(p, "Name"),
+                    _prop(p, "Description"),
+                    _states(state[0]),
+                    frozenset(ifaces[0]),
+                    parent=parent,
+                    index=index,
+                    accessible_id=_prop(p, "AccessibleId"),
+                )
+                node.children = [cp for cb, cp in kids[0] if cb == bus]
+                nodes[path] = node
+                if node.showing:
+                    nxt.extend((cp, path, i) for i, cp in enumerate(node.children))
+            if any(r is TIMED_OUT for r in replies):
+                return Snapshot(bus, nodes, windows, "walk", timed_out=True)
+            frontier = nxt
+        return Snapshot(bus, nodes, windows, "walk")
+
+    def _enrich(self, snap: Snapshot, deadline: Deadline) -> bool:
+        """Read extents, values, texts, selections and actions of shown nodes; False on timeout."""
+        calls: list[Call] = []
+        targets: list[tuple[Node, str]] = []
+        for node in _shown(snap):
+            b, p, ifs = snap.bus, node.path, node.interfaces
+            if COMPONENT in ifs:
+                calls.append(Call(b, p, COMPONENT, "GetExtents", "u", (0,)))
+                targets.append((node, "extents"))
+            if VALUE in ifs:
+                calls.append(Call(b, p, PROPERTIES, "GetAll", "s", (VALUE,)))
+                targets.append((node, "value"))
+            if TEXT in ifs and node.role in TEXT_VALUE_ROLES:
+                calls.append(Call(b, p, TEXT, "GetText", "ii", (0, TEXT_READ_LIMIT)))
+                targets.append((node, "text"))
+                if node.states & STATE_FOCUSED:
+                    calls.append(Call(b, p, TEXT, "GetSelection", "i", (0,)))
+                    targets.append((node, "selection"))
+            if ACTION in ifs:
+                calls.append(Call(b, p, ACTION, "GetActions"))
+                targets.append((node, "actions"))
+        replies = self.pipeline(calls, deadline)
+        for (node, what), reply in zip(targets, replies, strict=True):
+            if not isinstance(reply, Failed):
+                _apply(node, what, reply)
+        return not any(r is TIMED_OUT for r in replies)
+
+
+def _shown(snap: Snapshot) -> Iterable[Node]:
+    """Nodes reachable from the windows through SHOWING nodes only."""
+    stack = list(reversed(snap.windows))
+    while stack:
+        node = snap.nodes.get(stack.pop())
+        if node is None or not node.showing:
+            continue
+        yield node
+        stack.extend(reversed(node.children))
+
+
+def _apply(node: Node, what: str, reply: tuple[Any, ...]) -> None:
+    if what == "extents":
+        x, y, w, h = reply[0]
+        node.extents = (int(x), int(y), int(w), int(h))
+    elif what == "value":
+        props = reply[0]
+        node.value = (
+            float(_variant(props.get("CurrentValue"), 0.0)),
+            float(_variant(props.get("MinimumValue"), 0.0)),
+            float(_variant(props.get("MaximumValue"), 0.0)),
+        )
+    elif what == "text":
+        node.text = str(reply[0])
+    elif what == "selection":
+        start, end = int(reply[0]), int(reply[1])
+        node.selection = (start, end) if end > start else None
+    elif what == "actions":
+        node.actions = tuple(str(a[0]) for a in reply[0])
+
+
+def _body(msg: Message) -> Any:
+    if msg.header.message_type == MessageType.error:
+        return Failed(str(msg.header.fields.get(HeaderFields.error_name, "error")))
+    return msg.body
+
+
+def _states(words: Sequence[int]) -> int:
+    return int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
+
+
+def _variant(v: Any, default: Any) -> Any:
+    return v[1] if isinstance(v, tuple) and len(v) == 2 else default
+
+
+def _prop(props: dict[str, Any], name: str) -> str:
+    return str(_variant(props.get(name), ""))

@@ -1,0 +1,118 @@
+"""Process identity on Linux: pid, app id, ``/proc/PID/exe`` and the exact start time.
+
+The start time is the boot time (``btime`` in ``/proc/stat``) plus field 22 of
+``/proc/PID/stat`` (clock ticks since boot) divided by ``SC_CLK_TCK``: the same float for the
+same process every time it is read, and a different one for a reused pid. An identity is
+compared field by field with no tolerance; any difference is ``stale_process``.
+
+The app id is the ``.desktop`` id when the executable belongs to an installed entry, else, for
+an interpreter (python, perl, node, ...), the script's file name, else the executable's name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import cache
+from pathlib import Path
+from typing import Final
+
+from deskhand.backends.base import ProcessIdentity
+from deskhand.core.errors import NativeError
+
+_INTERPRETER: Final = re.compile(r"^(python|perl|ruby|node|nodejs|java|bash|sh|dash|lua|php|gjs|wish|tclsh)[\d.]*$")
+
+
+@cache
+def boot_time() -> int:
+    """``btime`` from ``/proc/stat``: seconds since the epoch at boot (constant per boot)."""
+    for line in Path("/proc/stat").read_text().splitlines():
+        if line.startswith("btime "):
+            return int(line.split()[1])
+    raise NativeError("feature_unavailable", "/proc/stat has no btime line; /proc is required on Linux.")
+
+
+@cache
+def _clock_ticks() -> int:
+    return os.sysconf("SC_CLK_TCK")
+
+
+def start_time(pid: int) -> float | None:
+    """The process start time in seconds since the epoch, or None if the process is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return boot_time() + int(fields[19]) / _clock_ticks()
+
+
+def executable(pid: int) -> str | None:
+    try:
+        return str(Path(f"/proc/{pid}/exe").readlink())
+    except OSError:
+        return None
+
+
+def cmdline(pid: int) -> list[str]:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    return [a.decode(errors="replace") for a in raw.split(b"\0") if a]
+
+
+def program_id(pid: int, exe: str, desktop_ids: dict[str, str]) -> str:
+    """The app id: a ``.desktop`` id for the executable, a script name for an interpreter,
+    else the executable's base name.
+
+    Args:
+        desktop_ids: real executable path → desktop id, from the installed entries.
+    """
+    exe = exe.removesuffix(" (deleted)")
+    if exe in desktop_ids:
+        return desktop_ids[exe]
+    base = Path(exe).name
+    if _INTERPRETER.match(base):
+        script = _script_name(cmdline(pid)[1:])
+        if script:
+            return script
+    return base
+
+
+def _script_name(args: list[str]) -> str | None:
+    it = iter(args)
+    for arg in it:
+        if arg in ("-m",):
+            return next(it, None)
+        if arg in ("-c", "-e"):
+            return None
+        if arg.startswith("-"):
+            continue
+        return Path(arg).name
+    return None
+
+
+def read_identity(pid: int, desktop_ids: dict[str, str]) -> ProcessIdentity | None:
+    """The identity of a live process, or None when it is gone or /proc hides it."""
+    exe = executable(pid)
+    started = start_time(pid)
+    if exe is None or started is None:
+        return None
+    return ProcessIdentity(pid=pid, app_id=program_id(pid, exe, desktop_ids), executable=exe, start_time=started)
+
+
+def verify(expected: ProcessIdentity, desktop_ids: dict[str, str]) -> ProcessIdentity:
+    """Re-read the identity of ``expected.pid`` and compare it exactly.
+
+    Raises:
+        NativeError: ``process_gone`` when the pid no longer exists, ``stale_process`` when any
+            field differs (the pid was reused or the app restarted).
+    """
+    current = read_identity(expected.pid, desktop_ids)
+    if current is None:
+        raise NativeError("process_gone", f"The target application (pid {expected.pid}) is no longer running.")
+    if current != expected:
+        raise NativeError("stale_process", "The target application changed process identity before the action.")
+    return current

@@ -1,0 +1,89 @@
+"""The X11 connection of the Linux backend: one python-xlib display, its atoms and extensions.
+
+One ``XConnection`` is shared by the observer (windows, capture) and the actor (XTest); every
+use holds ``XConnection.lock`` because python-xlib replies are read on the calling thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from typing import Any
+
+from Xlib import X, Xatom, display, error
+from Xlib.ext import composite
+
+from deskhand.core.errors import BackendUnavailable
+
+#: python-xlib's base error class, for ``except`` clauses at the native boundary.
+XError = error.XError
+
+
+class XConnection:
+    """An open X display with cached atoms and the extensions capture needs."""
+
+    def __init__(self, name: str | None = None) -> None:
+        name = name or os.environ.get("DISPLAY")
+        if not name:
+            raise BackendUnavailable("DISPLAY is not set. Run inside `deskhand desktop run -- ...` or export DISPLAY.")
+        try:
+            self.display: Any = display.Display(name)
+        except (error.DisplayError, OSError) as e:
+            raise BackendUnavailable(f"Cannot open X display {name}: {e}") from e
+        self.name = name
+        self.root: Any = self.display.screen().root
+        self.lock = threading.RLock()
+        self._atoms: dict[str, int] = {}
+        self.has_composite = self.display.has_extension("Composite")
+        self._redirected = False
+
+    def atom(self, name: str) -> int:
+        a = self._atoms.get(name)
+        if a is None:
+            a = self._atoms[name] = self.display.intern_atom(name)
+        return a
+
+    def property(self, window: Any, name: str, kind: int = X.AnyPropertyType) -> Any:
+        """A window property's value list (or bytes for strings), None when absent or gone."""
+        try:
+            prop = window.get_full_property(self.atom(name), kind)
+        except XError:
+            return None
+        return None if prop is None else prop.value
+
+    def text_property(self, window: Any, name: str) -> str | None:
+        value = self.property(window, name)
+        if value is None:
+            return None
+        if isinstance(value, bytes):
+            return value.decode("utf-8", errors="replace")
+        return str(value)
+
+    def window(self, wid: int) -> Any:
+        return self.display.create_resource_object("window", wid)
+
+    def redirect_for_capture(self) -> bool:
+        """Redirect top-level windows off screen once (automatic mode: the server still paints
+        them) so a covered window's pixels stay readable through NameWindowPixmap."""
+        if self._redirected or not self.has_composite:
+            return self._redirected
+        with self.lock:
+            try:
+                # The server refuses NameWindowPixmap from clients that never asked the version.
+                self.display.composite_query_version()
+                self.root.composite_redirect_subwindows(composite.RedirectAutomatic)
+                self.display.sync()
+                self._redirected = True
+            except XError:
+                self._redirected = False
+        return self._redirected
+
+    def close(self) -> None:
+        with self.lock, contextlib.suppress(XError, OSError):
+            self.display.close()
+
+
+ANY_PROPERTY = X.AnyPropertyType
+CARDINAL = Xatom.CARDINAL
+WINDOW = Xatom.WINDOW
