@@ -1,0 +1,409 @@
+"""The paste transaction: a platform-neutral state machine (native-contract.md 6.10, sdk-contract.md 6.3).
+
+One paste, in order:
+
+1. already cancelled → ``cancelled``; nothing is written and nothing is posted;
+2. observe the target: baseline values (caret offset, character count) and event subscriptions;
+   ``has_signals`` = a non-empty baseline or at least one subscription;
+3. snapshot the clipboard (``clipboard_snapshot_failed``); own it with the payload
+   (``clipboard_write_failed``);
+4. sleep ``PRE_PASTE_DELAY_S`` (40 ms); re-check cancellation and ownership (``clipboard_changed``,
+   nothing posted); post the paste keys **once** (never re-sent);
+5. read stage: until ``READ_TIMEOUT_S`` (2 s), poll every ``READ_POLL_S`` (10 ms) for a *read*: a data
+   request, made after the keys were posted, for a data target the payload offers. ``TARGETS`` and other
+   meta targets are not reads. Lost ownership → ``clipboard_changed``; deadline → ``clipboard_read_timeout``;
+6. target stage: deadline 2 s with signals, else ``NO_SIGNAL_WINDOW_S`` (100 ms); poll every
+   ``TARGET_POLL_S`` (25 ms). With signals it ends early when a target event arrives after the read, or
+   when every baseline value is re-read and one differs (a failed or partial read never counts).
+   Deadline with signals → ``clipboard_target_timeout``; without signals the window elapsing is success;
+7. final ownership check → ``completed``.
+
+Cancellation after the keys were posted is reported only once the read and target windows have run
+their course, so a late reader still gets its bytes. The original clipboard is restored, always, but
+only while we still own the clipboard: if anything else was copied meanwhile, the external copy wins.
+Pastes are serialized process-wide.
+
+A backend supplies three small interfaces: :class:`Clipboard`, :class:`PasteTarget` and :class:`Clock`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from deskhand.core.errors import DeskhandError, NativeError
+from deskhand.core.markup import HTML_MIME, PLAIN_MIME, representations
+
+PRE_PASTE_DELAY_S: Final = 0.040
+READ_TIMEOUT_S: Final = 2.0
+READ_POLL_S: Final = 0.010
+TARGET_POLL_S: Final = 0.025
+NO_SIGNAL_WINDOW_S: Final = 0.100
+
+#: Target names that answer to each offered representation (X11 atoms, MIME types, macOS UTIs).
+TARGET_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
+    PLAIN_MIME: (PLAIN_MIME, "text/plain;charset=UTF-8", "text/plain", "UTF8_STRING", "TEXT", "STRING",
+                 "public.utf8-plain-text"),
+    HTML_MIME: (HTML_MIME, "text/html;charset=utf-8", "public.html"),
+}  # fmt: skip
+
+#: Requests that ask about the selection rather than for its data; never a read.
+META_TARGETS: Final = frozenset({"TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS", "DELETE"})
+
+_PASTE_QUEUE = threading.Lock()
+
+#: The model-facing text of a completed paste (sdk-contract.md 6.3): read, never "confirmed".
+COMPLETED_TEXT: Final = "Paste content was read; inspect the app to confirm the inserted content."
+
+_MESSAGES: Final[Mapping[str, str]] = {
+    "clipboard_changed": "clipboard changed during paste; new clipboard was preserved",
+    "clipboard_changed_before": "clipboard changed before paste dispatch; new clipboard was preserved",
+    "clipboard_read_timeout": "timed out waiting for an application to read paste content",
+    "clipboard_target_timeout": (
+        "paste content was read, but no editing signal arrived before timeout; inspect app state before another action"
+    ),
+    "cancelled_before": "paste cancelled before dispatch; the clipboard was not changed",
+    "cancelled": "paste cancelled after the paste keys were sent; inspect app state before another action",
+    "clipboard_restore_failed": "could not restore the original clipboard",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PastePayload:
+    """The representations one paste offers, ``(mime type, bytes)`` richest first."""
+
+    text: str
+    fmt: str
+    representations: tuple[tuple[str, bytes], ...]
+
+    @classmethod
+    def build(cls, text: str, fmt: str) -> PastePayload:
+        """``text``/``md``/``html`` as in :func:`deskhand.core.markup.representations`."""
+        return cls(text, fmt, representations(text, fmt))
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Every data target name the clipboard owner should advertise (besides the meta targets)."""
+        return tuple(alias for mime, _ in self.representations for alias in TARGET_ALIASES.get(mime, (mime,)))
+
+    def data_for(self, target: str) -> bytes | None:
+        """The bytes that answer a request for ``target``; None for meta or unknown targets."""
+        for mime, data in self.representations:
+            if target in TARGET_ALIASES.get(mime, (mime,)):
+                if target == "STRING":  # ICCCM: STRING is Latin-1
+                    return data.decode().encode("latin-1", "replace")
+                return data
+        return None
+
+    def is_read(self, target: str) -> bool:
+        """Whether a request for ``target`` counts as the paste being read (data, not TARGETS)."""
+        return target not in META_TARGETS and self.data_for(target) is not None
+
+
+class Clipboard(Protocol):
+    """The system clipboard as one paste sees it. All methods are quick and never block on the target.
+
+    The owner must serve requests from its own thread (linux-stack.md section 4: serving from the thread
+    that waits on the target can deadlock).
+    """
+
+    def snapshot(self) -> object:
+        """Capture every target's bytes of the current owner. Raises ``clipboard_snapshot_failed``."""
+        ...
+
+    def own(self, payload: PastePayload) -> object:
+        """Take ownership and serve ``payload`` lazily; return a token for this ownership.
+
+        Raises ``clipboard_write_failed``.
+        """
+        ...
+
+    def still_owner(self, token: object) -> bool:
+        """True while nobody else has taken the clipboard since ``own`` returned ``token``."""
+        ...
+
+    def data_requests_since(self, token: object) -> Sequence[str]:
+        """Every target name requested from us since ``own`` (``TARGETS`` included), in order.
+
+        The transaction decides which of them are reads.
+        """
+        ...
+
+    def restore(self, snapshot: object) -> None:
+        """Serve ``snapshot`` again. Called only while we still own the clipboard."""
+        ...
+
+
+class PasteTarget(Protocol):
+    """The focused text element of the target app, and the key burst that pastes into it."""
+
+    def baseline(self) -> Mapping[str, object]:
+        """Current values the element supports, e.g. ``{"caret": 4, "characters": 12}``; ``{}`` if none."""
+        ...
+
+    def subscribe(self) -> bool:
+        """Subscribe to the element's text-changed and caret-moved events; True if any subscription holds."""
+        ...
+
+    def event_count(self) -> int:
+        """Events received since :meth:`subscribe`."""
+        ...
+
+    def read(self, keys: Collection[str]) -> Mapping[str, object] | None:
+        """Re-read the baseline keys; None (or missing keys) when a read fails."""
+        ...
+
+    def send_paste_keys(self) -> None:
+        """Post the paste chord once (ctrl+v on Linux), validating the target's identity right before."""
+        ...
+
+    def close(self) -> None:
+        """Drop the subscriptions."""
+        ...
+
+
+class Clock(Protocol):
+    def now(self) -> float:
+        """Monotonic seconds."""
+        ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    """The real monotonic clock."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+@dataclass(slots=True)
+class PasteReceipt:
+    """What happened; ``status`` is ``completed``, ``cancelled`` or an error code."""
+
+    status: str = "completed"
+    paste_posted: bool = False
+    data_requested: bool = False
+    data_supplied: bool = False
+    #: Kept for parity with the macOS provider's "finished" callback; X11 has none.
+    provider_finished: bool = False
+    read_elapsed_ms: float = 0.0
+    elapsed_ms: float = 0.0
+    owned_before_restore: bool = False
+    restored: bool = False
+    has_signals: bool = False
+    effect_observed: bool = False
+    message: str = COMPLETED_TEXT
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "completed"
+
+    def to_json(self) -> dict[str, object]:
+        """The contract's diagnostic fields (native-contract.md 6.10)."""
+        return {
+            "status": self.status,
+            "pastePosted": self.paste_posted,
+            "dataRequested": self.data_requested,
+            "dataSupplied": self.data_supplied,
+            "providerFinished": self.provider_finished,
+            "readElapsedMilliseconds": round(self.read_elapsed_ms, 3),
+            "elapsedMilliseconds": round(self.elapsed_ms, 3),
+            "ownedBeforeRestore": self.owned_before_restore,
+            "restored": self.restored,
+        }
+
+    def summary(self) -> dict[str, object]:
+        """The SDK's structured result (sdk-contract.md 6.3); paste is never reported as confirmed."""
+        return {
+            "path": "clipboard_paste",
+            "dispatched": self.paste_posted,
+            "clipboard_consumed": self.data_supplied,
+            "ax_effect_observed": self.effect_observed,
+            "clipboard_restored": self.restored,
+            "external_clipboard_preserved": self.paste_posted and not self.owned_before_restore,
+            "verified": False,
+            "effect": "unverifiable" if self.paste_posted else "refused",
+        }
+
+    def error(self) -> NativeError | None:
+        """The error to raise for a receipt that did not complete, with the dispatch state it implies."""
+        if self.ok:
+            return None
+        dispatched = True if self.paste_posted else (False if self.status == "cancelled" else None)
+        return NativeError(self.status, self.message, dispatched=dispatched, details=self.to_json())
+
+
+class _Stop(Exception):  # noqa: N818 - internal control flow, never escapes
+    def __init__(self, status: str, message_key: str | None = None) -> None:
+        super().__init__(status)
+        self.status = status
+        self.message_key = message_key or status
+
+
+class PasteTransaction:
+    """One paste of ``payload`` into ``target`` through ``clipboard``; :meth:`run` never raises."""
+
+    def __init__(
+        self,
+        payload: PastePayload,
+        clipboard: Clipboard,
+        target: PasteTarget,
+        *,
+        clock: Clock | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
+        timeout_s: float = READ_TIMEOUT_S,
+    ) -> None:
+        self.payload = payload
+        self.clipboard = clipboard
+        self.target = target
+        self.clock: Clock = clock or SystemClock()
+        self.cancelled = cancelled
+        self.timeout_s = timeout_s
+        self.receipt = PasteReceipt()
+        self._start = 0.0
+
+    def run(self) -> PasteReceipt:
+        """Run the transaction once. Raises only on a bug below us (after restoring the clipboard)."""
+        self._start = self.clock.now()
+        if self.cancelled():
+            return self._finish("cancelled", _MESSAGES["cancelled_before"])
+        with _PASTE_QUEUE:
+            try:
+                self._observe_and_paste()
+            except _Stop as stop:
+                self._set_status(stop.status, _MESSAGES.get(stop.message_key, stop.status))
+            except DeskhandError as err:
+                self._set_status(err.code, err.message)
+            finally:
+                self.target.close()
+        return self._finish(self.receipt.status, self.receipt.message)
+
+    def _finish(self, status: str, message: str) -> PasteReceipt:
+        self._set_status(status, message)
+        self.receipt.elapsed_ms = (self.clock.now() - self._start) * 1000
+        return self.receipt
+
+    def _set_status(self, status: str, message: str) -> None:
+        self.receipt.status = status
+        self.receipt.message = message
+
+    def _observe_and_paste(self) -> None:
+        baseline = dict(self.target.baseline())
+        subscribed = self.target.subscribe()
+        self.receipt.has_signals = bool(baseline) or subscribed
+        snapshot = self.clipboard.snapshot()
+        token = self.clipboard.own(self.payload)
+        try:
+            self._paste(token, baseline)
+        except _Stop as stop:
+            self._set_status(stop.status, _MESSAGES.get(stop.message_key, stop.status))
+        except DeskhandError as err:
+            self._set_status(err.code, err.message)
+        except BaseException:
+            self._set_status("paste_failed", "paste failed unexpectedly")
+            self._restore(token, snapshot)
+            raise
+        self._restore(token, snapshot)
+
+    def _restore(self, token: object, snapshot: object) -> None:
+        owned = self.clipboard.still_owner(token)
+        self.receipt.owned_before_restore = owned
+        if not owned:
+            if self.receipt.status == "completed":
+                raise _Stop("clipboard_changed")
+            return
+        try:
+            self.clipboard.restore(snapshot)
+        except DeskhandError as err:
+            if self.receipt.status == "completed":
+                raise _Stop("clipboard_restore_failed") from err
+            self.receipt.message += f"; clipboard cleanup also failed: {err.message}"
+            return
+        self.receipt.restored = True
+
+    def _paste(self, token: object, baseline: Mapping[str, object]) -> None:
+        self.clock.sleep(PRE_PASTE_DELAY_S)
+        if self.cancelled():
+            raise _Stop("cancelled", "cancelled_before")
+        if not self.clipboard.still_owner(token):
+            raise _Stop("clipboard_changed", "clipboard_changed_before")
+        early = len(self.clipboard.data_requests_since(token))  # readers before the keys do not count
+        self.receipt.paste_posted = True  # set before sending: an error afterwards never justifies a resend
+        try:
+            self.target.send_paste_keys()
+        except DeskhandError as err:
+            self.receipt.paste_posted = err.dispatched is not False
+            raise
+        try:
+            self._wait_for_read(token, early)
+            self._wait_for_effect(token, baseline)
+            if not self.clipboard.still_owner(token):
+                raise _Stop("clipboard_changed")
+        except _Stop as stop:
+            if self.cancelled() and stop.status != "clipboard_changed":
+                raise _Stop("cancelled") from None
+            raise
+        if self.cancelled():
+            raise _Stop("cancelled")
+
+    def _wait_for_read(self, token: object, early: int) -> None:
+        start = self.clock.now()
+        deadline = start + self.timeout_s
+        while True:
+            requests = list(self.clipboard.data_requests_since(token))[early:]
+            self.receipt.data_requested = self.receipt.data_requested or bool(requests)
+            if any(self.payload.is_read(t) for t in requests):
+                self.receipt.data_supplied = True
+                self.receipt.read_elapsed_ms = (self.clock.now() - start) * 1000
+                return
+            if not self.clipboard.still_owner(token):
+                raise _Stop("clipboard_changed")
+            if self.clock.now() >= deadline:
+                self.receipt.read_elapsed_ms = (self.clock.now() - start) * 1000
+                raise _Stop("clipboard_read_timeout")
+            self.clock.sleep(READ_POLL_S)
+
+    def _wait_for_effect(self, token: object, baseline: Mapping[str, object]) -> None:
+        signals = self.receipt.has_signals
+        events_at_read = self.target.event_count()  # events before the read never end the window
+        deadline = self.clock.now() + (self.timeout_s if signals else NO_SIGNAL_WINDOW_S)
+        while True:
+            if not self.clipboard.still_owner(token):
+                raise _Stop("clipboard_changed")
+            if signals and (self.target.event_count() > events_at_read or self._changed(baseline)):
+                self.receipt.effect_observed = True
+                return
+            if self.clock.now() >= deadline:
+                if signals:
+                    raise _Stop("clipboard_target_timeout")
+                return
+            self.clock.sleep(TARGET_POLL_S)
+
+    def _changed(self, baseline: Mapping[str, object]) -> bool:
+        if not baseline:
+            return False
+        current = self.target.read(baseline.keys())
+        if current is None or any(key not in current for key in baseline):
+            return False  # a failed or partial read never confirms consumption
+        return any(current[key] != value for key, value in baseline.items())
+
+
+def paste(
+    text: str,
+    fmt: str,
+    clipboard: Clipboard,
+    target: PasteTarget,
+    *,
+    clock: Clock | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> PasteReceipt:
+    """Run one paste transaction and return its receipt (see the module docstring)."""
+    payload = PastePayload.build(text, fmt)
+    return PasteTransaction(payload, clipboard, target, clock=clock, cancelled=cancelled).run()
