@@ -23,6 +23,10 @@ A11Y_BUS = DBusAddress("/org/a11y/bus", bus_name="org.a11y.Bus", interface="org.
 POLL_S = 0.005
 
 
+class SessionBusUnreachable(BackendUnavailable):
+    """The session bus itself cannot be reached (as opposed to the AT-SPI launcher missing on it)."""
+
+
 def _call(conn: DBusConnection, msg: object, timeout_s: float) -> tuple[object, ...]:
     reply = unwrap_msg(conn.send_and_get_reply(msg, timeout=timeout_s))
     return tuple(reply)
@@ -52,7 +56,7 @@ def a11y_address_from_session(session_address: str, timeout_s: float = 2.0) -> s
     try:
         conn = open_dbus_connection(bus=session_address, auth_timeout=timeout_s)
     except (OSError, ValueError) as exc:
-        raise BackendUnavailable(f"session D-Bus at {session_address} is unreachable: {exc}") from exc
+        raise SessionBusUnreachable(f"session D-Bus at {session_address} is unreachable: {exc}") from exc
     with conn:
         if not wait_for_name(conn, "org.a11y.Bus", deadline):
             raise BackendUnavailable("no AT-SPI bus launcher (org.a11y.Bus) on the session bus")
