@@ -136,9 +136,10 @@ def record_allowed(
 
 def format_number(value: float) -> str:
     """A coordinate as JS prints it: ``700`` rather than ``700.0``."""
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    return repr(value)
+    number = float(value)
+    if number.is_integer() and abs(number) < 1e21:
+        return str(int(number))
+    return repr(number)
 
 
 def out_of_bounds_message(x: float, y: float, width: int, height: int) -> str:
