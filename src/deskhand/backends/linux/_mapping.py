@@ -262,7 +262,8 @@ def element(node: Node, bus: str, *, parent_role: int | None = None) -> Element:
         title=node.name or None,
         description=node.description or None,
         identifier=node.accessible_id or None,
-        enabled=bool(node.states & ENABLED) and bool(node.states & SENSITIVE),
+        # GTK page tabs drop SENSITIVE while enabled; a disabled widget clears both bits.
+        enabled=bool(node.states & (ENABLED | SENSITIVE)),
         focused=bool(node.states & FOCUSED),
         expanded=bool(node.states & EXPANDED),
         selected=ax in ("AXRow", "AXCell") and bool(node.states & SELECTED),

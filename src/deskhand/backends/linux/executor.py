@@ -1,0 +1,419 @@
+"""``LinuxExecutor``: the Executor protocol on X11 + AT-SPI (observing here, acting in ``acting.py``).
+
+It owns the shared native connections (one X display, one AT-SPI bus connection), the core's
+``Observer`` (handle generations, reconciliation, diffs) and the settle clock, and answers
+``list_apps``, ``resolve`` and ``get_app_state`` itself. Every action method is delegated to
+``deskhand.backends.linux.acting.LinuxActor``, which uses the public helpers documented below
+(``verify_identity``, ``key_window``, ``activate``, ``element``, ``to_global``, ``mark_mutation``,
+``atspi``, ``x``).
+
+An observation is bounded: the AT-SPI read has ``observe_timeout_s`` in total and 2 s per call,
+so a hung app yields a truncated state (with a notice) or an ``ax_failed`` error by then.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Final
+
+from deskhand.backends.base import (
+    ActionResult,
+    AppEntry,
+    AppState,
+    Direction,
+    Handle,
+    Image,
+    MouseButton,
+    PasteFormat,
+    Platform,
+    ProcessIdentity,
+    RunningApp,
+    SelectionType,
+)
+from deskhand.backends.linux import _identity, _inventory, _mapping
+from deskhand.backends.linux import _windows as windows
+from deskhand.backends.linux._atspi import (
+    ACCESSIBLE,
+    PROPERTIES,
+    ROOT_PATH,
+    AtspiConnection,
+    Call,
+    Deadline,
+    Failed,
+    Snapshot,
+)
+from deskhand.backends.linux._capture import Grabber, encode
+from deskhand.backends.linux._windows import WindowInfo
+from deskhand.backends.linux._x11 import XConnection
+from deskhand.core import screenshot
+from deskhand.core.axtree.model import AppTree, Element, WindowTree
+from deskhand.core.axtree.observer import Observer
+from deskhand.core.axtree.settle import SettleClock
+from deskhand.core.errors import NativeError
+from deskhand.core.geometry import Point, Rect
+
+#: The whole AT-SPI read of one observation (per call: 2 s, the AX messaging timeout).
+OBSERVE_TIMEOUT_S: Final = 3.0
+#: Discovery asks each app for its name; a hung app must not stall ``list_apps``.
+NAME_TIMEOUT_S: Final = 0.5
+_WINDOW_ROLES: Final = frozenset({2, 16, 23, 28, 69})
+
+
+class LinuxExecutor:
+    """The Linux backend. Not thread-safe per app; the host serializes calls per session."""
+
+    platform: Platform = "linux"
+
+    def __init__(
+        self,
+        *,
+        display: str | None = None,
+        a11y_address: str | None = None,
+        observe_timeout_s: float = OBSERVE_TIMEOUT_S,
+    ) -> None:
+        #: The shared X connection (python-xlib); hold ``x.lock`` while using it.
+        self.x = XConnection(display)
+        #: The shared AT-SPI bus connection; hold ``atspi.lock`` for multi-call exchanges.
+        self.atspi = AtspiConnection(a11y_address)
+        self.observer = Observer()
+        self.settle = SettleClock()
+        self.observe_timeout_s = observe_timeout_s
+        self._grabber = Grabber(self.x)
+        self._transforms: dict[int, screenshot.ShotTransform] = {}
+        self._installed: list[_inventory.DesktopApp] | None = None
+        self._actor: Any = None
+
+    # -- inventory ---------------------------------------------------------------------------
+
+    def installed(self) -> list[_inventory.DesktopApp]:
+        if self._installed is None:
+            self._installed = _inventory.installed_apps()
+        return self._installed
+
+    def _desktop_ids(self) -> dict[str, str]:
+        return {a.executable: a.id for a in self.installed() if a.executable}
+
+    def running(self) -> list[_inventory.RunningProcess]:
+        """Running apps: AT-SPI registry processes and X clients with ``_NET_WM_PID``."""
+        deadline = Deadline(NAME_TIMEOUT_S)
+        buses = self.atspi.apps(Deadline(2.0))
+        bus_pids = self.atspi.pids(buses, Deadline(2.0))
+        names = dict(zip(buses, self._app_names(buses, deadline), strict=True))
+        pid_names: dict[int, str] = {}
+        for bus, pid in bus_pids.items():
+            name = names.get(bus)
+            if name:
+                pid_names.setdefault(pid, name)
+        with self.x.lock:
+            x_pids = [p for w in windows.client_ids(self.x) if (p := windows.window_pid(self.x, w))]
+        desktop_ids = self._desktop_ids()
+        desktop_names = {a.id: a.name for a in self.installed()}
+        out: list[_inventory.RunningProcess] = []
+        for pid in dict.fromkeys([*bus_pids.values(), *x_pids]):
+            if pid == os.getpid():
+                continue
+            ident = _identity.read_identity(pid, desktop_ids)
+            if ident is None:
+                continue
+            name = desktop_names.get(ident.app_id) or pid_names.get(pid) or ident.app_id
+            out.append(_inventory.RunningProcess(ident, name))
+        return out
+
+    def _app_names(self, buses: list[str], deadline: Deadline) -> list[str | None]:
+        replies = self.atspi.pipeline(
+            [Call(b, ROOT_PATH, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")) for b in buses], deadline
+        )
+        return [None if isinstance(r, Failed) else str(r[0][1]) or None for r in replies]
+
+    def list_apps(self) -> list[AppEntry]:
+        installed = self.installed()
+        return _inventory.merge(self.running(), installed, _inventory.recent_usage(installed))
+
+    def resolve(self, selector: str) -> RunningApp:
+        return _inventory.resolve(selector, self.running())
+
+    # -- helpers for the actor (public) ------------------------------------------------------
+
+    def verify_identity(self, app: RunningApp) -> ProcessIdentity:
+        """Re-read the app's identity from /proc and compare it exactly.
+
+        Raises:
+            NativeError: ``process_gone`` or ``stale_process``.
+        """
+        return _identity.verify(app.identity, self._desktop_ids())
+
+    def key_window(self, app: RunningApp) -> WindowInfo | None:
+        """The app's key window: ``_NET_ACTIVE_WINDOW`` if it is the app's, else its topmost."""
+        return windows.key_window(self.x, app.pid)
+
+    def windows(self, app: RunningApp) -> list[WindowInfo]:
+        """The app's top-level windows, bottom to top."""
+        return windows.windows_of(self.x, app.pid)
+
+    def activate(self, app: RunningApp, window: WindowInfo | None = None) -> WindowInfo:
+        """Activate ``window`` (default: the key window) and verify that the focus arrived.
+
+        Raises:
+            NativeError: ``stale_window`` when the app has no window, ``target_window_changed``
+                when the focus did not arrive in time.
+        """
+        target = window or self.key_window(app)
+        if target is None:
+            raise NativeError("stale_window", f"{app.display_name} has no mapped window to activate.")
+        windows.activate(self.x, target)
+        return target
+
+    def element(self, app: RunningApp, handle: Handle) -> Element:
+        """The element behind a ``gN:id`` handle; ``element.ref`` is its ``_mapping.AtspiRef``.
+
+        Raises:
+            NativeError: ``stale_snapshot``, ``stale_process``, ``bad_index`` (checked in the
+                contract's order), then ``process_gone`` when the process has exited.
+        """
+        current = _identity.read_identity(app.pid, self._desktop_ids())
+        found = self.observer.element(_app_key(app), handle, identity=current or app.identity)
+        if current is None:
+            raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
+        return found
+
+    def to_global(self, app: RunningApp, x: float, y: float) -> Point:
+        """Screenshot pixels of the latest ``get_app_state`` → root coordinates (section 6.2)."""
+        kw = self.key_window(app)
+        current = _identity.read_identity(app.pid, self._desktop_ids())
+        try:
+            return screenshot.to_global(
+                self._transforms.get(app.pid), x, y, identity=current, key_window_id=kw.id if kw else None
+            )
+        except NativeError as e:
+            if e.details.get("drop_transform"):
+                self._transforms.pop(app.pid, None)
+            raise
+
+    def transform(self, app: RunningApp) -> screenshot.ShotTransform | None:
+        return self._transforms.get(app.pid)
+
+    def mark_mutation(self, app: RunningApp) -> None:
+        """Record that an action changed the app: its next capture waits by the settle rule."""
+        self.settle.mark_mutation(_app_key(app), time.monotonic())
+
+    # -- observation -------------------------------------------------------------------------
+
+    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
+        identity = self.verify_identity(app)
+        wait = self.settle.take(_app_key(app), time.monotonic())
+        if wait > 0:
+            time.sleep(wait)  # the contract's settle rule (6.12), not a synchronization sleep
+        self._transforms.pop(app.pid, None)
+        key = self.key_window(app)
+        tree, notices = self._read_tree(app, key)
+        obs = self.observer.observe(
+            tree,
+            app_key=_app_key(app),
+            identity=identity,
+            key_window_id=key.id if key else None,
+            disable_diff=disable_diff,
+        )
+        image = self._shoot(app, key, identity) if key is not None else None
+        text = obs.text.rstrip()
+        if notices:
+            text += "\n\n" + "\n".join(notices)
+        title = key.title if key else (tree.windows[0].title if tree.windows else "")
+        return AppState(text=text, image=image, window_title=title)
+
+    def _read_tree(self, app: RunningApp, key: WindowInfo | None) -> tuple[AppTree, list[str]]:
+        bus = self._bus_of(app.pid)
+        notices: list[str] = []
+        if bus is None:
+            raise NativeError(
+                "ax_failed",
+                f"{app.display_name} (pid {app.pid}) is not on the accessibility bus; "
+                "its toolkit may have accessibility turned off (NO_AT_BRIDGE, QT_ACCESSIBILITY).",
+            )
+        snap = self.atspi.snapshot(bus, Deadline(self.observe_timeout_s))
+        if snap.timed_out and not snap.nodes:
+            raise NativeError(
+                "ax_failed",
+                f"{app.display_name} (pid {app.pid}) did not answer accessibility requests within "
+                f"{self.observe_timeout_s:g} s; the app may be hung. Nothing was read.",
+            )
+        tree = self._app_tree(app, snap, key)
+        if snap.timed_out:
+            tree.truncated = tree.timed_out = True
+            notices.append(
+                f"The accessibility tree is incomplete: {app.display_name} stopped answering within "
+                f"{self.observe_timeout_s:g} s (the app may be busy or hung)."
+            )
+        return tree, notices
+
+    def _bus_of(self, pid: int) -> str | None:
+        buses = self.atspi.apps(Deadline(2.0))
+        pids = self.atspi.pids(buses, Deadline(2.0))
+        return next((b for b, p in pids.items() if p == pid), None)
+
+    def _app_tree(self, app: RunningApp, snap: Snapshot, key: WindowInfo | None) -> AppTree:
+        xwins = self.windows(app)
+        trees: list[WindowTree] = []
+        focused: Element | None = None
+        menu_bar: Element | None = None
+        for path in snap.windows:
+            node = snap.nodes.get(path)
+            if node is None or not node.showing or node.role not in _WINDOW_ROLES:
+                continue
+            root, focus = _mapping.element_tree(snap, path)
+            if root is None:
+                continue
+            xwin = _match_window(root, xwins)
+            wid = xwin.id if xwin else 0
+            if key is not None and wid == key.id and menu_bar is None:
+                menu_bar = _detach_menu_bar(root)
+            focused = focused or focus
+            trees.append(WindowTree(wid, root.title or (xwin.title if xwin else ""), root, root.frame))
+        # The key window first: it is the one the state is about.
+        trees.sort(key=lambda t: key is None or t.window_id != key.id)
+        return AppTree(
+            app_label=app.identity.app_id,
+            app_name=app.display_name,
+            pid=app.pid,
+            windows=trees,
+            focused=focused,
+            menu_bar=menu_bar,
+        )
+
+    def _shoot(self, app: RunningApp, key: WindowInfo, identity: ProcessIdentity) -> Image | None:
+        try:
+            cap = self._grabber.grab(key)
+        except NativeError:
+            return None  # the contract's capture never throws: failure means text only
+        fitted = screenshot.fitted_size(cap.frame.width, cap.frame.height)
+        data = encode(cap.pixels, fitted.width, fitted.height)
+        if _identity.read_identity(app.pid, self._desktop_ids()) != identity:
+            raise NativeError("stale_process", screenshot.STALE_PROCESS_MESSAGE)
+        now_key = self.key_window(app)
+        if now_key is None or now_key.id != key.id:
+            return None
+        if screenshot.record_allowed(
+            key_window_id=now_key.id,
+            shot_window_id=cap.window_id,
+            identity_proven=identity.proven,
+            point_width=cap.frame.width,
+            point_height=cap.frame.height,
+            pixels_per_point=fitted.pixels_per_point,
+            image_width=fitted.width,
+            image_height=fitted.height,
+        ):
+            self._transforms[app.pid] = screenshot.ShotTransform(
+                origin_x=cap.frame.x,
+                origin_y=cap.frame.y,
+                point_width=cap.frame.width,
+                point_height=cap.frame.height,
+                pixels_per_point=fitted.pixels_per_point,
+                image_width=fitted.width,
+                image_height=fitted.height,
+                window_id=cap.window_id,
+                identity=identity,
+            )
+        return Image(data, screenshot.MIME_TYPE, fitted.width, fitted.height)
+
+    # -- actions: delegated to the actor -----------------------------------------------------
+
+    @property
+    def actor(self) -> Any:
+        if self._actor is None:
+            try:
+                from deskhand.backends.linux.acting import LinuxActor  # noqa: PLC0415
+            except ImportError as e:
+                raise NativeError("feature_unavailable", "Linux actions are not available yet.") from e
+            self._actor = LinuxActor(self)
+        return self._actor
+
+    def click(
+        self,
+        app: RunningApp,
+        *,
+        element: Handle | None = None,
+        point: tuple[float, float] | None = None,
+        button: MouseButton = "left",
+        count: int = 1,
+    ) -> ActionResult:
+        return self.actor.click(app, element=element, point=point, button=button, count=count)
+
+    def drag(self, app: RunningApp, start: tuple[float, float], end: tuple[float, float]) -> ActionResult:
+        return self.actor.drag(app, start, end)
+
+    def scroll(
+        self,
+        app: RunningApp,
+        *,
+        direction: Direction,
+        pages: float,
+        element: Handle | None = None,
+        point: tuple[float, float] | None = None,
+    ) -> ActionResult:
+        return self.actor.scroll(app, direction=direction, pages=pages, element=element, point=point)
+
+    def press_key(self, app: RunningApp, key: str) -> ActionResult:
+        return self.actor.press_key(app, key)
+
+    def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        return self.actor.type_text(app, text)
+
+    def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
+        return self.actor.paste(app, text, fmt)
+
+    def select_text(
+        self,
+        app: RunningApp,
+        element: Handle,
+        text: str,
+        *,
+        prefix: str | None = None,
+        suffix: str | None = None,
+        selection_type: SelectionType = "text",
+    ) -> ActionResult:
+        return self.actor.select_text(app, element, text, prefix=prefix, suffix=suffix, selection_type=selection_type)
+
+    def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
+        return self.actor.set_value(app, element, value)
+
+    def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
+        return self.actor.perform_secondary_action(app, element, action)
+
+    def close(self) -> None:
+        if self._actor is not None and hasattr(self._actor, "close"):
+            self._actor.close()
+        self._grabber.close()
+        self.atspi.close()
+        self.x.close()
+
+
+def _app_key(app: RunningApp) -> str:
+    return app.identity.app_id
+
+
+def _match_window(root: Element, xwins: list[WindowInfo]) -> WindowInfo | None:
+    """The X window of an AT-SPI window: same client rectangle, else the same title."""
+    frame = root.frame
+    if frame is not None:
+        for w in xwins:
+            if _same_rect(w.client, frame) or _same_rect(w.frame, frame):
+                return w
+    titled = [w for w in xwins if root.title and w.title == root.title]
+    return titled[0] if len(titled) == 1 else None
+
+
+def _same_rect(a: Rect, b: Rect) -> bool:
+    return (a.x, a.y, a.width, a.height) == (b.x, b.y, b.width, b.height)
+
+
+def _detach_menu_bar(root: Element) -> Element | None:
+    """Take the window's menu bar out of its tree: the state renders it after the windows."""
+    stack = [root]
+    while stack:
+        el = stack.pop()
+        for i, child in enumerate(el.children):
+            if child.role == "AXMenuBar":
+                del el.children[i]
+                return child
+        stack.extend(el.children)
+    return None
