@@ -31,6 +31,10 @@ BARE_VALUE_ROLE_TEXTS: Final = frozenset({"scroll bar", "value indicator", "text
 #: Roles whose fixed role text wins over any role description.
 FIXED_ROLE_TEXT: Final = {"AXRow": "row", "AXGroup": "container", "AXMenuBarItem": "", "AXLink": "link"}
 
+#: Role texts used when no role description is given and the de-camel-cased role would
+#: differ from what macOS shows (AXStaticText reads "text", as the synthetic row lines do).
+DEFAULT_ROLE_TEXT: Final = {"AXStaticText": "text"}
+
 _CAMEL_BREAK = re.compile(r"(?<=.)(?=[A-Z])")
 
 
@@ -89,6 +93,8 @@ def base_role_text(element: Element) -> str:
         return element.role_description.lower()
     if element.subrole == "AXStandardWindow":
         return "standard window"
+    if element.role in DEFAULT_ROLE_TEXT:
+        return DEFAULT_ROLE_TEXT[element.role]
     return split_camel_case(strip_ax(element.role)).lower()
 
 
