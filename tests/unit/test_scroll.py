@@ -10,6 +10,7 @@ from deskhand.core.errors import ArgumentError
 from deskhand.core.geometry import Point, Rect
 from deskhand.core.scroll import (
     INT32_MAX,
+    PAGE_SCROLL_ACTIONS,
     X_WHEEL_BUTTONS,
     Direction,
     ScrollDelta,
@@ -109,3 +110,14 @@ def test_pages_at_most_10() -> None:
 
 def test_x_wheel_buttons() -> None:
     assert X_WHEEL_BUTTONS == {"up": 4, "down": 5, "left": 6, "right": 7}
+
+
+def test_native_scroll_tests_page_action_to_axis_and_subrole() -> None:
+    """NativeScrollTests: page action to axis and subrole (6.8 table)."""
+    table = {raw: (a.scroll_bar_attribute, a.button_subrole, a.direction) for raw, a in PAGE_SCROLL_ACTIONS.items()}
+    assert table == {
+        "AXScrollUpByPage": ("AXVerticalScrollBar", "AXDecrementPage", "up"),
+        "AXScrollDownByPage": ("AXVerticalScrollBar", "AXIncrementPage", "down"),
+        "AXScrollLeftByPage": ("AXHorizontalScrollBar", "AXDecrementPage", "left"),
+        "AXScrollRightByPage": ("AXHorizontalScrollBar", "AXIncrementPage", "right"),
+    }

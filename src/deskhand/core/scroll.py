@@ -100,3 +100,23 @@ def plan_indexed(direction: Direction, pages: float, element_frame: Rect) -> Scr
 def plan_at_point(direction: Direction, pages: float, point: Point, window_frame: Rect) -> ScrollPlan:
     """Coordinate target: the bound window's frame gives the extent."""
     return ScrollPlan(point, scroll_delta(direction, pages, extent(direction, window_frame)))
+
+
+@dataclass(frozen=True, slots=True)
+class PageAction:
+    """How a page-scroll secondary action is performed: the scroll bar's page button (6.8)."""
+
+    scroll_bar_attribute: str
+    button_subrole: str
+    direction: Direction
+
+
+#: Raw AX page-scroll action -> the scroll bar attribute and page-button subrole that perform it.
+PAGE_SCROLL_ACTIONS: Final[Mapping[str, PageAction]] = MappingProxyType(
+    {
+        "AXScrollUpByPage": PageAction("AXVerticalScrollBar", "AXDecrementPage", "up"),
+        "AXScrollDownByPage": PageAction("AXVerticalScrollBar", "AXIncrementPage", "down"),
+        "AXScrollLeftByPage": PageAction("AXHorizontalScrollBar", "AXDecrementPage", "left"),
+        "AXScrollRightByPage": PageAction("AXHorizontalScrollBar", "AXIncrementPage", "right"),
+    }
+)
