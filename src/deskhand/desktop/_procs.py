@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -100,18 +101,13 @@ def _signal_pids(pids: Iterable[int], sig: signal.Signals) -> None:
             os.kill(pid, sig)
 
 
-def _reap(pid: int) -> None:
-    """Collect a child of ours that has exited, so it does not stay a zombie."""
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)
-
-
 def wait_gone(pids: Iterable[int], deadline: float) -> list[int]:
-    """Poll until every pid has exited or ``deadline`` (monotonic) passes; return the survivors."""
+    """Poll until every pid has exited or ``deadline`` (monotonic) passes; return the survivors.
+
+    A zombie counts as exited: its parent (for our own children, the Popen object) reaps it.
+    """
     left = list(pids)
     while True:
-        for pid in left:
-            _reap(pid)
         left = [pid for pid in left if alive(pid)]
         if not left or time.monotonic() >= deadline:
             return left
@@ -143,13 +139,23 @@ def terminate(pgids: Iterable[int], desktop_id: str | None, *, grace_s: float = 
 
 
 def remove_x_lock(display: int, server_pid: int) -> None:
-    """Remove the X lock file and socket of ``display`` if they belong to the dead ``server_pid``."""
+    """Remove the X lock file and socket of ``display`` once its server ``server_pid`` is dead.
+
+    Xvfb started with ``-displayfd`` writes no lock file, and a killed one leaves its socket; a
+    lock naming another process, or a socket that still accepts connections, is left alone.
+    """
+    if alive(server_pid):
+        return
     lock = Path(f"/tmp/.X{display}-lock")  # noqa: S108 - the X server's fixed lock path
-    try:
-        owner = int(lock.read_text().strip())
-    except (OSError, ValueError):
+    with contextlib.suppress(OSError, ValueError):
+        if int(lock.read_text().strip()) != server_pid:
+            return
+        lock.unlink()
+    sock_path = Path(f"/tmp/.X11-unix/X{display}")  # noqa: S108
+    if not sock_path.exists():
         return
-    if owner != server_pid or alive(server_pid):
-        return
-    lock.unlink(missing_ok=True)
-    Path(f"/tmp/.X11-unix/X{display}").unlink(missing_ok=True)  # noqa: S108
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        try:
+            sock.connect(str(sock_path))
+        except OSError:
+            sock_path.unlink(missing_ok=True)

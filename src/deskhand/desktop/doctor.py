@@ -78,6 +78,8 @@ def _x_checks(display_name: str | None) -> list[Check]:
     from Xlib import display as xdisplay  # noqa: PLC0415
 
     try:
+        if not display_name:
+            raise ValueError("DISPLAY is not set")
         d = xdisplay.Display(display_name)
     except (error.DisplayError, error.ConnectionClosedError, OSError, ValueError) as exc:
         why = f"cannot open display {display_name!r}: {exc}" if display_name else "DISPLAY is not set"

@@ -1,0 +1,34 @@
+"""Shared pytest setup: markers, and no display for unit tests.
+
+Tests under ``tests/linux/`` get the ``desktop`` marker automatically (they use the session's
+virtual desktop from ``tests/linux/conftest.py``). Unit tests run with ``DISPLAY`` and the bus
+variables removed, so a unit test that needs a display fails instead of silently using one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+_NO_DISPLAY_DIRS = (TESTS_DIR / "unit",)
+_DESKTOP_DIRS = (TESTS_DIR / "linux",)
+_DESKTOP_ENV = ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS")
+
+
+def _under(path: Path, dirs: tuple[Path, ...]) -> bool:
+    return any(path.is_relative_to(d) for d in dirs)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _under(Path(str(item.fspath)), _DESKTOP_DIRS):
+            item.add_marker(pytest.mark.desktop)
+
+
+@pytest.fixture(autouse=True)
+def _no_display_for_unit_tests(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if _under(Path(str(request.node.fspath)), _NO_DISPLAY_DIRS):
+        for name in _DESKTOP_ENV:
+            monkeypatch.delenv(name, raising=False)
