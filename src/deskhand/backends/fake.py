@@ -1,0 +1,221 @@
+"""An in-memory Executor for unit tests of the host, the kernel and the server (no display needed).
+
+Apps are scripted with :class:`FakeApp`. Every method call is recorded in ``calls`` with its
+arguments; a test can make the next call of a method fail with a given error (``fail``) or block
+until released (``block``), and can read which calls are in flight.
+
+    fake = FakeExecutor([FakeApp("Mousepad", "org.xfce.mousepad", pid=4242)])
+    gate = fake.block("click")            # the next click waits in its worker thread
+    ...; gate.entered.wait(); gate.release()
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Final
+
+from deskhand.backends.base import (
+    ActionResult,
+    AppEntry,
+    AppState,
+    Direction,
+    Handle,
+    Image,
+    MouseButton,
+    PasteFormat,
+    Platform,
+    ProcessIdentity,
+    RunningApp,
+    SelectionType,
+)
+from deskhand.core.errors import DeskhandError, NativeError
+
+#: A 1x1 JPEG is not needed by any test; these bytes only have to be recognisable.
+FAKE_JPEG: Final = b"\xff\xd8\xff\xe0fake-jpeg\xff\xd9"
+GATE_TIMEOUT_S: Final = 10.0
+
+
+@dataclass(slots=True)
+class FakeApp:
+    """One scripted app. ``proven=False`` gives an identity without a start time."""
+
+    display_name: str
+    app_id: str
+    pid: int
+    executable: str = ""
+    start_time: float = 1_700_000_000.25
+    running: bool = True
+    proven: bool = True
+    state_text: str = ""
+    image: Image | None = field(default_factory=lambda: Image(FAKE_JPEG, "image/jpeg", 640, 400))
+
+    def identity(self) -> ProcessIdentity:
+        exe = self.executable or f"/usr/bin/{self.app_id.rsplit('.', 1)[-1].lower()}"
+        return ProcessIdentity(self.pid, self.app_id, exe, self.start_time if self.proven else 0.0)
+
+    def running_app(self) -> RunningApp:
+        return RunningApp(self.identity(), self.display_name)
+
+
+@dataclass(frozen=True, slots=True)
+class FakeCall:
+    method: str
+    args: dict[str, object]
+
+
+class Gate:
+    """Blocks one call until :meth:`release`; ``entered`` is set once the call is waiting."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self._released = threading.Event()
+
+    def release(self) -> None:
+        self._released.set()
+
+    def wait(self) -> None:
+        self.entered.set()
+        if not self._released.wait(GATE_TIMEOUT_S):
+            msg = "fake executor: a blocked call was never released"
+            raise NativeError("fake_gate_timeout", msg)
+
+
+class FakeExecutor:
+    """The Executor protocol over scripted apps, recording every call."""
+
+    def __init__(self, apps: list[FakeApp] | None = None, *, platform: Platform = "linux") -> None:
+        self.platform: Platform = platform
+        self.apps: list[FakeApp] = list(apps or [])
+        self.calls: list[FakeCall] = []
+        self.closed = False
+        self._failures: dict[str, deque[DeskhandError | Exception]] = defaultdict(deque)
+        self._gates: dict[str, deque[Gate]] = defaultdict(deque)
+        self._lock = threading.Lock()
+
+    # --- scripting -------------------------------------------------------------------------
+
+    def fail(self, method: str, error: DeskhandError | Exception, *, times: int = 1) -> None:
+        """Make the next ``times`` calls of ``method`` raise ``error`` (after being recorded)."""
+        self._failures[method].extend([error] * times)
+
+    def block(self, method: str) -> Gate:
+        """Make the next call of ``method`` wait until the returned gate is released."""
+        gate = Gate()
+        self._gates[method].append(gate)
+        return gate
+
+    def methods(self) -> list[str]:
+        """The recorded method names, in call order."""
+        return [c.method for c in self.calls]
+
+    def _record(self, method: str, **args: object) -> None:
+        with self._lock:
+            self.calls.append(FakeCall(method, args))
+            gate = self._gates[method].popleft() if self._gates[method] else None
+            error = self._failures[method].popleft() if self._failures[method] else None
+        if gate is not None:
+            gate.wait()
+        if error is not None:
+            raise error
+
+    # --- Executor --------------------------------------------------------------------------
+
+    def list_apps(self) -> list[AppEntry]:
+        self._record("list_apps")
+        return [AppEntry(a.app_id, a.display_name, a.running, a.pid if a.running else None) for a in self.apps]
+
+    def resolve(self, selector: str) -> RunningApp:
+        self._record("resolve", selector=selector)
+        wanted = selector.strip()
+        matches = [a for a in self.apps if a.running and _matches(a, wanted)]
+        if not matches:
+            raise NativeError("target_not_running", f"No running app matches '{wanted}'.")
+        if len(matches) > 1:
+            raise NativeError("ambiguous_target", f"'{wanted}' matches {len(matches)} running apps.")
+        return matches[0].running_app()
+
+    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
+        self._record("get_app_state", app=app.display_name, disable_diff=disable_diff)
+        scripted = next(a for a in self.apps if a.pid == app.pid)
+        text = scripted.state_text or f"App={scripted.app_id} (pid {scripted.pid})\nWindow: {scripted.display_name}"
+        return AppState(text, scripted.image, scripted.display_name)
+
+    def click(
+        self,
+        app: RunningApp,
+        *,
+        element: Handle | None = None,
+        point: tuple[float, float] | None = None,
+        button: MouseButton = "left",
+        count: int = 1,
+    ) -> ActionResult:
+        self._record("click", app=app.display_name, element=element, point=point, button=button, count=count)
+        return ActionResult("clicked")
+
+    def drag(self, app: RunningApp, start: tuple[float, float], end: tuple[float, float]) -> ActionResult:
+        self._record("drag", app=app.display_name, start=start, end=end)
+        return ActionResult("dragged")
+
+    def scroll(
+        self,
+        app: RunningApp,
+        *,
+        direction: Direction,
+        pages: float,
+        element: Handle | None = None,
+        point: tuple[float, float] | None = None,
+    ) -> ActionResult:
+        self._record("scroll", app=app.display_name, direction=direction, pages=pages, element=element, point=point)
+        return ActionResult("scrolled")
+
+    def press_key(self, app: RunningApp, key: str) -> ActionResult:
+        self._record("press_key", app=app.display_name, key=key)
+        return ActionResult("pressed")
+
+    def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        self._record("type_text", app=app.display_name, text=text)
+        return ActionResult("typed")
+
+    def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
+        self._record("paste", app=app.display_name, text=text, fmt=fmt)
+        return ActionResult("pasted", {"status": "completed"})
+
+    def select_text(
+        self,
+        app: RunningApp,
+        element: Handle,
+        text: str,
+        *,
+        prefix: str | None = None,
+        suffix: str | None = None,
+        selection_type: SelectionType = "text",
+    ) -> ActionResult:
+        self._record(
+            "select_text",
+            app=app.display_name,
+            element=element,
+            text=text,
+            prefix=prefix,
+            suffix=suffix,
+            selection_type=selection_type,
+        )
+        return ActionResult("selected")
+
+    def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
+        self._record("set_value", app=app.display_name, element=element, value=value)
+        return ActionResult("set")
+
+    def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
+        self._record("perform_secondary_action", app=app.display_name, element=element, action=action)
+        return ActionResult("performed")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _matches(app: FakeApp, selector: str) -> bool:
+    if selector.isdigit():
+        return app.pid == int(selector)
+    return selector.casefold() == app.display_name.casefold() or selector in {app.app_id, app.identity().executable}
