@@ -1,0 +1,168 @@
+"""AT-SPI calls the Linux actor makes on one element: actions, text, values, selection, hit-test.
+
+Thin, typed wrappers over ``AtspiConnection.call``: each returns our own values (or ``None``
+when the element does not answer or lacks the interface) so ``acting.py`` never sees a D-Bus
+reply. Offsets here are AT-SPI's: Unicode code points, not UTF-16 units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from deskhand.backends.linux._atspi import ACCESSIBLE, ACTION, COMPONENT, EDITABLE_TEXT, TEXT, VALUE, Call, Failed
+
+__all__ = ()
+
+SELECTION: Final = "org.a11y.atspi.Selection"
+PROPERTIES: Final = "org.freedesktop.DBus.Properties"
+#: AT-SPI roles of rows a list selects (list item, table row, tree item) and of windows.
+ROW_ROLES: Final = frozenset({32, 90, 91})
+WINDOW_ROLES: Final = frozenset({16, 23, 69})
+#: Action names that press an element, in preference order, lowercased (GTK, Qt, Chromium).
+PRESS_ACTIONS: Final = ("click", "press", "activate", "toggle", "jump", "open", "confirm")
+MENU_ACTIONS: Final = ("showmenu", "show menu", "menu", "popup")
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """An accessible object: the app's bus name and the object path."""
+
+    bus: str
+    path: str
+
+
+class A11y:
+    """The actor's view of the accessibility bus (one shared ``AtspiConnection``)."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def _call(self, ref: Ref, iface: str, method: str, sig: str | None = None, *body: Any) -> Any:
+        reply = self._conn.call(Call(ref.bus, ref.path, iface, method, sig, tuple(body)))
+        return None if isinstance(reply, Failed) else reply
+
+    def _prop(self, ref: Ref, iface: str, name: str) -> Any:
+        reply = self._call(ref, PROPERTIES, "Get", "ss", iface, name)
+        return None if reply is None else reply[0][1]
+
+    # -- structure ----------------------------------------------------------------------------
+    def interfaces(self, ref: Ref) -> frozenset[str]:
+        reply = self._call(ref, ACCESSIBLE, "GetInterfaces")
+        return frozenset(reply[0]) if reply else frozenset()
+
+    def role(self, ref: Ref) -> int:
+        reply = self._call(ref, ACCESSIBLE, "GetRole")
+        return int(reply[0]) if reply else -1
+
+    def parent(self, ref: Ref) -> Ref | None:
+        value = self._prop(ref, ACCESSIBLE, "Parent")
+        if not value or value[1] in ("/org/a11y/atspi/null", ""):
+            return None
+        return Ref(str(value[0]), str(value[1]))
+
+    def index_in_parent(self, ref: Ref) -> int:
+        reply = self._call(ref, ACCESSIBLE, "GetIndexInParent")
+        return int(reply[0]) if reply else -1
+
+    def children(self, ref: Ref) -> list[Ref]:
+        reply = self._call(ref, ACCESSIBLE, "GetChildren")
+        return [Ref(str(b), str(p)) for b, p in reply[0]] if reply else []
+
+    def states(self, ref: Ref) -> int:
+        reply = self._call(ref, ACCESSIBLE, "GetState")
+        if not reply:
+            return 0
+        words = reply[0]
+        return int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
+
+    def extents(self, ref: Ref) -> tuple[int, int, int, int] | None:
+        reply = self._call(ref, COMPONENT, "GetExtents", "u", 0)
+        return tuple(int(v) for v in reply[0]) if reply else None  # type: ignore[return-value]
+
+    def at_point(self, ref: Ref, x: int, y: int) -> Ref | None:
+        reply = self._call(ref, COMPONENT, "GetAccessibleAtPoint", "iiu", x, y, 0)
+        if not reply or reply[0][1] == "/org/a11y/atspi/null":
+            return None
+        return Ref(str(reply[0][0]), str(reply[0][1]))
+
+    def grab_focus(self, ref: Ref) -> bool:
+        reply = self._call(ref, COMPONENT, "GrabFocus")
+        return bool(reply and reply[0])
+
+    # -- actions ------------------------------------------------------------------------------
+    def actions(self, ref: Ref) -> list[str]:
+        reply = self._call(ref, ACTION, "GetActions")
+        return [str(a[0]) for a in reply[0]] if reply else []
+
+    def do_action(self, ref: Ref, index: int) -> bool:
+        reply = self._call(ref, ACTION, "DoAction", "i", index)
+        return bool(reply and reply[0])
+
+    def select_child(self, ref: Ref, index: int) -> bool:
+        reply = self._call(ref, SELECTION, "SelectChild", "i", index)
+        return bool(reply and reply[0])
+
+    # -- text ---------------------------------------------------------------------------------
+    def text(self, ref: Ref) -> str | None:
+        count = self.character_count(ref)
+        if count is None:
+            return None
+        reply = self._call(ref, TEXT, "GetText", "ii", 0, count)
+        return str(reply[0]) if reply else None
+
+    def character_count(self, ref: Ref) -> int | None:
+        value = self._prop(ref, TEXT, "CharacterCount")
+        return None if value is None else int(value)
+
+    def caret(self, ref: Ref) -> int | None:
+        value = self._prop(ref, TEXT, "CaretOffset")
+        return None if value is None else int(value)
+
+    def selection(self, ref: Ref) -> tuple[int, int] | None:
+        """The first selection range in code points, or None when nothing is selected."""
+        n = self._call(ref, TEXT, "GetNSelections")
+        if not n or int(n[0]) == 0:
+            return None
+        reply = self._call(ref, TEXT, "GetSelection", "i", 0)
+        return (int(reply[0]), int(reply[1])) if reply else None
+
+    def set_selection(self, ref: Ref, start: int, end: int) -> bool:
+        if start == end:
+            reply = self._call(ref, TEXT, "SetCaretOffset", "i", start)
+            if reply and reply[0]:
+                self._call(ref, TEXT, "RemoveSelection", "i", 0)
+            return bool(reply and reply[0])
+        n = self._call(ref, TEXT, "GetNSelections")
+        method = "SetSelection" if n and int(n[0]) > 0 else "AddSelection"
+        body: tuple[Any, ...] = (0, start, end) if method == "SetSelection" else (start, end)
+        reply = self._call(ref, TEXT, method, "iii" if method == "SetSelection" else "ii", *body)
+        return bool(reply and reply[0])
+
+    def set_caret(self, ref: Ref, offset: int) -> bool:
+        reply = self._call(ref, TEXT, "SetCaretOffset", "i", offset)
+        return bool(reply and reply[0])
+
+    def insert_text(self, ref: Ref, offset: int, text: str) -> bool:
+        reply = self._call(ref, EDITABLE_TEXT, "InsertText", "isi", offset, text, len(text))
+        return bool(reply and reply[0])
+
+    def delete_text(self, ref: Ref, start: int, end: int) -> bool:
+        reply = self._call(ref, EDITABLE_TEXT, "DeleteText", "ii", start, end)
+        return bool(reply and reply[0])
+
+    def set_text_contents(self, ref: Ref, text: str) -> bool:
+        reply = self._call(ref, EDITABLE_TEXT, "SetTextContents", "s", text)
+        return bool(reply and reply[0])
+
+    # -- values -------------------------------------------------------------------------------
+    def value(self, ref: Ref) -> tuple[float, float, float] | None:
+        """(current, minimum, maximum) of a Value element."""
+        got = [self._prop(ref, VALUE, n) for n in ("CurrentValue", "MinimumValue", "MaximumValue")]
+        if any(v is None for v in got):
+            return None
+        return float(got[0]), float(got[1]), float(got[2])
+
+    def set_value(self, ref: Ref, value: float) -> bool:
+        reply = self._call(ref, PROPERTIES, "Set", "ssv", VALUE, "CurrentValue", ("d", float(value)))
+        return reply is not None

@@ -1,0 +1,647 @@
+"""Acting on a Linux app: XTest pointer and keys, AT-SPI actions, scroll, paste, text selection.
+
+``LinuxActor`` is created by ``LinuxExecutor`` (the observation side) and receives the Executor's
+action calls with the same signatures (``deskhand.backends.base.Executor``). Every decision the
+contract fixes (event lists, click pairs, scroll deltas, text matches, the paste state machine)
+comes from ``deskhand.core``; this module translates it into X11 and AT-SPI calls.
+
+Gates. Before each event burst the actor proves, through the executor: the process identity is the
+observed one (``stale_process``), the bound window still exists with the same id and belongs to
+the pid (``target_window_changed``), and it is the active window (activated through the window
+manager and verified first). Coordinates go through the executor's screenshot transform, which
+owns the bounds check. A failure before posting is ``dispatched=False``.
+
+Input goes out through XTest on the actor's own X connection; a burst is queued and flushed with
+one ``XSync``, so there is no pause between events. A burst that fails half way releases every
+held button at the last posted point and every held key (``XInput.release_all``) and is never
+replayed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from typing import Any, Final
+
+from Xlib import X, display
+
+from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
+from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, A11y, Ref
+from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
+from deskhand.backends.linux._atspi import Deadline
+from deskhand.backends.linux._input import XInput
+from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
+from deskhand.core import keys as corekeys
+from deskhand.core import pointer as corepointer
+from deskhand.core import scroll as corescroll
+from deskhand.core import textmatch
+from deskhand.core.errors import NativeError
+from deskhand.core.geometry import Point, Rect
+
+__all__ = ("LinuxActor",)
+
+#: Contract pause between repeated AX presses (6.12).
+PRESS_REPEAT_S: Final = 0.05
+#: How far up a row is searched for its list (6.3 tier 1) and down for a pressable child (tier 3).
+ROW_ANCESTOR_HOPS: Final = 8
+DESCENDANT_DEPTH: Final = 3
+#: How long the actor waits for the app to process a burst that used temporary keycodes.
+KEYMAP_SETTLE_S: Final = 1.0
+#: Read-back of a text selection: every 10 ms for up to 200 ms (sdk-contract.md 6.2).
+SELECTION_READBACK_S: Final = 0.2
+#: Pixels one wheel click scrolls in GTK and Qt for a scroll bar's step (reported, not assumed exact).
+ROLE_SCROLL_BAR: Final = 48
+ROLE_SCROLL_PANE: Final = 49
+TEXT_ENTRY_ROLES: Final = frozenset({40, 52, 61, 73, 79, 82, 94})
+STATE_EDITABLE: Final = 1 << 7
+STATE_FOCUSED: Final = 1 << 12
+
+
+def _not_dispatched(code: str, message: str) -> NativeError:
+    return NativeError(code, message, dispatched=False)
+
+
+def _window_id(value: object) -> int:
+    if value is None:
+        raise _not_dispatched("stale_window", "The app has no mapped window; observe the app again.")
+    if isinstance(value, int):
+        return value
+    for name in ("id", "window_id", "xid"):
+        got = getattr(value, name, None)
+        if isinstance(got, int):
+            return got
+    raise TypeError(f"not a window: {value!r}")
+
+
+def _point(value: object) -> Point:
+    if isinstance(value, Point):
+        return value
+    x, y = value  # type: ignore[misc]
+    return Point(float(x), float(y))  # type: ignore[has-type]
+
+
+class LinuxActor:
+    """The action half of ``LinuxExecutor``; see the module docstring."""
+
+    def __init__(self, executor: Any, *, display_name: str | None = None) -> None:
+        self._x = executor
+        xconn = getattr(executor, "x", None)
+        self._d = display.Display(display_name or getattr(xconn, "name", None))
+        self._root = self._d.screen().root
+        self.input = XInput(self._d)
+        self.keymap = Keymap(self._d)
+        self._numbers: Iterator[int] = corepointer.event_numbers()
+        self._lock = threading.RLock()
+        self._clipboard: Any = None
+        self._a11y: A11y | None = None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._clipboard is not None:
+                self._clipboard.close()
+                self._clipboard = None
+            self._d.close()
+
+    # -- the executor seam --------------------------------------------------------------------
+    @property
+    def a11y(self) -> A11y:
+        if self._a11y is None:
+            conn = getattr(self._x, "atspi", None) or getattr(self._x, "_atspi", None)
+            self._a11y = A11y(conn)
+        return self._a11y
+
+    def clipboard(self) -> Any:
+        """The CLIPBOARD owner (created on first use; it keeps serving restored snapshots)."""
+        if self._clipboard is None:
+            from deskhand.backends.linux._clipboard import ClipboardOwner  # noqa: PLC0415
+
+            self._clipboard = ClipboardOwner(self._d.get_display_name())
+        return self._clipboard
+
+    def _bind(self, app: RunningApp) -> int:
+        """The app's key window, activated and verified; the window every gate compares with."""
+        self._x.verify_identity(app)
+        window = _window_id(self._x.key_window(app))
+        self._x.activate(app)
+        return window
+
+    def _gate(self, app: RunningApp, window: int) -> None:
+        """Right before a burst: same process, same window (id and pid), and it is active."""
+        self._x.verify_identity(app)
+        current = _window_id(self._x.key_window(app))
+        if current != window:
+            raise _not_dispatched(
+                "target_window_changed", "The target window changed before the action; observe the app again."
+            )
+        if self._active_window() != window:
+            self._x.activate(app)
+
+    def _active_window(self) -> int:
+        prop = self._root.get_full_property(self._d.intern_atom("_NET_ACTIVE_WINDOW"), X.AnyPropertyType)
+        return int(prop.value[0]) if prop is not None and len(prop.value) else 0
+
+    def _global(self, app: RunningApp, point: tuple[float, float]) -> Point:
+        return _point(self._x.to_global(app, point[0], point[1]))
+
+    def _ref(self, app: RunningApp, handle: Handle) -> tuple[Any, Ref]:
+        element = self._x.element(app, handle)
+        ref = element.ref
+        if isinstance(ref, Ref):
+            return element, ref
+        bus = getattr(ref, "bus", None)
+        path = getattr(ref, "path", None)
+        if bus is None and isinstance(ref, tuple) and len(ref) >= 2:
+            bus, path = ref[0], ref[1]
+        if not isinstance(bus, str) or not isinstance(path, str):
+            raise _not_dispatched("stale_element", "The element is stale. Observe the app again.")
+        return element, Ref(bus, path)
+
+    # -- posting ------------------------------------------------------------------------------
+    def _post(self, steps: Sequence[Callable[[], None]]) -> None:
+        """Queue a burst and flush it once; on any failure release whatever is held."""
+        try:
+            for step in steps:
+                step()
+            self.input.flush()
+        except BaseException:
+            self.input.release_all()
+            raise
+
+    def _pointer_events(self, events: Sequence[corepointer.PointerEvent]) -> None:
+        steps: list[Callable[[], None]] = []
+        start = events[0].point
+        here = self.input.pointer()
+        if (here.x, here.y) != (round(start.x), round(start.y)):
+            steps.append(lambda: self.input.move(start.x, start.y))
+        for ev in events:
+            button = corepointer.X_BUTTONS[ev.button]
+            if ev.kind == "down":
+                steps.append(partial(self.input.button_down, button))
+            elif ev.kind == "up":
+                steps.append(partial(self.input.button_up, button))
+            else:
+                steps.append(partial(self.input.move, ev.point.x, ev.point.y))
+        self._post(steps)
+
+    # -- pointer ------------------------------------------------------------------------------
+    def drag(self, app: RunningApp, start: tuple[float, float], end: tuple[float, float]) -> ActionResult:
+        with self._lock:
+            a, b = self._global(app, start), self._global(app, end)
+            window = self._bind(app)
+            events = corepointer.drag_events(a, b, "left", self._numbers)
+            self._gate(app, window)
+            self._pointer_events(events)
+            return ActionResult("Dragged.", {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)})
+
+    def click(
+        self,
+        app: RunningApp,
+        *,
+        element: Handle | None = None,
+        point: tuple[float, float] | None = None,
+        button: MouseButton = "left",
+        count: int = 1,
+    ) -> ActionResult:
+        corepointer.check_click_count(count)
+        with self._lock:
+            if element is not None:
+                return self._click_element(app, element, button, count)
+            if point is None:
+                raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
+            at = self._global(app, point)
+            return self._synthetic_click(app, at, button, count, route="coordinates")
+
+    def _synthetic_click(self, app: RunningApp, at: Point, button: MouseButton, count: int, route: str) -> ActionResult:
+        window = self._bind(app)
+        events = corepointer.click_events(at, button, count, self._numbers)
+        self._gate(app, window)
+        self._pointer_events(events)
+        return ActionResult("Clicked.", {"route": route, "point": [at.x, at.y], "button": button, "count": count})
+
+    def _click_element(self, app: RunningApp, handle: Handle, button: MouseButton, count: int) -> ActionResult:
+        element, ref = self._ref(app, handle)
+        frame: Rect | None = element.frame
+        a11y = self.a11y
+        if button == "right":
+            if self._press_named(ref, MENU_ACTIONS, 1):
+                return ActionResult("Opened the menu.", {"route": "action"})
+        elif button == "left":
+            tiers: tuple[Callable[[], str | None], ...] = (
+                lambda: self._select_row(ref) if count == 1 else None,
+                lambda: "action" if self._press_named(ref, PRESS_ACTIONS, count) else None,
+                lambda: "descendant_action" if self._press_descendant(ref, count) else None,
+                lambda: self._press_hit(ref, frame, count),
+            )
+            self._x.verify_identity(app)
+            for tier in tiers:
+                route = tier()
+                if route is not None:
+                    return ActionResult("Clicked.", {"route": route})
+            del a11y
+        if frame is None:
+            raise NativeError("no_action", "The element has no action and no frame to click.", dispatched=False)
+        return self._synthetic_click(app, frame.center, button, count, route="synthetic")
+
+    def _select_row(self, ref: Ref) -> str | None:
+        a11y = self.a11y
+        node: Ref | None = ref
+        for _ in range(ROW_ANCESTOR_HOPS + 1):
+            if node is None:
+                return None
+            if a11y.role(node) in ROW_ROLES:
+                parent = a11y.parent(node)
+                if parent is not None and "org.a11y.atspi.Selection" in a11y.interfaces(parent):
+                    index = a11y.index_in_parent(node)
+                    if index >= 0 and a11y.select_child(parent, index):
+                        return "select_row"
+                return None
+            node = a11y.parent(node)
+        return None
+
+    def _press_named(self, ref: Ref, names: Sequence[str], count: int) -> bool:
+        actions = [a.lower() for a in self.a11y.actions(ref)]
+        for name in names:
+            if name in actions:
+                index = actions.index(name)
+                for i in range(count):
+                    if i:
+                        time.sleep(PRESS_REPEAT_S)
+                    if not self.a11y.do_action(ref, index):
+                        return i > 0
+                return True
+        return False
+
+    def _press_descendant(self, ref: Ref, count: int) -> bool:
+        level = self.a11y.children(ref)
+        for _ in range(DESCENDANT_DEPTH):
+            for child in level:
+                if self._press_named(child, PRESS_ACTIONS, count):
+                    return True
+            level = [g for child in level for g in self.a11y.children(child)]
+        return False
+
+    def _press_hit(self, ref: Ref, frame: Rect | None, count: int) -> str | None:
+        if frame is None:
+            return None
+        centre = frame.center
+        hit = self.a11y.at_point(ref, round(centre.x), round(centre.y))
+        if hit is not None and hit != ref and self._press_named(hit, PRESS_ACTIONS, count):
+            return "hit_test"
+        return None
+
+    # -- scroll -------------------------------------------------------------------------------
+    def scroll(
+        self,
+        app: RunningApp,
+        *,
+        direction: Direction,
+        pages: float,
+        element: Handle | None = None,
+        point: tuple[float, float] | None = None,
+    ) -> ActionResult:
+        with self._lock:
+            if element is not None:
+                el, ref = self._ref(app, element)
+                if el.frame is None:
+                    raise NativeError("no_action", "The element has no frame to scroll.", dispatched=False)
+                plan = corescroll.plan_indexed(direction, pages, el.frame)
+                exact = self._scroll_by_value(app, ref, direction, plan.delta)
+                if exact is not None:
+                    return exact
+            elif point is not None:
+                at = self._global(app, point)
+                frame = self._window_frame(app)
+                plan = corescroll.plan_at_point(direction, pages, at, frame)
+            else:
+                raise NativeError("bad_payload", "scroll needs an element or a point.", dispatched=False)
+            return self._scroll_wheel(app, plan, direction)
+
+    def _window_frame(self, app: RunningApp) -> Rect:
+        window = _window_id(self._x.key_window(app))
+        win = self._d.create_resource_object("window", window)
+        geo = win.get_geometry()
+        origin = win.translate_coords(self._root, 0, 0)
+        return Rect(-origin.x, -origin.y, geo.width, geo.height)
+
+    def _scroll_by_value(
+        self, app: RunningApp, ref: Ref, direction: Direction, delta: corescroll.ScrollDelta
+    ) -> ActionResult | None:
+        """Pixel-exact: move the scroll pane's bar by the delta through its AT-SPI Value."""
+        a11y = self.a11y
+        vertical = direction in ("up", "down")
+        bar = self._scroll_bar(ref, vertical)
+        if bar is None:
+            return None
+        value = a11y.value(bar)
+        if value is None:
+            return None
+        current, low, high = value
+        step = -(delta.dy if vertical else delta.dx)  # the contract's sign: negative is down/right
+        target = min(max(current + step, low), high)
+        self._x.verify_identity(app)
+        if not a11y.set_value(bar, target):
+            raise NativeError("ax_failed", "The scroll bar did not accept the new value.", dispatched=None)
+        after = a11y.value(bar)
+        achieved = (after[0] if after else target) - current
+        dx, dy = (0, -round(achieved)) if vertical else (-round(achieved), 0)
+        return ActionResult(
+            "Scrolled.",
+            {"route": "scroll_bar_value", "requested": [delta.dx, delta.dy], "achieved": [dx, dy], "exact": True},
+        )
+
+    def _scroll_bar(self, ref: Ref, vertical: bool) -> Ref | None:
+        a11y = self.a11y
+        node: Ref | None = ref
+        for _ in range(3):
+            if node is None:
+                return None
+            if a11y.role(node) == ROLE_SCROLL_PANE:
+                for child in a11y.children(node):
+                    if a11y.role(child) != ROLE_SCROLL_BAR:
+                        continue
+                    ext = a11y.extents(child)
+                    if ext is not None and (ext[3] > ext[2]) == vertical:
+                        return child
+                return None
+            node = a11y.parent(node)
+        return None
+
+    def _scroll_wheel(self, app: RunningApp, plan: corescroll.ScrollPlan, direction: Direction) -> ActionResult:
+        """Wheel buttons 4-7 at the plan's point. X wheels have no pixel unit: the app decides the step."""
+        window = self._bind(app)
+        amount = abs(plan.delta.dy if direction in ("up", "down") else plan.delta.dx)
+        # One notch per 53 px, the step GTK3 uses for a 210-point page (pow(page, 2/3)); at least one.
+        clicks = max(1, round(amount / 53))
+        button = corescroll.X_WHEEL_BUTTONS[direction]
+        self._gate(app, window)
+        at = plan.point
+        steps: list[Callable[[], None]] = []
+        here = self.input.pointer()
+        if (here.x, here.y) != (round(at.x), round(at.y)):
+            steps.append(lambda: self.input.move(at.x, at.y))
+        steps.append(lambda: self.input.wheel(button, clicks))
+        self._post(steps)
+        return ActionResult(
+            "Scrolled with the wheel; the app decides the distance per notch.",
+            {"route": "wheel", "requested": [plan.delta.dx, plan.delta.dy], "clicks": clicks, "exact": False},
+        )
+
+    # -- keyboard -----------------------------------------------------------------------------
+    def press_key(self, app: RunningApp, key: str) -> ActionResult:
+        chords = corekeys.parse_keys(key)
+        with self._lock:
+            window = self._bind(app)
+            plan: list[tuple[tuple[int, ...], int]] = []
+            for chord in chords:
+                mods, name = corekeys.to_x_keysyms(chord)
+                value = corekeys.x_keysym_value(chord.key)
+                keysym = value if value is not None else name_keysym(name)
+                if not keysym:
+                    raise _not_dispatched("unknown_key", f'Unknown key "{chord.key}".')
+                plan.append((tuple(name_keysym(m) for m in mods), keysym))
+            self._type_keysyms(app, window, plan)
+            return ActionResult("Pressed.", {"chords": len(chords)})
+
+    def _type_keysyms(self, app: RunningApp, window: int, plan: Sequence[tuple[tuple[int, ...], int]]) -> None:
+        """Post chords as one burst per group of at most ``spare`` distinct unmapped keysyms."""
+        limit = max(1, len(self.keymap.spare))
+        groups: list[list[tuple[tuple[int, ...], int]]] = [[]]
+        missing: set[int] = set()
+        for mods, keysym in plan:
+            if self.keymap.find(keysym) is None and keysym not in missing:
+                if len(missing) == limit:
+                    groups.append([])
+                    missing = set()
+                missing.add(keysym)
+            groups[-1].append((mods, keysym))
+        for group in groups:
+            self._gate(app, window)
+            lease = self.keymap.lease(k for _, k in group)
+            try:
+                strokes = [self._stroke(mods, keysym, lease) for mods, keysym in group]
+                self._post([step for s in strokes for step in self._stroke_steps(s)])
+            finally:
+                if lease.bound:
+                    self._settle(window)
+                lease.restore()
+
+    def _stroke(self, mods: tuple[int, ...], keysym: int, lease: Lease) -> Stroke:
+        stroke = self.keymap.stroke(keysym, (), lease)
+        held = list(stroke.modifiers)
+        for m in mods:
+            found = self.keymap.find(m)
+            if found is None:
+                raise _not_dispatched("unknown_key", "A modifier has no key on this keymap.")
+            if found[0] not in held:
+                held.insert(0, found[0])
+        return Stroke(stroke.keycode, tuple(held))
+
+    def _stroke_steps(self, s: Stroke) -> list[Callable[[], None]]:
+        inp = self.input
+        steps: list[Callable[[], None]] = [partial(inp.key_down, m) for m in s.modifiers]
+        steps.append(partial(inp.key_down, s.keycode))
+        steps.append(partial(inp.key_up, s.keycode))
+        steps.extend(partial(inp.key_up, m) for m in reversed(s.modifiers))
+        return steps
+
+    def _settle(self, window: int) -> bool:
+        """Wait until the app has processed everything sent so far (``_NET_WM_PING`` round trip).
+
+        A client resolves keycodes when it processes the events, so temporary keycodes are only
+        restored after this returns. False when the app does not answer pings within the deadline.
+        """
+        protocols = self._d.intern_atom("WM_PROTOCOLS")
+        ping = self._d.intern_atom("_NET_WM_PING")
+        conn = display.Display(self._d.get_display_name())
+        try:
+            root = conn.screen().root
+            root.change_attributes(event_mask=X.SubstructureNotifyMask)
+            conn.sync()
+            stamp = int(time.monotonic() * 1000) & 0x7FFFFFFF
+            from Xlib.protocol import event  # noqa: PLC0415
+
+            msg = event.ClientMessage(window=window, client_type=protocols, data=(32, [ping, stamp, window, 0, 0]))
+            conn.create_resource_object("window", window).send_event(msg, event_mask=0)
+            conn.flush()
+            deadline = time.monotonic() + KEYMAP_SETTLE_S
+            while time.monotonic() < deadline:
+                while conn.pending_events():
+                    ev = conn.next_event()
+                    if ev.type == X.ClientMessage and ev.client_type == protocols:
+                        _fmt, data = ev.data
+                        if data[0] == ping and data[1] == stamp:
+                            return True
+                conn.display.socket.settimeout(None)
+                import select  # noqa: PLC0415
+
+                select.select([conn.fileno()], [], [], max(0.0, deadline - time.monotonic()))
+            return False
+        finally:
+            conn.close()
+
+    def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        if not text:
+            return ActionResult("Nothing to type.", {"route": "none"})
+        with self._lock:
+            window = self._bind(app)
+            focused = self._focused(app)
+            if focused is not None and self._replace_text(app, focused, text):
+                return ActionResult("Typed.", {"route": "accessible_text"})
+            plan = [((), char_keysym(ch)) for ch in text]
+            try:
+                self._type_keysyms(app, window, plan)
+            except NativeError as err:
+                if err.code != "unknown_key":
+                    raise
+                return self.paste(app, text, "text")
+            return ActionResult("Typed.", {"route": "key_events"})
+
+    def _focused(self, app: RunningApp) -> Ref | None:
+        """The app's focused element (FOCUSED state), preferring one with the Text interface."""
+        conn = self._x.atspi
+        buses = conn.apps(Deadline(2.0))
+        bus = next((b for b, pid in conn.pids(buses, Deadline(2.0)).items() if pid == app.pid), None)
+        if bus is None:
+            return None
+        snap = conn.snapshot(bus, Deadline(2.0))
+        focused = [n for n in snap.nodes.values() if n.states & STATE_FOCUSED]
+        focused.sort(key=lambda n: TEXT_INTERFACE not in n.interfaces)
+        return Ref(bus, focused[0].path) if focused else None
+
+    def _replace_text(self, app: RunningApp, ref: Ref, text: str) -> bool:
+        """Tier 1: replace the selection (or insert at the caret) through EditableText."""
+        a11y = self.a11y
+        if "org.a11y.atspi.EditableText" not in a11y.interfaces(ref):
+            return False
+        if not a11y.states(ref) & STATE_EDITABLE:
+            return False
+        selection = a11y.selection(ref)
+        caret = a11y.caret(ref)
+        if caret is None:
+            return False
+        self._x.verify_identity(app)
+        if selection is not None and selection[0] != selection[1]:
+            start, end = sorted(selection)
+            if not a11y.delete_text(ref, start, end):
+                return False
+        else:
+            start = caret
+        if not a11y.insert_text(ref, start, text):
+            raise NativeError("text_edit_state_unknown", "The text insert failed after editing began.", dispatched=None)
+        a11y.set_caret(ref, start + len(text))
+        return True
+
+    # -- paste --------------------------------------------------------------------------------
+    def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
+        from deskhand.backends.linux.paste import paste_into  # noqa: PLC0415
+
+        with self._lock:
+            window = self._bind(app)
+            return paste_into(self, app, window, text, fmt)
+
+    def post_chord(self, app: RunningApp, window: int, key: str) -> None:
+        """One key chord burst after the gate (the paste transaction's ctrl+v)."""
+        chord = corekeys.parse_keys(key)[0]
+        mods, name = corekeys.to_x_keysyms(chord)
+        self._type_keysyms(app, window, [(tuple(name_keysym(m) for m in mods), name_keysym(name))])
+
+    def focused_text(self, app: RunningApp) -> Ref | None:
+        return self._focused(app)
+
+    # -- text, values, actions ----------------------------------------------------------------
+    def select_text(
+        self,
+        app: RunningApp,
+        element: Handle,
+        text: str,
+        *,
+        prefix: str | None = None,
+        suffix: str | None = None,
+        selection_type: SelectionType = "text",
+    ) -> ActionResult:
+        if not text:
+            raise NativeError("bad_payload", textmatch.EMPTY_TEXT_MESSAGE, dispatched=False)
+        with self._lock:
+            _el, ref = self._ref(app, element)
+            a11y = self.a11y
+            source = a11y.text(ref)
+            if source is None:
+                raise _not_dispatched("not_selectable", "The element has no readable text value.")
+            found = textmatch.select_range(source, text, prefix=prefix or "", suffix=suffix or "", mode=selection_type)
+            start, end = textmatch.to_code_points(source, found)
+            self._x.verify_identity(app)
+            if a11y.text(ref) != source:
+                raise _not_dispatched("stale_element", "Text changed before selection; observe again.")
+            if not a11y.set_selection(ref, start, end):
+                a11y.grab_focus(ref)
+                if not a11y.set_selection(ref, start, end):
+                    raise NativeError("ax_failed", "The app did not accept the selection.", dispatched=None)
+            verified = self._read_back_selection(ref, start, end)
+            return ActionResult(
+                "Text selection confirmed." if verified else "Text selection sent; observe the app to confirm.",
+                {"location": found.location, "length": found.length, "verified": verified, "path": "atspi"},
+            )
+
+    def _read_back_selection(self, ref: Ref, start: int, end: int) -> bool:
+        deadline = time.monotonic() + SELECTION_READBACK_S
+        while True:
+            got = self.a11y.selection(ref)
+            caret = self.a11y.caret(ref)
+            if (start == end and caret == start and (got is None or got[0] == got[1])) or got == (start, end):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+
+    def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
+        with self._lock:
+            _el, ref = self._ref(app, element)
+            a11y = self.a11y
+            interfaces = a11y.interfaces(ref)
+            if "org.a11y.atspi.EditableText" in interfaces and a11y.states(ref) & STATE_EDITABLE:
+                before = a11y.text(ref)
+                self._x.verify_identity(app)
+                if not a11y.set_text_contents(ref, value):
+                    raise NativeError("ax_failed", "The app refused the new text.", dispatched=None)
+                return ActionResult("Value set.", {"before": before, "after": a11y.text(ref)})
+            if "org.a11y.atspi.Value" in interfaces:
+                try:
+                    number = float(value)
+                except ValueError:
+                    raise _not_dispatched("not_settable", "The element takes a number.") from None
+                old = a11y.value(ref)
+                self._x.verify_identity(app)
+                if not a11y.set_value(ref, number):
+                    raise NativeError("ax_failed", "The app refused the new value.", dispatched=None)
+                new = a11y.value(ref)
+                return ActionResult("Value set.", {"before": old[0] if old else None, "after": new[0] if new else None})
+            raise _not_dispatched("not_settable", "The element's value cannot be set.")
+
+    def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
+        with self._lock:
+            _el, ref = self._ref(app, element)
+            names = self.a11y.actions(ref)
+            wanted = action.strip().lower()
+            index = next((i for i, n in enumerate(names) if n.lower() == wanted), None)
+            if index is None:
+                index = next((i for i, n in enumerate(names) if _pretty(n).lower() == wanted), None)
+            if index is None:
+                raise _not_dispatched("invalid_action", f"{action} is not a valid secondary action for {element}")
+            self._x.verify_identity(app)
+            if not self.a11y.do_action(ref, index):
+                raise NativeError("ax_failed", f"The app did not perform {names[index]}.", dispatched=None)
+            return ActionResult("Performed.", {"action": names[index]})
+
+
+def _pretty(raw: str) -> str:
+    """A raw action name as the state text shows it: strip ``AX``, drop ``ByPage``, split words."""
+    name = raw[2:] if raw.startswith("AX") else raw
+    name = name.replace("ByPage", "")
+    out: list[str] = []
+    for ch in name.replace("_", " ").replace("-", " "):
+        if ch.isupper() and out and out[-1] != " ":
+            out.append(" ")
+        out.append(ch)
+    return "".join(out).strip()

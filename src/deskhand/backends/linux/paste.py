@@ -1,0 +1,113 @@
+"""The core paste transaction on X11: the CLIPBOARD owner thread and the focused AT-SPI text element.
+
+``deskhand.core.paste`` decides everything (order, timeouts, what counts as a read, restore rules);
+this module supplies its three small interfaces on Linux:
+
+* ``X11Clipboard``: snapshot of every target of the current owner, ownership served from the
+  owner thread (``_clipboard.ClipboardOwner``), restore only while we still own the selection;
+* ``AtspiPasteTarget``: the focused element's ``CharacterCount`` and ``CaretOffset`` as the baseline
+  (re-read through AT-SPI), and ctrl+v posted through the actor's gates;
+* the core's ``SystemClock``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
+from deskhand.backends.linux._clipboard import ClipboardOwner, Item, Snapshot
+from deskhand.core.paste import PastePayload, PasteTransaction
+
+if TYPE_CHECKING:
+    from deskhand.backends.linux._a11y_act import Ref
+    from deskhand.backends.linux.acting import LinuxActor
+
+__all__ = ("AtspiPasteTarget", "X11Clipboard", "paste_into")
+
+#: The type atom each served target carries (ICCCM: STRING is Latin-1, the rest UTF-8).
+_TYPES = {"STRING": "STRING", "TEXT": "UTF8_STRING"}
+
+
+class X11Clipboard:
+    """``core.paste.Clipboard`` over a ``ClipboardOwner``; tokens are ownership generations."""
+
+    def __init__(self, owner: ClipboardOwner) -> None:
+        self._owner = owner
+        self._token = 0
+
+    def snapshot(self) -> object:
+        return self._owner.snapshot()
+
+    def own(self, payload: PastePayload) -> object:
+        items: dict[str, Item] = {}
+        for target in payload.targets:
+            data = payload.data_for(target)
+            if data is not None:
+                items[target] = Item(_TYPES.get(target, target), 8, data)
+        self._token = self._owner.own(items)
+        return self._token
+
+    def still_owner(self, token: object) -> bool:
+        return self._owner.owns and self._owner.generation == token
+
+    def data_requests_since(self, token: object) -> Sequence[str]:
+        return self._owner.requests() if self._owner.generation == token else []
+
+    def restore(self, snapshot: object) -> None:
+        assert isinstance(snapshot, Snapshot)
+        self._owner.restore(snapshot, self._token)
+
+
+class AtspiPasteTarget:
+    """``core.paste.PasteTarget``: the app's focused text element and the actor's ctrl+v."""
+
+    def __init__(self, actor: LinuxActor, app: RunningApp, window: int, ref: Ref | None) -> None:
+        self._actor = actor
+        self._app = app
+        self._window = window
+        self._ref = ref
+
+    def baseline(self) -> Mapping[str, object]:
+        got = self.read(("characters", "caret"))
+        return {k: v for k, v in (got or {}).items() if v is not None}
+
+    def subscribe(self) -> bool:
+        # Text-changed events need a second bus connection with match rules; the baseline
+        # values (re-read every 25 ms by the core) are the signals we rely on.
+        return False
+
+    def event_count(self) -> int:
+        return 0
+
+    def read(self, keys: Collection[str]) -> Mapping[str, object] | None:
+        if self._ref is None:
+            return None
+        a11y = self._actor.a11y
+        out: dict[str, object] = {}
+        if "characters" in keys:
+            count = a11y.character_count(self._ref)
+            if count is not None:
+                out["characters"] = count
+        if "caret" in keys:
+            caret = a11y.caret(self._ref)
+            if caret is not None:
+                out["caret"] = caret
+        return out
+
+    def send_paste_keys(self) -> None:
+        self._actor.post_chord(self._app, self._window, "ctrl+v")
+
+    def close(self) -> None:
+        return None
+
+
+def paste_into(actor: LinuxActor, app: RunningApp, window: int, text: str, fmt: PasteFormat) -> ActionResult:
+    """Run one paste transaction into the app's focused element; raise its error if it failed."""
+    payload = PastePayload.build(text, fmt)
+    target = AtspiPasteTarget(actor, app, window, actor.focused_text(app))
+    receipt = PasteTransaction(payload, X11Clipboard(actor.clipboard()), target).run()
+    error = receipt.error()
+    if error is not None:
+        raise error
+    return ActionResult(receipt.message, {**receipt.summary(), "receipt": receipt.to_json()})

@@ -1,0 +1,109 @@
+"""Shared pieces of the acting tests: an executor bound to the test desktop and small probes."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from Xlib import display as xdisplay
+
+from deskhand.backends.base import RunningApp
+from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.core.geometry import Rect
+
+T = TypeVar("T")
+
+
+def poll(fn: Callable[[], T | None], timeout_s: float = 5.0, what: str = "condition") -> T:
+    """Call ``fn`` until it returns something truthy; fail after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        got = fn()
+        if got:
+            return got
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"{what} not reached within {timeout_s} s (last: {got!r})")
+        time.sleep(0.01)
+
+
+@dataclass
+class Bound:
+    """An app bound through a real executor, observed once."""
+
+    ex: LinuxExecutor
+    app: RunningApp
+    text: str
+
+    def observe(self) -> str:
+        self.text = self.ex.get_app_state(self.app).text
+        return self.text
+
+    def handle(self, pattern: str) -> str:
+        m = re.search(r"(g\d+:\d+) " + pattern, self.text)
+        assert m, f"{pattern!r} not in\n{self.text}"
+        return m.group(1)
+
+    def frame(self, handle: str) -> Rect:
+        frame = self.ex.element(self.app, handle).frame
+        assert frame is not None
+        return frame
+
+    def pixels(self, gx: float, gy: float) -> tuple[float, float]:
+        """Global points back to screenshot pixels of the latest observation."""
+        t = self.ex.transform(self.app)
+        assert t is not None
+        return ((gx - t.origin_x) * t.pixels_per_point, (gy - t.origin_y) * t.pixels_per_point)
+
+
+def named_rect(ex: LinuxExecutor, pid: int, name: str) -> Rect:
+    """The screen rectangle of the app's first accessible called ``name`` (read through AT-SPI)."""
+    from deskhand.backends.linux._a11y_act import A11y, Ref  # noqa: PLC0415
+    from deskhand.backends.linux._atspi import Deadline  # noqa: PLC0415
+
+    buses = ex.atspi.apps(Deadline(2.0))
+    bus = next(b for b, p in ex.atspi.pids(buses, Deadline(2.0)).items() if p == pid)
+    snap = ex.atspi.snapshot(bus, Deadline(3.0))
+    node = next(n for n in snap.nodes.values() if n.name == name)
+    ext = A11y(ex.atspi).extents(Ref(bus, node.path))
+    assert ext is not None
+    return Rect(*ext)
+
+
+def executor_for(desktop: Any) -> LinuxExecutor:
+    return LinuxExecutor(display=f":{desktop.display}", a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+
+
+def bind(ex: LinuxExecutor, pid: int) -> Bound:
+    app = poll(lambda: _resolve(ex, pid), what=f"pid {pid} resolvable")
+    return Bound(ex, app, ex.get_app_state(app).text)
+
+
+def _resolve(ex: LinuxExecutor, pid: int) -> RunningApp | None:
+    try:
+        return ex.resolve(str(pid))
+    except Exception:
+        return None
+
+
+def nothing_held(desktop: Any) -> tuple[tuple[int, ...], set[int]]:
+    """(buttons down per XQueryPointer, keycodes down per XQueryKeymap) on the desktop."""
+    d = xdisplay.Display(f":{desktop.display}")
+    try:
+        reply = d.screen().root.query_pointer()
+        buttons = tuple(i + 1 for i in range(5) if reply.mask & (1 << (8 + i)))
+        bits = d.query_keymap()
+        keys = {i * 8 + b for i, byte in enumerate(bits) for b in range(8) if byte & (1 << b)}
+        return buttons, keys
+    finally:
+        d.close()
+
+
+def executor_fixture(desktop: Any) -> Iterator[LinuxExecutor]:
+    ex = executor_for(desktop)
+    try:
+        yield ex
+    finally:
+        ex.close()

@@ -1,0 +1,156 @@
+"""Pointer actions against the GTK and Qt fixture canvases, checked in the apps' own event logs."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+
+import pytest
+from _act_support import Bound, bind, executor_fixture, named_rect, nothing_held, poll
+
+from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.core.errors import NativeError
+
+pytestmark = pytest.mark.desktop
+
+
+@pytest.fixture
+def ex(desktop) -> Iterator[LinuxExecutor]:
+    yield from executor_fixture(desktop)
+
+
+# The Qt fixture's canvas is not exposed on the AT-SPI bus, so its position is unknown here.
+@pytest.fixture(params=["gtk"])
+def canvas_app(request, launch, ex):
+    running = launch.gtk_fixture() if request.param == "gtk" else launch.qt_fixture()
+    running.events.wait_for("ready")
+    bound = bind(ex, running.pid)
+    return running, bound
+
+
+def _canvas(bound: Bound) -> tuple[float, float, float, float]:
+    f = named_rect(bound.ex, bound.app.pid, "Canvas")
+    return f.x, f.y, f.width, f.height
+
+
+def _pointer_events(running, since):
+    return [e for e in running.events.read() if e["t"] >= since and e["type"] in ("press", "release", "motion")]
+
+
+@pytest.mark.parametrize(
+    ("start", "end"),
+    [((60, 50), (300, 200)), ((120, 120), (120, 120)), ((300, 220), (40, 30))],
+    ids=["forward", "zero-distance", "negative"],
+)
+def test_drag_posts_exactly_five_events(canvas_app, desktop, start, end):
+
+    running, bound = canvas_app
+    cx, cy, _w, _h = _canvas(bound)
+    a = bound.pixels(cx + start[0], cy + start[1])
+    b = bound.pixels(cx + end[0], cy + end[1])
+    since = time.monotonic()
+    bound.ex.drag(bound.app, a, b)
+    running.events.wait_for("release", since=since)
+    events = _pointer_events(running, since)
+    # The pointer first moves to the origin (no button held) unless it is already there.
+    gesture = [e for e in events if not (e["type"] == "motion" and "button1" not in e["modifiers"])]
+    mid = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+    expected = [("press", start), ("motion", start), ("motion", mid), ("motion", end), ("release", end)]
+    want = [(kind, (round(x), round(y))) for kind, (x, y) in expected]
+    got = [(e["type"], (e["x"], e["y"])) for e in gesture]
+    # GTK compresses consecutive motions on the toplevel (the fixture turns compression off only on
+    # the canvas's child window), so motions may arrive merged; each one that arrives is ours, in
+    # order, and the last one is at the destination. Press and release are exact.
+    assert got[0] == want[0] and got[-1] == want[-1]
+    motions = got[1:-1]
+    assert motions and motions[-1] == want[3]
+    assert all(m in want[1:4] for m in motions)
+    assert [want[1:4].index(m) for m in motions] == sorted(want[1:4].index(m) for m in motions)
+    assert gesture[0]["button"] == 1
+    assert nothing_held(desktop) == ((), set())
+
+
+def test_click_pairs_and_buttons(canvas_app, desktop):
+
+    running, bound = canvas_app
+    cx, cy, _w, _h = _canvas(bound)
+    for count, button, number in ((1, "left", 1), (2, "left", 1), (3, "left", 1), (1, "right", 3), (1, "middle", 2)):
+        since = time.monotonic()
+        p = bound.pixels(cx + 100 + count * 10, cy + 80)
+        bound.ex.click(bound.app, point=p, button=button, count=count)
+        poll(lambda s=since, n=count: len(running.events.of_type("release", since=s)) >= n, what="releases")
+        presses = running.events.of_type("press", since=since)
+        releases = running.events.of_type("release", since=since)
+        assert [e["button"] for e in presses] == [number] * count
+        assert [e["button"] for e in releases] == [number] * count
+        assert {(e["x"], e["y"]) for e in presses + releases} == {(100 + count * 10, 80)}
+        # a click posts no motion inside the pairs
+        moves = [e for e in running.events.of_type("motion", since=presses[0]["t"]) if e["t"] <= releases[-1]["t"]]
+        assert moves == []
+    assert nothing_held(desktop) == ((), set())
+
+
+def test_drag_outside_screenshot_is_refused_before_dispatch(canvas_app, desktop):
+    running, bound = canvas_app
+    t = bound.ex.transform(bound.app)
+    with pytest.raises(NativeError) as info:
+        bound.ex.drag(bound.app, (10, 10), (t.image_width + 5, 10))
+    assert info.value.code == "bad_payload"
+    assert running.events.of_type("press") == []
+
+
+def test_app_killed_mid_batch(launch, ex, desktop):
+
+    running = launch.gtk_fixture()
+    running.events.wait_for("ready")
+    bound = bind(ex, running.pid)
+    cx, cy, _w, _h = _canvas(bound)
+    a, b = bound.pixels(cx + 20, cy + 20), bound.pixels(cx + 200, cy + 150)
+    errors: list[str] = []
+    done = 0
+    since = time.monotonic()
+    for i in range(40):
+        if i == 10:
+            os.kill(running.pid, signal.SIGKILL)
+        try:
+            bound.ex.drag(bound.app, a, b)
+            done += 1
+        except NativeError as e:
+            errors.append(e.code)
+            break
+    assert done >= 10
+    assert errors and errors[0] in ("process_gone", "stale_process", "stale_window", "target_window_changed")
+    assert nothing_held(desktop) == ((), set())
+    # nothing replayed: every logged press has its release
+    presses = running.events.of_type("press", since=since)
+    releases = running.events.of_type("release", since=since)
+    assert len(presses) == len(releases) <= done
+
+
+def test_window_closed_between_observation_and_action(launch, ex, desktop):
+    running = launch.gtk_fixture()
+    running.events.wait_for("ready")
+    bound = bind(ex, running.pid)
+    running.app.stop()
+    with pytest.raises(NativeError) as info:
+        bound.ex.click(bound.app, point=(50, 50))
+    assert info.value.code in ("process_gone", "stale_process", "stale_window", "target_window_changed")
+    assert nothing_held(desktop) == ((), set())
+
+
+def test_covered_window_gets_the_click_not_the_cover(launch, ex, desktop):
+
+    target = launch.gtk_fixture()
+    target.events.wait_for("ready")
+    bound = bind(ex, target.pid)
+    cx, cy, _w, _h = _canvas(bound)
+    p = bound.pixels(cx + 50, cy + 50)
+    cover = launch.qt_fixture()
+    cover.events.wait_for("ready")
+    since = time.monotonic()
+    bound.ex.click(bound.app, point=p)
+    target.events.wait_for("release", since=since)
+    assert cover.events.of_type("press", since=since) == []
+    assert nothing_held(desktop) == ((), set())
