@@ -11,6 +11,7 @@ import importlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 from deskhand.core.errors import BackendUnavailable
@@ -80,6 +81,9 @@ def _x_checks(display_name: str | None) -> list[Check]:
     try:
         if not display_name:
             raise ValueError("DISPLAY is not set")
+        local = display_name.split(".")[0]
+        if local.startswith(":") and local[1:].isdigit() and not Path(f"/tmp/.X11-unix/X{local[1:]}").exists():  # noqa: S108
+            raise OSError(f"no X server socket for {local}")
         d = xdisplay.Display(display_name)
     except (error.DisplayError, error.ConnectionClosedError, OSError, ValueError) as exc:
         why = f"cannot open display {display_name!r}: {exc}" if display_name else "DISPLAY is not set"

@@ -1,9 +1,8 @@
 """The registry of running virtual desktops: one JSON state file per desktop, and their teardown.
 
-The registry lives in ``$DESKHAND_DESKTOPS_DIR``, else ``$XDG_RUNTIME_DIR/deskhand/desktops``, else
-``/tmp/deskhand-desktops-<uid>``. Every process that can end a desktop (its owner, the owner's
-watchdog, ``deskhand desktop stop``, a stale sweep) reads the same state, so a desktop whose owner
-crashed can always be found and ended. Standard library only (the watchdog imports it).
+The registry lives in ``$DESKHAND_DESKTOPS_DIR``, else ``/tmp/deskhand-desktops-<uid>`` (mode 0700).
+Every process that can end a desktop (its owner, the owner's watchdog, ``deskhand desktop stop``, a
+stale sweep) reads the same state, so a desktop whose owner crashed can always be found and ended. Standard library only (the watchdog imports it).
 """
 
 from __future__ import annotations
@@ -19,15 +18,16 @@ from deskhand.desktop import _procs
 
 
 def registry_dir() -> Path:
-    """The directory holding one ``<id>.json`` per desktop and its private runtime dir ``<id>/``."""
+    """The directory holding one ``<id>.json`` per desktop and its private runtime dir ``<id>/``.
+
+    Deliberately independent of ``XDG_RUNTIME_DIR``: a desktop gives its clients a private one,
+    and they must still find the same registry.
+    """
     explicit = os.environ.get("DESKHAND_DESKTOPS_DIR")
-    if explicit:
-        base = Path(explicit)
-    elif os.environ.get("XDG_RUNTIME_DIR") and Path(os.environ["XDG_RUNTIME_DIR"]).is_dir():
-        base = Path(os.environ["XDG_RUNTIME_DIR"]) / "deskhand" / "desktops"
-    else:
-        base = Path(f"/tmp/deskhand-desktops-{os.getuid()}")  # noqa: S108 - private, mode 0700
+    base = Path(explicit) if explicit else Path(f"/tmp/deskhand-desktops-{os.getuid()}")  # noqa: S108
     base.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if base.stat().st_uid != os.getuid():
+        raise PermissionError(f"desktop registry {base} belongs to another user")
     return base
 
 
