@@ -12,7 +12,7 @@ from deskhand.desktop import _procs, find_state
 
 def _deskhand(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "deskhand", *args], capture_output=True, text=True, timeout=120, env=env
+        [sys.executable, "-m", "deskhand", *args], check=False, capture_output=True, text=True, timeout=120, env=env
     )
 
 
@@ -48,7 +48,11 @@ def test_start_status_stop_round_trip() -> None:
 def test_start_prints_shell_exports_that_eval() -> None:
     script = 'eval "$("$@" desktop start --no-wm)" && echo "$DISPLAY" && "$@" desktop stop "$DESKHAND_DESKTOP_ID"'
     done = subprocess.run(
-        ["bash", "-c", script, "bash", sys.executable, "-m", "deskhand"], capture_output=True, text=True, timeout=120
+        ["bash", "-c", script, "bash", sys.executable, "-m", "deskhand"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     display, stopped = done.stdout.split("\n")[:2]

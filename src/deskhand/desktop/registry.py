@@ -2,7 +2,8 @@
 
 The registry lives in ``$DESKHAND_DESKTOPS_DIR``, else ``/tmp/deskhand-desktops-<uid>`` (mode 0700).
 Every process that can end a desktop (its owner, the owner's watchdog, ``deskhand desktop stop``, a
-stale sweep) reads the same state, so a desktop whose owner crashed can always be found and ended. Standard library only (the watchdog imports it).
+stale sweep) reads the same state, so a desktop whose owner crashed can always be found and ended.
+Standard library only (the watchdog imports it).
 """
 
 from __future__ import annotations
