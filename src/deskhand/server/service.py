@@ -75,8 +75,10 @@ class Service:
         kernel_factory: KernelFactory | None,
         *,
         advertise_semantic: bool = False,
+        on_close: Callable[[], None] | None = None,
     ) -> None:
         self.host = host
+        self._on_close = on_close
         self._kernel_factory = kernel_factory
         self._kernel: KernelLike | None = None
         self._advertise_semantic = advertise_semantic
@@ -157,6 +159,12 @@ class Service:
         return await run_sequence(app, steps, self.host.call_tool)
 
     async def close(self) -> None:
-        if self._kernel is not None:
-            await self._kernel.close()
-            self._kernel = None
+        """End the kernel, then release the executor (its X and bus connections)."""
+        try:
+            if self._kernel is not None:
+                await self._kernel.close()
+                self._kernel = None
+        finally:
+            if self._on_close is not None:
+                on_close, self._on_close = self._on_close, None
+                on_close()
