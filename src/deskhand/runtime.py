@@ -1,0 +1,70 @@
+"""Assemble deskhand for one client: the platform executor, the host gate, the js kernel, the service.
+
+Backend choice: an explicit ``backend`` argument, else ``DESKHAND_BACKEND`` (``linux``, ``fake``),
+else the running platform. Backends are imported lazily, so the core never pulls in X11 or AT-SPI.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+
+from deskhand.backends.base import Executor
+from deskhand.core.errors import BackendUnavailable
+from deskhand.host.host import Host
+from deskhand.server.service import KernelLike, Service
+
+_FIXES = {
+    "linux": "start a desktop (`deskhand desktop start`) or pass --virtual, and check `deskhand doctor`",
+    "macos": "the macOS backend is not available in this build; run deskhand on Linux (X11)",
+}
+
+
+def backend_name(backend: str | None = None) -> str:
+    name = backend or os.environ.get("DESKHAND_BACKEND")
+    if name:
+        return name
+    if sys.platform.startswith("linux"):
+        return "linux"
+    if sys.platform == "darwin":
+        return "macos"
+    return sys.platform
+
+
+def open_executor(env: Mapping[str, str] | None = None, *, backend: str | None = None) -> Executor:
+    """The executor for ``env`` (a desktop's DISPLAY and bus addresses; default: this process's)."""
+    name = backend_name(backend)
+    source = os.environ if env is None else env
+    if name == "linux":
+        from deskhand.backends.linux.executor import LinuxExecutor  # noqa: PLC0415 - lazy backend import
+
+        try:
+            return LinuxExecutor(display=source.get("DISPLAY"), a11y_address=source.get("AT_SPI_BUS_ADDRESS"))
+        except BackendUnavailable:
+            raise
+        except Exception as err:
+            msg = f"the Linux backend cannot start ({err}); {_FIXES['linux']}"
+            raise BackendUnavailable(msg) from err
+    if name == "fake":
+        from deskhand.backends.fake import FakeExecutor  # noqa: PLC0415
+
+        return FakeExecutor()
+    msg = f"no deskhand backend for platform {name!r}; {_FIXES.get(name, 'use Linux with X11')}"
+    raise BackendUnavailable(msg)
+
+
+def kernel_factory(host: Host) -> KernelLike:
+    """A fresh js kernel session bound to ``host`` (started on its first cell)."""
+    from deskhand.kernel.session import KernelSession  # noqa: PLC0415 - the kernel is optional for the SDK
+
+    return KernelSession(host)
+
+
+def open_service(
+    *, env: Mapping[str, str] | None = None, backend: str | None = None, advertise_semantic: bool = False
+) -> Service:
+    """One client's service over a new executor and host."""
+    executor = open_executor(env, backend=backend)
+    host = Host(executor)
+    return Service(host, lambda: kernel_factory(host), advertise_semantic=advertise_semantic, on_close=executor.close)

@@ -1,0 +1,274 @@
+"""The Python SDK: ``Computer`` and ``App``, the same operations as the `js` facade for scripts.
+
+Every call goes through the same service and host gates as the MCP tools (validation, deny
+policy, identity proof, the session queue), and failures raise typed ``DeskhandError``s.
+
+    with Computer.virtual() as computer:
+        computer.launch(["mousepad"])
+        app = computer.get_app("Mousepad")
+        app.type_text("hello")
+        print(app.get_ax_state())
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import anyio.from_thread
+
+from deskhand.core.axtree.indexmap import IndexMap
+from deskhand.core.errors import ArgumentError, DeskhandError, NativeError
+from deskhand.host.result import ImageBlock, ToolResult
+
+if TYPE_CHECKING:
+    from anyio.from_thread import BlockingPortal
+
+    from deskhand.desktop import VirtualDesktop
+    from deskhand.server.service import Service
+
+Target = int | str | Sequence[float]
+
+_BUTTONS = {0: "left", 1: "right", 2: "middle", "l": "left", "r": "right", "m": "middle"}
+_DIRECTIONS = {"u": "up", "d": "down", "l": "left", "r": "right"}
+
+
+def _raise_for(result: ToolResult, method: str) -> ToolResult:
+    if not result.is_error:
+        return result
+    error = result.native_error
+    message = error.message if error else (result.text or f"Computer Use {method} failed")
+    if error is not None and error.name == "TypeError":
+        raise ArgumentError(message)
+    code = (error.native_code if error else None) or ("bad_args" if result.not_dispatched else "unknown")
+    raise NativeError(code, message, dispatched=False if result.not_dispatched else None)
+
+
+def _mouse_button(value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value not in (0, 1, 2):
+            raise ArgumentError("mouseButton number must be 0, 1, or 2")
+        return _BUTTONS[value]
+    if isinstance(value, str):
+        name = value.strip().lower()
+        if name in ("left", "right", "middle"):
+            return name
+        if name in _BUTTONS:
+            return _BUTTONS[name]
+    raise ArgumentError("mouseButton must be left, right, middle, l, r, m, 0, 1, or 2")
+
+
+def _point(value: object, what: str = "coordinate") -> tuple[float, float]:
+    message = f"{what} must include finite x and y coordinates"
+    if not isinstance(value, Sequence) or isinstance(value, str) or len(value) < 2:
+        raise ArgumentError(message)
+    x, y = value[0], value[1]
+    for v in (x, y):
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise ArgumentError(message)
+    return float(x), float(y)
+
+
+class App:
+    """One bound app. Mirrors the JS App object with snake_case names."""
+
+    def __init__(self, computer: Computer, app: str) -> None:
+        self._computer = computer
+        self.app = app
+        self._indices = IndexMap()
+
+    def __repr__(self) -> str:
+        return f"App({self.app!r})"
+
+    def _call(self, tool: str, **args: object) -> ToolResult:
+        return self._computer._call(tool, {"app": self.app, **{k: v for k, v in args.items() if v is not None}})
+
+    def _target(self, target: Target) -> dict[str, object]:
+        if isinstance(target, int | str) and not isinstance(target, bool):
+            return {"element_index": self._indices.resolve(target)}
+        x, y = _point(target)
+        return {"x": x, "y": y}
+
+    def _observe(self, **args: object) -> ToolResult:
+        try:
+            result = self._call("get_app_state", **args)
+        except DeskhandError:
+            self._indices.clear()
+            raise
+        self._indices.remember(result.text)
+        return result
+
+    def get_ax_state(self, *, disable_diffing: bool | None = None) -> str:
+        """The framed state text: a full tree, or a diff after the first observation."""
+        return self._observe(disableDiff=disable_diffing).text
+
+    def get_screenshot(self) -> bytes:
+        """The JPEG of the app's window. Integer indices are cleared first, as in the facade."""
+        self._indices.clear()
+        result = self._call("get_app_state")
+        for block in result.content:
+            if isinstance(block, ImageBlock):
+                return block.data
+        raise NativeError("capture_failed", f"Screenshot unavailable for {self.app}.")
+
+    def get_ax_state_and_screenshot(self, *, disable_diffing: bool | None = None) -> tuple[str, bytes | None]:
+        result = self._observe(disableDiff=disable_diffing)
+        image = next((b.data for b in result.content if isinstance(b, ImageBlock)), None)
+        return result.text, image
+
+    def click(self, target: Target, *, mouse_button: int | str | None = None, click_count: int | None = None) -> None:
+        button = None if mouse_button is None else _mouse_button(mouse_button)
+        self._call("click", **self._target(target), mouse_button=button, click_count=click_count)
+
+    def drag(self, start: Sequence[float], end: Sequence[float]) -> None:
+        (fx, fy), (tx, ty) = _point(start, "from"), _point(end, "to")
+        self._call("drag", from_x=fx, from_y=fy, to_x=tx, to_y=ty)
+
+    def scroll(self, target: Target, direction: str, pages: float | None = None) -> None:
+        name = direction.strip().lower() if isinstance(direction, str) else ""
+        name = _DIRECTIONS.get(name, name)
+        if name not in ("up", "down", "left", "right"):
+            raise ArgumentError("direction must be up, down, left, or right")
+        if pages is not None and (
+            isinstance(pages, bool) or not isinstance(pages, int | float) or not 0 < pages < float("inf")
+        ):
+            raise ArgumentError("pages must be a finite number > 0")
+        self._call("scroll", **self._target(target), direction=name, pages=pages)
+
+    def press_key(self, key: str) -> None:
+        if not isinstance(key, str) or not key.strip():
+            raise ArgumentError("key is required")
+        self._call("press_key", key=key)
+
+    def type_text(self, text: str) -> None:
+        self._call("type_text", text=text)
+
+    def paste(self, text: str, *, format: str = "text") -> str:
+        return self._call("paste", text=text, format=format).text
+
+    def select_text(
+        self,
+        element: int | str,
+        text: str,
+        *,
+        prefix: str | None = None,
+        suffix: str | None = None,
+        selection_type: str | None = None,
+    ) -> str:
+        handle = self._indices.resolve(element)
+        result = self._call(
+            "select_text", element_index=handle, text=text, prefix=prefix, suffix=suffix, selection_type=selection_type
+        )
+        return result.text
+
+    def set_value(self, element: int | str, value: str) -> None:
+        self._call("set_value", element_index=self._indices.resolve(element), value=value)
+
+    def perform_secondary_action(self, element: int | str, action: str) -> None:
+        self._call("perform_secondary_action", element_index=self._indices.resolve(element), action=action)
+
+
+class Computer(AbstractContextManager["Computer"]):
+    """A connection to one desktop: the current display, or a private virtual desktop."""
+
+    def __init__(
+        self, service: Service, portal: BlockingPortal, portal_cm: Any, desktop: VirtualDesktop | None
+    ) -> None:
+        self._service = service
+        self._portal = portal
+        self._portal_cm = portal_cm
+        self.desktop = desktop
+        self._closed = False
+
+    @classmethod
+    def create(cls) -> Computer:
+        """Operate the desktop named by the environment (``DISPLAY`` and the session bus)."""
+        return cls._open(None)
+
+    @classmethod
+    def virtual(cls, *, size: str = "1920x1080x24") -> Computer:
+        """Start a private virtual desktop (Xvfb, D-Bus, AT-SPI, openbox) torn down on close."""
+        from deskhand.desktop import VirtualDesktop  # noqa: PLC0415 - only virtual desktops need it
+
+        desktop = VirtualDesktop(size=size)
+        desktop.start()
+        try:
+            return cls._open(desktop)
+        except BaseException:
+            desktop.stop()
+            raise
+
+    @classmethod
+    def _open(cls, desktop: VirtualDesktop | None) -> Computer:
+        from deskhand.runtime import open_service  # noqa: PLC0415 - avoid importing backends at import time
+
+        portal_cm = anyio.from_thread.start_blocking_portal()
+        portal = portal_cm.__enter__()
+        try:
+            service = open_service(env=desktop.env if desktop else None)
+        except BaseException:
+            portal_cm.__exit__(None, None, None)
+            raise
+        return cls(service, portal, portal_cm, desktop)
+
+    def _call(self, tool: str, args: dict[str, object]) -> ToolResult:
+        if self._closed:
+            raise DeskhandError("Computer instance is closed", code="closed", dispatched=False)
+        return _raise_for(self._portal.call(self._service.call, tool, args), tool)
+
+    def launch(self, argv: Sequence[str]) -> int:
+        """Start an app inside the virtual desktop; returns its pid."""
+        if self.desktop is None:
+            raise DeskhandError(
+                "launch needs a virtual desktop (Computer.virtual())", code="bad_args", dispatched=False
+            )
+        return int(self.desktop.launch(list(argv)).pid)
+
+    def get_platform(self) -> str:
+        return self._service.platform
+
+    def list_apps(self) -> list[dict[str, object]]:
+        result = self._call("list_apps", {})
+        apps = result.structured.get("apps")
+        if isinstance(apps, list):
+            return [dict(a) for a in apps]
+        out: list[dict[str, object]] = []
+        for line in result.text.splitlines():
+            name, sep, app_id = line.rpartition(" — ")
+            if sep:
+                out.append({"id": app_id, "displayName": name, "isRunning": True})
+        return out
+
+    def get_app(self, selector: str) -> App:
+        """Bind an app: one full observation, then every action targets the resolved app."""
+        if not isinstance(selector, str) or not selector.strip():
+            raise DeskhandError("getApp requires an explicit app name, bundle ID, or path", code="bad_args")
+        result = self._call("get_app_state", {"app": selector, "disableDiff": True})
+        resolved = result.structured.get("app")
+        app = App(self, resolved if isinstance(resolved, str) and resolved else selector)
+        app._indices.remember(result.text)
+        return app
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._portal.call(self._service.close)
+        finally:
+            self._portal_cm.__exit__(None, None, None)
+            if self.desktop is not None:
+                self.desktop.stop()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def image_data_url(data: bytes, mime_type: str = "image/jpeg") -> str:
+    return f"data:{mime_type};base64,{base64.b64encode(data).decode('ascii')}"
