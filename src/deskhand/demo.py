@@ -80,27 +80,32 @@ def save_screenshot(display_name: str, path: Path) -> tuple[int, int]:
         return shot.size.width, shot.size.height
 
 
+def _out(text: str) -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
 def run(app: list[str], out_dir: Path, timeout_s: float) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     with VirtualDesktop() as desktop:
         timings = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in desktop.timings.items())
-        print(f"desktop {desktop.id} on {desktop.env['DISPLAY']} started ({timings})")
+        _out(f"desktop {desktop.id} on {desktop.env['DISPLAY']} started ({timings})")
         launched = desktop.launch(app, log_path=out_dir / "demo-app.log")
         t0 = time.monotonic()
         with desktop.a11y() as bus:
             found = bus.wait_for_pid(launched.pid, timeout_s=timeout_s)
-        print(f"{shlex.join(app)} (pid {launched.pid}) on the AT-SPI bus as {found.name!r} after "
-              f"{(time.monotonic() - t0) * 1000:.0f} ms\n")  # fmt: skip
+        elapsed_ms = (time.monotonic() - t0) * 1000
+        _out(f"{shlex.join(app)} (pid {launched.pid}) on the AT-SPI bus as {found.name!r} after {elapsed_ms:.0f} ms\n")
         windows = wait_for_window(desktop.env["DISPLAY"], launched.pid, timeout_s)
-        print("deskhand doctor")
-        print(run_doctor(desktop.app_env()).to_text())
-        print("\nwindows (_NET_CLIENT_LIST)")
+        _out("deskhand doctor")
+        _out(run_doctor(desktop.app_env()).to_text())
+        _out("\nwindows (_NET_CLIENT_LIST)")
         for w in windows:
             x, y, width, height = w.geometry
-            print(f"  0x{w.window_id:08x}  pid {w.pid}  {width}x{height}+{x}+{y}  {w.title!r}")
+            _out(f"  0x{w.window_id:08x}  pid {w.pid}  {width}x{height}+{x}+{y}  {w.title!r}")
         shot = out_dir / "demo-desktop.png"
         size = save_screenshot(desktop.env["DISPLAY"], shot)
-        print(f"\nscreenshot {size[0]}x{size[1]} saved to {shot}")
+        _out(f"\nscreenshot {size[0]}x{size[1]} saved to {shot}")
     return 0
 
 
@@ -113,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(shlex.split(args.app), args.out, args.timeout)
     except (TimeoutError, OSError) as exc:
-        print(f"demo: error: {exc}", file=sys.stderr)  # noqa: T201
+        sys.stderr.write(f"demo: error: {exc}\n")
         return 1
 
 
