@@ -1,0 +1,161 @@
+"""The agent-facing CLI commands: serve, js, apps, state and guide (registered in ``deskhand.cli``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+import anyio
+
+from deskhand.core.errors import DeskhandError
+from deskhand.host.result import ImageBlock, TextBlock, ToolResult
+
+#: A line that separates two cells in a `deskhand js` file.
+CELL_SEPARATOR = re.compile(r"^//\s*%%.*$", re.MULTILINE)
+_EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp"}
+
+
+def split_cells(source: str) -> list[str]:
+    """Cells of a script: the text between ``// %%`` lines; blank cells are dropped."""
+    return [cell.strip("\n") for cell in CELL_SEPARATOR.split(source) if cell.strip()]
+
+
+def print_result(result: ToolResult, *, out: Path | None, label: str) -> list[Path]:
+    """Print text blocks; save image blocks under ``out`` (or say that they were skipped)."""
+    saved: list[Path] = []
+    for i, block in enumerate(result.content):
+        if isinstance(block, TextBlock):
+            print(block.text)
+        elif isinstance(block, ImageBlock):
+            if out is None:
+                print(f"[image {block.mime_type}, {len(block.data)} bytes; pass --out DIR to save it]")
+                continue
+            out.mkdir(parents=True, exist_ok=True)
+            path = out / f"{label}-{i}.{_EXTENSIONS.get(block.mime_type, 'bin')}"
+            path.write_bytes(block.data)
+            saved.append(path)
+            print(f"[image {block.mime_type} saved to {path}]")
+    return saved
+
+
+def _fail(result: ToolResult) -> DeskhandError:
+    return DeskhandError(result.text.splitlines()[-1] if result.text else "the call failed")
+
+
+# -- serve -----------------------------------------------------------------------------------
+
+
+def configure_serve(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP address (loopback by default)")
+    p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    p.add_argument("--token", default=os.environ.get("DESKHAND_TOKEN"), help="bearer token for HTTP clients")
+    p.add_argument("--semantic-tools", action="store_true", help="also advertise the semantic tools and sequence")
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from deskhand.runtime import open_service  # noqa: PLC0415
+    from deskhand.server import mcp  # noqa: PLC0415
+
+    service = open_service(advertise_semantic=args.semantic_tools)
+    if args.transport == "stdio":
+        anyio.run(mcp.serve_stdio, service)
+    else:
+        print(f"deskhand: serving MCP on http://{args.host}:{args.port}/mcp", file=sys.stderr)
+        anyio.run(lambda: mcp.serve_http(service, host=args.host, port=args.port, token=args.token))
+    return 0
+
+
+# -- js --------------------------------------------------------------------------------------
+
+
+def configure_js(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="a JavaScript file, or - for standard input; `// %%` lines separate cells")
+    p.add_argument("--out", type=Path, help="save emitted images into this folder")
+    p.add_argument("--timeout-ms", type=int, default=30_000, help="per-cell timeout (1..60000)")
+
+
+def cmd_js(args: argparse.Namespace) -> int:
+    from deskhand.runtime import open_service  # noqa: PLC0415
+
+    source = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    cells = split_cells(source)
+
+    async def run() -> int:
+        service = open_service()
+        try:
+            for n, cell in enumerate(cells, 1):
+                print(f"--- cell {n}")
+                result = await service.call("js", {"code": cell, "timeout_ms": args.timeout_ms})
+                print_result(result, out=args.out, label=f"cell{n}")
+                if result.is_error:
+                    return 1
+            return 0
+        finally:
+            await service.close()
+
+    return anyio.run(run)
+
+
+# -- apps, state -----------------------------------------------------------------------------
+
+
+def _one_call(tool: str, call_args: dict[str, object]) -> ToolResult:
+    from deskhand.runtime import open_service  # noqa: PLC0415
+
+    async def run() -> ToolResult:
+        service = open_service()
+        try:
+            return await service.call(tool, call_args)
+        finally:
+            await service.close()
+
+    result = anyio.run(run)
+    if result.is_error:
+        raise _fail(result)
+    return result
+
+
+def configure_apps(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the inventory as JSON")
+
+
+def cmd_apps(args: argparse.Namespace) -> int:
+    import json  # noqa: PLC0415
+
+    result = _one_call("list_apps", {})
+    print(json.dumps(result.structured.get("apps", []), indent=1) if args.json else result.text)
+    return 0
+
+
+def configure_state(p: argparse.ArgumentParser) -> None:
+    p.add_argument("app", help="display name, app id, executable path or pid")
+    p.add_argument("--screenshot", type=Path, help="save the window's JPEG to this file")
+
+
+def cmd_state(args: argparse.Namespace) -> int:
+    result = _one_call("get_app_state", {"app": args.app, "disableDiff": True})
+    for block in result.content:
+        if isinstance(block, TextBlock):
+            print(block.text)
+        elif args.screenshot is not None:
+            args.screenshot.write_bytes(block.data)
+            print(f"[screenshot {block.mime_type} saved to {args.screenshot}]")
+    return 0
+
+
+# -- guide -----------------------------------------------------------------------------------
+
+
+def configure_guide(p: argparse.ArgumentParser) -> None:
+    p.add_argument("document", nargs="?", default="entry", choices=("entry", "linux", "macos"))
+
+
+def cmd_guide(args: argparse.Namespace) -> int:
+    from deskhand import guidance  # noqa: PLC0415
+
+    print(guidance.load(args.document), end="")
+    return 0
