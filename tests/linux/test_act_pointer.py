@@ -123,10 +123,10 @@ def test_app_killed_mid_batch(launch, ex, desktop):
     assert done >= 10
     assert errors and errors[0] in ("process_gone", "stale_process", "stale_window", "target_window_changed")
     assert nothing_held(desktop) == ((), set())
-    # nothing replayed: every logged press has its release
+    # nothing replayed: no more gestures than calls that returned (the app may die between a
+    # press and its release; the server-side check above proves the button was released)
     presses = running.events.of_type("press", since=since)
-    releases = running.events.of_type("release", since=since)
-    assert len(presses) == len(releases) <= done
+    assert len(presses) <= done
 
 
 def test_window_closed_between_observation_and_action(launch, ex, desktop):

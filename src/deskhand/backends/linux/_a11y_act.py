@@ -20,7 +20,8 @@ PROPERTIES: Final = "org.freedesktop.DBus.Properties"
 ROW_ROLES: Final = frozenset({32, 90, 91})
 WINDOW_ROLES: Final = frozenset({16, 23, 69})
 #: Action names that press an element, in preference order, lowercased (GTK, Qt, Chromium).
-PRESS_ACTIONS: Final = ("click", "press", "activate", "toggle", "jump", "open", "confirm")
+#: Not "activate": on a GTK entry it activates the window's default button.
+PRESS_ACTIONS: Final = ("click", "press", "toggle", "jump", "open", "confirm")
 MENU_ACTIONS: Final = ("showmenu", "show menu", "menu", "popup")
 
 
@@ -144,7 +145,8 @@ class A11y:
         return bool(reply and reply[0])
 
     def insert_text(self, ref: Ref, offset: int, text: str) -> bool:
-        reply = self._call(ref, EDITABLE_TEXT, "InsertText", "isi", offset, text, len(text))
+        # atk-bridge hands ``length`` to GTK as a byte count of the UTF-8 text, not characters.
+        reply = self._call(ref, EDITABLE_TEXT, "InsertText", "isi", offset, text, len(text.encode()))
         return bool(reply and reply[0])
 
     def delete_text(self, ref: Ref, start: int, end: int) -> bool:

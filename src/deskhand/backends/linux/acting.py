@@ -227,7 +227,8 @@ class LinuxActor:
         if button == "right":
             if self._press_named(ref, MENU_ACTIONS, 1):
                 return ActionResult("Opened the menu.", {"route": "action"})
-        elif button == "left":
+        elif button == "left" and "org.a11y.atspi.EditableText" not in a11y.interfaces(ref):
+            # Text entries get a real click: it focuses them and places the caret where clicked.
             tiers: tuple[Callable[[], str | None], ...] = (
                 lambda: self._select_row(ref) if count == 1 else None,
                 lambda: "action" if self._press_named(ref, PRESS_ACTIONS, count) else None,

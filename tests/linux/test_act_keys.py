@@ -1,0 +1,84 @@
+"""Keys and typing against the GTK fixture, checked in its key log and its own text fields."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from _act_support import bind, executor_fixture, named_rect, nothing_held, poll
+
+from deskhand.backends.linux.executor import LinuxExecutor
+
+pytestmark = pytest.mark.desktop
+
+
+@pytest.fixture
+def ex(desktop) -> Iterator[LinuxExecutor]:
+    yield from executor_fixture(desktop)
+
+
+@pytest.fixture
+def gtk(launch, ex):
+    running = launch.gtk_fixture()
+    running.events.wait_for("ready")
+    return running, bind(ex, running.pid)
+
+
+def _focus_canvas(running, bound):
+    r = named_rect(bound.ex, bound.app.pid, "Canvas")
+    since = time.monotonic()
+    bound.ex.click(bound.app, point=bound.pixels(r.x + 10, r.y + 10))
+    running.events.wait_for("release", since=since)
+
+
+def test_typing_on_the_canvas_uses_keys_and_restores_the_keymap(gtk, desktop):
+    running, bound = gtk
+    _focus_canvas(running, bound)
+    actor = bound.ex.actor
+    before = [actor.keymap.row(k) for k in actor.keymap.spare]
+    spare_before = list(actor.keymap.spare)
+    text = "Hé✓ A?é"
+    since = time.monotonic()
+    result = bound.ex.type_text(bound.app, text)
+    assert result.structured["route"] == "key_events"
+    poll(lambda: len(running.events.of_type("key_release", since=since)) >= len(text), what="key releases")
+    typed = "".join(e["text"] for e in running.events.of_type("key_press", since=since) if e["text"])
+    assert typed == text
+    actor.keymap.refresh()
+    assert actor.keymap.spare == spare_before
+    assert [actor.keymap.row(k) for k in spare_before] == before
+    assert nothing_held(desktop) == ((), set())
+
+
+def test_named_keys_and_chords_reach_the_canvas(gtk, desktop):
+    running, bound = gtk
+    _focus_canvas(running, bound)
+    since = time.monotonic()
+    bound.ex.press_key(bound.app, "ctrl+a BackSpace Delete Return shift+Tab")
+    poll(lambda: len(running.events.of_type("key_press", since=since)) >= 7, what="key presses")
+    presses = [(e["keysym"], e["modifiers"]) for e in running.events.of_type("key_press", since=since)]
+    assert ("a", ["control"]) in presses
+    names = [k for k, _ in presses]
+    for want in ("BackSpace", "Delete", "Return"):
+        assert want in names
+    assert any(k == "ISO_Left_Tab" and "shift" in m for k, m in presses)
+    assert nothing_held(desktop) == ((), set())
+
+
+def test_type_text_into_an_entry_and_edit_keys(gtk, desktop):
+    running, bound = gtk
+    entry = bound.handle(r"text \(settable, string\) Name")
+    bound.ex.click(bound.app, element=entry)
+    bound.ex.set_value(bound.app, entry, "")
+    since = time.monotonic()
+    bound.ex.type_text(bound.app, "Café ✓ ABC?")
+    running.events.wait_for("text", name="Name", text="Café ✓ ABC?", since=since)
+    # ctrl+a then BackSpace clears; typing again, Home + Delete removes the first character
+    bound.ex.press_key(bound.app, "ctrl+a BackSpace")
+    running.events.wait_for("text", name="Name", text="", since=since)
+    bound.ex.type_text(bound.app, "xyz")
+    running.events.wait_for("text", name="Name", text="xyz", since=since)
+    bound.ex.press_key(bound.app, "Home Delete")
+    running.events.wait_for("text", name="Name", text="yz", since=since)
+    assert nothing_held(desktop) == ((), set())
