@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import FrameType
 
+from deskhand import commands as cmds
 from deskhand.core.errors import DeskhandError
 from deskhand.desktop import VirtualDesktop, cleanup_stale, find_state, list_states, teardown
 from deskhand.desktop._procs import MARKER_ENV
@@ -189,6 +190,15 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 COMMANDS: list[Command] = [
     Command("desktop", "manage private virtual desktops", _configure_desktop, _cmd_desktop, virtual=False),
     Command("doctor", "report whether this desktop is ready for deskhand", _configure_doctor, _cmd_doctor),
+    Command(
+        "serve", "serve the MCP tools (js, js_reset, ...) over stdio or HTTP", cmds.configure_serve, cmds.cmd_serve
+    ),
+    Command("js", "run JavaScript cells through the js kernel and print the blocks", cmds.configure_js, cmds.cmd_js),
+    Command("apps", "list running and installed apps", cmds.configure_apps, cmds.cmd_apps),
+    Command(
+        "state", "print an app's accessibility state (and save its screenshot)", cmds.configure_state, cmds.cmd_state
+    ),
+    Command("guide", "print the bundled platform guidance", cmds.configure_guide, cmds.cmd_guide, virtual=False),
 ]
 
 
