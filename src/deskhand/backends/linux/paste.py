@@ -109,5 +109,7 @@ def paste_into(actor: LinuxActor, app: RunningApp, window: int, text: str, fmt: 
     receipt = PasteTransaction(payload, X11Clipboard(actor.clipboard()), target).run()
     error = receipt.error()
     if error is not None:
+        if not receipt.paste_posted:
+            error.dispatched = False  # nothing was posted: the refusal is before dispatch
         raise error
     return ActionResult(receipt.message, {**receipt.summary(), "receipt": receipt.to_json()})

@@ -1,0 +1,159 @@
+"""Paste, selectText, setValue and scroll against the GTK fixture, checked from the app's side."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from _act_support import bind, executor_fixture, nothing_held
+
+from deskhand.backends.linux._clipboard import ClipboardOwner, text_items
+from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.core import scroll as corescroll
+from deskhand.core.errors import NativeError
+
+pytestmark = pytest.mark.desktop
+
+
+@pytest.fixture
+def ex(desktop) -> Iterator[LinuxExecutor]:
+    yield from executor_fixture(desktop)
+
+
+@pytest.fixture
+def gtk(launch, ex):
+    running = launch.gtk_fixture()
+    running.events.wait_for("ready")
+    return running, bind(ex, running.pid)
+
+
+@pytest.fixture
+def other_client(desktop) -> Iterator[ClipboardOwner]:
+    owner = ClipboardOwner(f":{desktop.display}")
+    try:
+        yield owner
+    finally:
+        owner.close()
+
+
+def _entry(bound) -> str:
+    return bound.handle(r"text \(settable, string\) Name")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content", "inserted"),
+    [("text", "héllo ✓", "héllo ✓"), ("md", "**bold** x", "**bold** x"), ("html", "<b>Hi</b> there", "Hi there")],
+)
+def test_paste_inserts_and_restores_every_target(gtk, other_client, desktop, fmt, content, inserted):
+    running, bound = gtk
+    entry = _entry(bound)
+    bound.ex.set_value(bound.app, entry, "")
+    bound.ex.click(bound.app, element=entry)
+    other_client.own(text_items("previous clip", "<i>previous</i>"))
+    before = other_client.snapshot()
+    since = time.monotonic()
+    result = bound.ex.paste(bound.app, content, fmt)
+    running.events.wait_for("text", name="Name", text=inserted, since=since)
+    assert result.structured["clipboard_restored"] is True
+    # The clipboard holds exactly what it held before, every target, served by our owner now.
+    reader = ClipboardOwner(f":{desktop.display}")
+    try:
+        after = reader.snapshot()
+    finally:
+        reader.close()
+    assert dict(after.items) == dict(before.items)
+    assert nothing_held(desktop) == ((), set())
+
+
+def test_external_copy_during_paste_wins(gtk, other_client, desktop):
+    running, bound = gtk
+    entry = _entry(bound)
+    bound.ex.click(bound.app, element=entry)
+    other_client.own(text_items("before"))
+    actor = bound.ex.actor
+    owner = actor.clipboard()
+    original_requests = owner.requests
+    calls = []
+
+    def copy_while_pasting():
+        # The core polls the requests after posting ctrl+v: another client copies right then.
+        calls.append(1)
+        if len(calls) == 2:
+            other_client.own(text_items("copied meanwhile"))
+            deadline = time.monotonic() + 2
+            while owner.owns and time.monotonic() < deadline:
+                time.sleep(0.005)
+        return original_requests()
+
+    owner.requests = copy_while_pasting
+    try:
+        with pytest.raises(NativeError) as info:
+            bound.ex.paste(bound.app, "pasted", "text")
+    finally:
+        del owner.requests
+    assert info.value.code == "clipboard_changed"
+    reader = ClipboardOwner(f":{desktop.display}")
+    try:
+        assert reader.snapshot().items["UTF8_STRING"].data == b"copied meanwhile"
+    finally:
+        reader.close()
+
+
+def test_clipboard_owner_gone_fails_before_dispatch(gtk, desktop):
+    running, bound = gtk
+    entry = _entry(bound)
+    bound.ex.set_value(bound.app, entry, "keep")
+    bound.ex.click(bound.app, element=entry)
+    # An owner that lists targets and then never answers (as a client that died mid-transfer).
+    hung = ClipboardOwner(f":{desktop.display}")
+    hung.own(text_items("x"))
+    hung._serve = lambda ev: None  # type: ignore[method-assign]  # stop answering requests
+    try:
+        with pytest.raises(NativeError) as info:
+            bound.ex.paste(bound.app, "never", "text")
+    finally:
+        hung.close()
+    assert info.value.code == "clipboard_snapshot_failed"
+    assert info.value.dispatched is False
+    assert nothing_held(desktop) == ((), set())
+
+
+def test_select_text_selects_the_unique_match(gtk):
+    running, bound = gtk
+    entry = _entry(bound)
+    bound.ex.set_value(bound.app, entry, "a🙂b banana")
+    bound.ex.click(bound.app, element=entry)
+    since = time.monotonic()
+    result = bound.ex.select_text(bound.app, entry, "ana", prefix="b")
+    assert result.structured["location"] == 6 and result.structured["length"] == 3  # UTF-16
+    running.events.wait_for("selection", name="Name", start=5, end=8, since=since)  # code points
+    with pytest.raises(NativeError) as info:
+        bound.ex.select_text(bound.app, entry, "ana")
+    assert info.value.code == "ambiguous_text"
+    with pytest.raises(NativeError) as info:
+        bound.ex.select_text(bound.app, entry, "cherry")
+    assert info.value.code == "text_not_found"
+
+
+def test_set_value_and_not_settable(gtk):
+    running, bound = gtk
+    since = time.monotonic()
+    bound.ex.set_value(bound.app, bound.handle(r"slider \(settable, float\) Volume"), "42")
+    running.events.wait_for("value", name="Volume", value=42, since=since)
+    with pytest.raises(NativeError) as info:
+        bound.ex.set_value(bound.app, bound.handle(r"push button Apply"), "x")
+    assert info.value.code == "not_settable"
+
+
+def test_scroll_half_page_is_pixel_exact(gtk):
+    running, bound = gtk
+    area = bound.handle(r"scroll pane Scroll area")
+    frame = bound.frame(area)
+    want = corescroll.scroll_delta("down", 0.5, frame.height)
+    since = time.monotonic()
+    result = bound.ex.scroll(bound.app, direction="down", pages=0.5, element=area)
+    assert result.structured["route"] == "scroll_bar_value"
+    ev = running.events.wait_for("scroll", name="Scroll area", since=since)
+    assert ev["y"] == -want.dy
+    assert result.structured["achieved"] == [0, want.dy]
