@@ -267,3 +267,29 @@ def test_fixture_is_gone_after_teardown(toolkit, launch, desktop):
         assert bus.wait_gone(pid, timeout_s=5.0)
     # It ended on SIGTERM through its own handler, not by SIGKILL.
     running.events.wait_for("exit", pid=pid, timeout_s=1.0)
+
+
+# (element, AT-SPI action name, the event it must log) per toolkit. Qt's tree items offer only
+# "Toggle", which flips a check state and does not expand, so Qt's second case is "Set Focus",
+# the action every focusable Qt widget has besides its primary one.
+NAMED_ACTIONS = [
+    ("gtk", "Details", "activate", {"type": "expanded", "name": "Details", "expanded": True}),
+    ("gtk", "Group A", "expand or contract", {"type": "row_expanded", "name": "Group A", "expanded": True}),
+    ("qt", "Details", "Toggle", {"type": "expanded", "name": "Details", "expanded": True}),
+    ("qt", "Options", "Set Focus", {"type": "focus", "name": "Options"}),
+]
+
+
+@pytest.mark.parametrize(("toolkit", "element", "action", "event"), NAMED_ACTIONS)
+def test_named_actions_are_logged(toolkit, element, action, event, launch, desktop):
+    running = launch.gtk_fixture() if toolkit == "gtk" else launch.qt_fixture()
+    start = running.events.wait_for("ready", timeout_s=20.0)["t"]
+    controls = TOOLKITS[toolkit]["controls"]
+    with desktop.a11y() as bus:
+        tree = Tree(bus.conn)
+        nodes = list(tree.walk(running.a11y.bus_name, running.a11y.path))
+        node = next(n for n in nodes if n.name == element and (n.role, n.name) in controls)
+        index = tree.actions(node).index(action)
+        assert tree._call(node.bus, node.path, ACTION, "DoAction", "i", (index,))[0]
+    fields = dict(event)
+    running.events.wait_for(fields.pop("type"), since=start, **fields)
