@@ -41,6 +41,8 @@ REGISTRY: Final = "org.a11y.atspi.Registry"
 CALL_TIMEOUT_S: Final = 2.0
 #: Calls kept in flight at once during a pipelined read.
 MAX_IN_FLIGHT: Final = 256
+#: A walk stops adding nodes beyond this many (the state text shows at most 1500 lines).
+MAX_WALK_NODES: Final = 5000
 #: Text longer than this is not read in full: the state text shows 160 characters anyway.
 TEXT_READ_LIMIT: Final = 4096
 
@@ -109,6 +111,8 @@ class Node:
     parent: str = ""
     index: int = -1
     children: list[str] = field(default_factory=list)
+    #: The child count the app reports (the cache may hold fewer children than this).
+    child_count: int = 0
     accessible_id: str = ""
     extents: tuple[int, int, int, int] | None = None
     value: tuple[float, float, float] | None = None  # current, minimum, maximum
@@ -287,6 +291,8 @@ class AtspiConnection:
         snap = self._from_cache(bus, deadline)
         if snap is None:
             snap = self._walk(bus, deadline)
+        elif not snap.timed_out:
+            snap.timed_out = not self._complete(snap, deadline)
         if not snap.timed_out:
             snap.timed_out = not self._enrich(snap, deadline)
         snap.elapsed_s = time.monotonic() - start
@@ -326,22 +332,40 @@ class AtspiConnection:
         return Snapshot(bus, nodes, windows, "cache")
 
     def _walk(self, bus: str, deadline: Deadline) -> Snapshot:
-        nodes: dict[str, Node] = {}
         root_kids = self.call(Call(bus, ROOT_PATH, ACCESSIBLE, "GetChildren"), timeout_s=deadline.remaining())
         if isinstance(root_kids, Failed):
             return Snapshot(bus, {}, [], "walk", timed_out=root_kids is TIMED_OUT)
         windows = [p for b, p in root_kids[0] if b == bus]
-        frontier = [(p, ROOT_PATH, i) for i, p in enumerate(windows)]
-        per_node = (
-            ("GetRole", None, ()),
-            ("GetState", None, ()),
-            ("GetInterfaces", None, ()),
-            ("GetChildren", None, ()),
+        snap = Snapshot(bus, {}, windows, "walk")
+        snap.timed_out = not self._walk_from(snap, [(p, ROOT_PATH, i) for i, p in enumerate(windows)], deadline)
+        return snap
+
+    def _complete(self, snap: Snapshot, deadline: Deadline) -> bool:
+        """Walk below shown nodes that have more children than the cache holds: GTK creates some
+        accessibles (list box rows, tree view cells) only when a client asks for them, and the
+        cache then reports a child count of 0. One pipelined ``ChildCount`` read finds them."""
+        leaves = [n for n in _shown(snap) if not n.children]
+        replies = self.pipeline(
+            [Call(snap.bus, n.path, PROPERTIES, "Get", "ss", (ACCESSIBLE, "ChildCount")) for n in leaves], deadline
         )
+        if any(r is TIMED_OUT for r in replies):
+            return False
+        frontier: list[tuple[str, str, int]] = []
+        for node, reply in zip(leaves, replies, strict=True):
+            if not isinstance(reply, Failed) and int(_variant(reply[0], 0)) > 0:
+                frontier.append((node.path, node.parent, node.index))
+                del snap.nodes[node.path]
+        return self._walk_from(snap, frontier, deadline) if frontier else True
+
+    def _walk_from(self, snap: Snapshot, frontier: list[tuple[str, str, int]], deadline: Deadline) -> bool:
+        """Breadth-first, one pipelined batch per level, below shown nodes only; False on timeout."""
+        bus, nodes = snap.bus, snap.nodes
+        per_node = ("GetRole", "GetState", "GetInterfaces", "GetChildren")
         while frontier:
+            frontier = frontier[: max(0, MAX_WALK_NODES - len(nodes))]
             calls: list[Call] = []
             for path, _parent, _i in frontier:
-                calls.extend(Call(bus, path, ACCESSIBLE, m, s, b) for m, s, b in per_node)
+                calls.extend(Call(bus, path, ACCESSIBLE, m) for m in per_node)
                 calls.append(Call(bus, path, PROPERTIES, "GetAll", "s", (ACCESSIBLE,)))
             replies = self.pipeline(calls, deadline)
             nxt: list[tuple[str, str, int]] = []
@@ -362,13 +386,14 @@ class AtspiConnection:
                     accessible_id=_prop(p, "AccessibleId"),
                 )
                 node.children = [cp for cb, cp in kids[0] if cb == bus]
+                node.child_count = len(node.children)
                 nodes[path] = node
                 if node.showing:
-                    nxt.extend((cp, path, i) for i, cp in enumerate(node.children))
+                    nxt.extend((cp, path, i) for i, cp in enumerate(node.children) if cp not in nodes)
             if any(r is TIMED_OUT for r in replies):
-                return Snapshot(bus, nodes, windows, "walk", timed_out=True)
+                return False
             frontier = nxt
-        return Snapshot(bus, nodes, windows, "walk")
+        return True
 
     def _enrich(self, snap: Snapshot, deadline: Deadline) -> bool:
         """Read extents, values, texts, selections and actions of shown nodes; False on timeout."""
