@@ -67,7 +67,7 @@ def test_paste_inserts_and_restores_every_target(gtk, other_client, desktop, fmt
 
 
 def test_external_copy_during_paste_wins(gtk, other_client, desktop):
-    running, bound = gtk
+    _running, bound = gtk
     entry = _entry(bound)
     bound.ex.click(bound.app, element=entry)
     other_client.own(text_items("before"))
@@ -101,7 +101,7 @@ def test_external_copy_during_paste_wins(gtk, other_client, desktop):
 
 
 def test_clipboard_owner_gone_fails_before_dispatch(gtk, desktop):
-    running, bound = gtk
+    _running, bound = gtk
     entry = _entry(bound)
     bound.ex.set_value(bound.app, entry, "keep")
     bound.ex.click(bound.app, element=entry)
