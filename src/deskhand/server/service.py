@@ -8,6 +8,7 @@ queue for its whole run; `js_reset` is never queued.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -76,8 +77,11 @@ class Service:
         *,
         advertise_semantic: bool = False,
         on_close: Callable[[], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.host = host
+        #: The monotonic clock of `sequence`'s 60 s deadline; tests pass a fake one.
+        self._clock = clock
         self._on_close = on_close
         self._kernel_factory = kernel_factory
         self._kernel: KernelLike | None = None
@@ -156,7 +160,7 @@ class Service:
             app, steps = parse_sequence(args, schemas, self.host.validate)
         except SequenceArgumentError as err:
             return _error(str(err))
-        return await run_sequence(app, steps, self.host.call_tool)
+        return await run_sequence(app, steps, self.host.call_tool, clock=self._clock)
 
     async def close(self) -> None:
         """End the kernel, then release the executor (its X and bus connections)."""
