@@ -14,7 +14,7 @@ import pytest
 from Xlib import X, Xatom
 from Xlib import display as xdisplay
 
-from deskhand.desktop import A11yBus, VirtualDesktop, _procs, cleanup_stale, find_state
+from deskhand.desktop import A11yBus, VirtualDesktop, _procs, cleanup_stale, find_state, teardown
 from deskhand.desktop.registry import DesktopState
 
 DEADLINE_S = 15.0
@@ -162,13 +162,16 @@ def test_stale_desktop_is_cleaned_up_after_its_server_died() -> None:
     )  # fmt: skip
     state = find_state(json.loads(out.stdout)["id"])
     assert state is not None
-    server = state.server_pid()
-    assert server is not None
-    os.kill(server, signal.SIGKILL)
-    _wait(lambda: not _procs.alive(server), "Xvfb to die")
-    assert state.is_stale()
-    assert state.id in cleanup_stale()
-    _assert_all_gone(state)
+    try:
+        server = state.server_pid()
+        assert server is not None
+        os.kill(server, signal.SIGKILL)
+        _wait(lambda: not _procs.alive(server), "Xvfb to die")
+        assert state.is_stale()
+        assert state.id in cleanup_stale()
+        _assert_all_gone(state)
+    finally:
+        teardown(state)
 
 
 @pytest.mark.parametrize("size", ["1280x720x24", "800x600x16"])

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from deskhand.desktop import _procs, find_state
+from deskhand.desktop import _procs, find_state, teardown
 
 
 def _deskhand(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -46,18 +46,23 @@ def test_start_status_stop_round_trip() -> None:
 
 
 def test_start_prints_shell_exports_that_eval() -> None:
-    script = 'eval "$("$@" desktop start --no-wm)" && echo "$DISPLAY" && "$@" desktop stop "$DESKHAND_DESKTOP_ID"'
+    script = (
+        'eval "$("$@" desktop start --no-wm)" && echo "$DESKHAND_DESKTOP_ID" && echo "$DISPLAY" '
+        '&& "$@" desktop stop "$DESKHAND_DESKTOP_ID"'
+    )
     done = subprocess.run(
         ["bash", "-c", script, "bash", sys.executable, "-m", "deskhand"],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    display, stopped = done.stdout.split("\n")[:2]
-    assert display.startswith(":")
-    assert stopped.startswith("stopped ")
+        check=False, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    desktop_id, display, stopped = ([*done.stdout.split("\n"), "", "", ""])[:3]
+    try:
+        assert done.returncode == 0, done.stderr
+        assert display.startswith(":")
+        assert stopped == f"stopped {desktop_id}"
+    finally:
+        state = find_state(desktop_id) if desktop_id else None
+        if state is not None:
+            teardown(state)
 
 
 def test_run_passes_the_exit_code_and_environment() -> None:
