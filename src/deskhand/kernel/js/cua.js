@@ -1,0 +1,403 @@
+// deskhand js kernel: the `cua` facade and `nodeRepl` (native-contract.md section 2).
+//
+// The worker evaluates this file as the body of a strict function that receives the
+// JSON-only bridge: __cuInvoke(name, args) -> thenable result, __cuEmit(content),
+// __cuTrack(promise) -> thenable whose unobserved failure fails the cell, and __cuTarget,
+// the platform name the host reports ('linux', 'mac').
+const HANDLE = /^g(0|[1-9]\d*):(0|[1-9]\d*)$/u;
+const LINE = /^[+~]?[\t ]*(g(0|[1-9]\d*):(0|[1-9]\d*))(?=\s|$)/u;
+const DIFF_HEADER = "The following is a diff from the previous accessibility tree ";
+const NO_CHANGE = "There has been no change in the accessibility tree ";
+const REMOVED = "Removed element IDs: ";
+const SKY = "SkyComputerUseError";
+const GUIDANCE = `Native App API
+Bind with await cua.getApp("App name, app id, or path"). Keep the returned app between cells.
+Observe: app.getAXState({disableDiffing?,emit?}), app.getScreenshot({emit?}), app.getAXStateAndScreenshot({disableDiffing?,emit?}). emit:false returns data without displaying it.
+Act: app.click([x,y] or element,{mouseButton?,clickCount?}), app.drag([x,y],[x,y]), app.pressKey(key), app.scroll([x,y] or element,direction,pages?), app.paste(text,{format?}), app.typeText(text), app.selectText(element,text,{prefix?,suffix?,selectionType?}), app.setValue(element,value), app.performSecondaryAction(element,action).
+The raw window API is also available as cua.computer (target:"${__cuTarget}"): list_apps(), get_app_state({app,disableDiff?}), and the snake_case action methods with an explicit app. Raw methods return data without displaying it.
+Use observed gN:id handles. Integer indices need a current AX observation; after an image-only capture call getAXState({disableDiffing:true}) before using integers. Coordinates refer to the returned screenshot.
+Await every action; loop, then observe at the next decision point. nodeRepl.write(value) emits text; await nodeRepl.emitImage(bytes) emits an image. Browser DOM, imports, Node, filesystem and network APIs are unavailable.`;
+
+const indicesByApp = new Map();
+const aliases = new Map();
+let guidanceShown = false;
+
+function tracked(fn) {
+  return function (...args) {
+    return __cuTrack(fn.apply(undefined, args));
+  };
+}
+
+function textOf(result) {
+  const blocks = Array.isArray(result.content) ? result.content : [];
+  return blocks.filter((b) => b && b.type === "text" && typeof b.text === "string").map((b) => b.text).join("\n");
+}
+
+function imageOf(result) {
+  const blocks = Array.isArray(result.content) ? result.content : [];
+  const block = blocks.find((b) => b && b.type === "image");
+  return block && typeof block.data === "string" && typeof block.mimeType === "string"
+    ? { data: block.data, mimeType: block.mimeType }
+    : undefined;
+}
+
+function rebuildError(method, result) {
+  const meta = result.nativeError !== null && typeof result.nativeError === "object" ? result.nativeError : undefined;
+  const text = meta !== undefined && typeof meta.message === "string" ? meta.message : textOf(result) || `Computer Use ${method} failed`;
+  const error = meta !== undefined && meta.name === "TypeError" ? new TypeError(text) : new Error(text);
+  if (meta !== undefined && meta.name === SKY) {
+    error.name = SKY;
+    if (Number.isInteger(meta.code)) error.code = meta.code;
+    if (typeof meta.errorName === "string") error.errorName = meta.errorName;
+    error.request = null;
+    error.requestType = "jsonRPC";
+  }
+  if (meta !== undefined && typeof meta.nativeCode === "string") error.nativeCode = meta.nativeCode;
+  return error;
+}
+
+async function invoke(method, args) {
+  const result = await __cuInvoke(method, args);
+  if (result !== null && typeof result === "object" && result.isError === true) throw rebuildError(method, result);
+  return result;
+}
+
+function decodeImage(image) {
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/u.test(image.data)) {
+    throw new Error("The screenshot contains invalid base64 data");
+  }
+  const binary = atob(image.data);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+function encodeBytes(bytes) {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode.apply(null, Array.from(bytes.subarray(i, i + 0x8000)));
+  }
+  return btoa(binary);
+}
+
+function clear(indices) {
+  indices.generation = undefined;
+  indices.handles.clear();
+}
+
+function indicesFor(selector) {
+  const app = aliases.get(selector) ?? selector;
+  let indices = indicesByApp.get(app);
+  if (indices === undefined) {
+    indices = { generation: undefined, handles: new Map() };
+    indicesByApp.set(app, indices);
+  }
+  return indices;
+}
+
+// Section 3.5: integer indices follow full trees, diffs, removals and generations.
+function remember(indices, text) {
+  const start = text.indexOf("<app_state>\n");
+  const end = text.lastIndexOf("\n</app_state>");
+  const lines = (start >= 0 && end > start ? text.slice(start + 12, end) : text).split("\n");
+  if (!lines.some((line) => line.startsWith(DIFF_HEADER) || line.startsWith(NO_CHANGE))) clear(indices);
+  for (const line of lines) {
+    const match = LINE.exec(line);
+    if (match === null) continue;
+    const id = Number(match[3]);
+    if (!Number.isSafeInteger(id)) continue;
+    if (indices.generation !== match[2]) {
+      clear(indices);
+      indices.generation = match[2];
+    }
+    indices.handles.set(id, match[1]);
+  }
+  for (const line of lines) {
+    if (!line.startsWith(REMOVED)) continue;
+    for (const range of line.slice(REMOVED.length).split(", ")) {
+      const match = /^(\d+)(?:-(\d+))?$/u.exec(range);
+      if (match === null) continue;
+      const low = Number(match[1]);
+      const high = Number(match[2] ?? match[1]);
+      for (const id of [...indices.handles.keys()]) if (id >= low && id <= high) indices.handles.delete(id);
+    }
+  }
+}
+
+function element(indices, target) {
+  if (typeof target === "string" && HANDLE.test(target)) return target;
+  if (typeof target === "number" && Number.isSafeInteger(target) && target >= 0) {
+    const handle = indices.handles.get(target);
+    if (handle !== undefined) return handle;
+    throw new Error(`Element ${target} has no current observed handle. Call getAXState({disableDiffing:true}) before using an integer index.`);
+  }
+  throw new Error("Expected an observed integer element index or an opaque gN:id handle");
+}
+
+function point(value, name) {
+  if (!Array.isArray(value) || !Number.isFinite(value[0]) || !Number.isFinite(value[1])) {
+    throw new TypeError(`${name} must include finite x and y coordinates`);
+  }
+  return [value[0], value[1]];
+}
+
+function targetArgs(indices, target) {
+  if (Array.isArray(target)) {
+    const [x, y] = point(target, "coordinate");
+    return { x, y };
+  }
+  return { element_index: element(indices, target) };
+}
+
+function mouseButton(value) {
+  if (value === undefined) return undefined;
+  const v = typeof value === "string" ? value.trim().toLowerCase() : value;
+  if (v === 0 || v === "left" || v === "l") return "left";
+  if (v === 1 || v === "right" || v === "r") return "right";
+  if (v === 2 || v === "middle" || v === "m") return "middle";
+  throw new TypeError(typeof value === "number"
+    ? "mouseButton number must be 0, 1, or 2"
+    : "mouseButton must be left, right, middle, l, r, m, 0, 1, or 2");
+}
+
+function direction(value) {
+  const v = String(value).trim().toLowerCase();
+  const names = { u: "up", up: "up", d: "down", down: "down", l: "left", left: "left", r: "right", right: "right" };
+  if (Object.hasOwn(names, v)) return names[v];
+  throw new TypeError("direction must be up, down, left, or right");
+}
+
+function checkPages(pages) {
+  if (pages !== undefined && (typeof pages !== "number" || !Number.isFinite(pages) || pages <= 0)) {
+    throw new TypeError("pages must be a finite number > 0");
+  }
+}
+
+function optional(name, value) {
+  return value === undefined ? {} : { [name]: value };
+}
+
+function emitText(text, options) {
+  if (options === undefined || options === null || options.emit !== false) __cuEmit({ type: "text", text });
+}
+
+function emitImage(image, options) {
+  if (options === undefined || options === null || options.emit !== false) {
+    __cuEmit({ type: "image", data: image.data, mimeType: image.mimeType });
+  }
+}
+
+function emitSelection(text, options) {
+  if (options !== undefined && options !== null && options.emit === false) return;
+  const prefix = guidanceShown ? "" : GUIDANCE + "\n\n";
+  guidanceShown = true;
+  emitText(prefix + text);
+}
+
+async function listApps(options) {
+  const result = await invoke("list_apps", {});
+  const apps = Array.isArray(result.apps) ? result.apps : textOf(result).split("\n").flatMap((line) => {
+    const at = line.lastIndexOf(" — ");
+    if (at < 0) return [];
+    const id = line.slice(at + 3);
+    return id ? [{ id, displayName: line.slice(0, at), isRunning: true }] : [];
+  });
+  emitText(JSON.stringify(apps), options);
+  return apps;
+}
+
+async function getState(options) {
+  const state = { apps: await listApps({ emit: false }), browsers: [] };
+  emitSelection(JSON.stringify(state), options);
+  return state;
+}
+
+function makeApp(app, observed) {
+  async function observe(options) {
+    try {
+      const disable = options !== undefined && options !== null ? options.disableDiffing : undefined;
+      return await invoke("get_app_state", { app, ...optional("disableDiff", disable) });
+    } catch (error) {
+      clear(observed);
+      throw error;
+    }
+  }
+  const act = (method, args) => invoke(method, { app, ...args }).then(() => undefined);
+  return Object.freeze({
+    getAXState: tracked(async (options) => {
+      const text = textOf(await observe(options));
+      remember(observed, text);
+      emitText(text, options);
+      return text;
+    }),
+    getScreenshot: tracked(async (options) => {
+      // Clear first: a hidden AX refresh may change generations (image-only refresh).
+      for (const [name, indices] of indicesByApp) if (name === app) clear(indices);
+      const image = imageOf(await observe(undefined));
+      if (image === undefined) throw new Error(`Screenshot unavailable for ${app}.`);
+      const bytes = decodeImage(image);
+      emitImage(image, options);
+      return bytes;
+    }),
+    getAXStateAndScreenshot: tracked(async (options) => {
+      const result = await observe(options);
+      const state = textOf(result);
+      remember(observed, state);
+      emitText(state, options);
+      const image = imageOf(result);
+      if (image === undefined) return { state };
+      const screenshot = decodeImage(image);
+      emitImage(image, options);
+      return { state, screenshot };
+    }),
+    click: tracked(async (target, options) => {
+      const button = mouseButton(options?.mouseButton);
+      await act("click", { ...targetArgs(observed, target), ...optional("mouse_button", button), ...optional("click_count", options?.clickCount) });
+    }),
+    drag: tracked(async (from, to) => {
+      const [from_x, from_y] = point(from, "from");
+      const [to_x, to_y] = point(to, "to");
+      await act("drag", { from_x, from_y, to_x, to_y });
+    }),
+    pressKey: tracked(async (key) => {
+      if (typeof key !== "string" || key.trim() === "") throw new TypeError("key is required");
+      await act("press_key", { key });
+    }),
+    scroll: tracked(async (target, dir, pages) => {
+      checkPages(pages);
+      await act("scroll", { ...targetArgs(observed, target), direction: direction(dir), ...optional("pages", pages) });
+    }),
+    paste: tracked(async (text, options) => { await act("paste", { text, format: options?.format ?? "text" }); }),
+    typeText: tracked(async (text) => { await act("type_text", { text }); }),
+    selectText: tracked(async (index, text, options) => {
+      await act("select_text", {
+        element_index: element(observed, index), text, ...optional("prefix", options?.prefix),
+        ...optional("suffix", options?.suffix), ...optional("selection_type", options?.selectionType),
+      });
+    }),
+    setValue: tracked(async (index, value) => { await act("set_value", { element_index: element(observed, index), value }); }),
+    performSecondaryAction: tracked(async (index, action) => {
+      await act("perform_secondary_action", { element_index: element(observed, index), action });
+    }),
+  });
+}
+
+async function getApp(selector) {
+  if (typeof selector !== "string" || selector.trim() === "") {
+    throw new Error("getApp requires an explicit app name, bundle ID, or path");
+  }
+  const first = await invoke("get_app_state", { app: selector, disableDiff: true });
+  const app = typeof first.app === "string" && first.app ? first.app : selector;
+  aliases.set(selector, app);
+  const observed = indicesFor(app);
+  const text = textOf(first);
+  remember(observed, text);
+  emitSelection(text, undefined);
+  return makeApp(app, observed);
+}
+
+function requireApp(input) {
+  if (input === null || typeof input !== "object" || typeof input.app !== "string" || input.app.trim() === "") {
+    throw new TypeError("app is required");
+  }
+}
+
+async function nativeAction(method, input) {
+  requireApp(input);
+  const args = { ...input };
+  if (args.element_index !== undefined) args.element_index = element(indicesFor(input.app), args.element_index);
+  await invoke(method, args);
+}
+
+function nativePoint(input) {
+  if (input.element_index !== undefined) return { element_index: input.element_index };
+  const [x, y] = point([input.x, input.y], "coordinate");
+  return { x, y };
+}
+
+const computer = Object.freeze({
+  target: __cuTarget,
+  list_apps: tracked(() => listApps({ emit: false })),
+  get_app_state: tracked(async (input) => {
+    requireApp(input);
+    let result;
+    try {
+      result = await invoke("get_app_state", { app: input.app, ...optional("disableDiff", input.disableDiff) });
+    } catch (error) {
+      clear(indicesFor(input.app));
+      throw error;
+    }
+    const app = typeof result.app === "string" && result.app ? result.app : input.app;
+    aliases.set(input.app, app);
+    const text = textOf(result);
+    remember(indicesFor(app), text);
+    const image = imageOf(result);
+    return { app, text, screenshot: image ? { url: `data:${image.mimeType};base64,${image.data}` } : null };
+  }),
+  click: tracked(async (input) => {
+    requireApp(input);
+    await nativeAction("click", {
+      app: input.app, ...nativePoint(input), ...optional("mouse_button", mouseButton(input.mouse_button)),
+      ...optional("click_count", input.click_count),
+    });
+  }),
+  drag: tracked(async (input) => {
+    requireApp(input);
+    point([input.from_x, input.from_y], "from");
+    point([input.to_x, input.to_y], "to");
+    await nativeAction("drag", { app: input.app, from_x: input.from_x, from_y: input.from_y, to_x: input.to_x, to_y: input.to_y });
+  }),
+  paste: tracked(async (input) => { await nativeAction("paste", { app: input?.app, text: input?.text, format: input?.format }); }),
+  perform_secondary_action: tracked(async (input) => {
+    await nativeAction("perform_secondary_action", { app: input?.app, element_index: input?.element_index, action: input?.action });
+  }),
+  press_key: tracked(async (input) => {
+    requireApp(input);
+    if (typeof input.key !== "string" || input.key.trim() === "") throw new TypeError("key is required");
+    await nativeAction("press_key", { app: input.app, key: input.key });
+  }),
+  scroll: tracked(async (input) => {
+    requireApp(input);
+    checkPages(input.pages);
+    await nativeAction("scroll", { app: input.app, ...nativePoint(input), direction: direction(input.direction), ...optional("pages", input.pages) });
+  }),
+  select_text: tracked(async (input) => {
+    await nativeAction("select_text", {
+      app: input?.app, element_index: input?.element_index, text: input?.text, ...optional("prefix", input?.prefix),
+      ...optional("suffix", input?.suffix), ...optional("selection_type", input?.selection_type),
+    });
+  }),
+  set_value: tracked(async (input) => {
+    await nativeAction("set_value", { app: input?.app, element_index: input?.element_index, value: input?.value });
+  }),
+  type_text: tracked(async (input) => { await nativeAction("type_text", { app: input?.app, text: input?.text }); }),
+});
+
+const output = Object.freeze({
+  write: tracked(async (value) => {
+    let text = typeof value === "string" ? value : JSON.stringify(value);
+    if (text === undefined) text = String(value);
+    __cuEmit({ type: "text", text });
+  }),
+  emitImage: tracked(async (value) => {
+    if (value !== null && typeof value === "object" && typeof value.data === "string") {
+      __cuEmit({ type: "image", data: value.data, mimeType: value.mimeType });
+      return;
+    }
+    const bytes = value instanceof Uint8Array ? value
+      : value !== null && typeof value === "object" && value.bytes instanceof Uint8Array ? value.bytes : undefined;
+    if (bytes === undefined) throw new Error("emitImage requires Uint8Array bytes or {bytes, mimeType}");
+    const jpeg = bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
+    const given = !(value instanceof Uint8Array) && typeof value.mimeType === "string" && value.mimeType ? value.mimeType : undefined;
+    __cuEmit({ type: "image", data: encodeBytes(bytes), mimeType: given ?? (jpeg ? "image/jpeg" : "image/png") });
+  }),
+});
+
+const api = Object.freeze({
+  getApp: tracked(getApp),
+  listApps: tracked(listApps),
+  getState: tracked(getState),
+  computer,
+});
+Object.defineProperty(globalThis, "cua", { value: api, writable: false, enumerable: false, configurable: false });
+Object.defineProperty(globalThis, "nodeRepl", { value: output, writable: false, enumerable: false, configurable: false });

@@ -1,0 +1,126 @@
+"""Spawning and killing the ``js`` worker process (Linux and macOS).
+
+Each worker gets a private directory used as HOME, TMPDIR, TMP, TEMP and cwd, an environment
+with nothing from the host (no tokens, no DISPLAY, no D-Bus address), its own process group,
+and isolated Python (``-I``). Killing sends SIGKILL to the group and removes the directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from deskhand.kernel import frames
+
+WORKER_SCRIPT = Path(__file__).resolve().parent / "worker.py"
+
+
+def worker_env(directory: Path) -> dict[str, str]:
+    """The worker's whole environment: its private directory and a minimal PATH and locale."""
+    d = str(directory)
+    return {"HOME": d, "TMPDIR": d, "TMP": d, "TEMP": d, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+@dataclass(slots=True)
+class WorkerProcess:
+    """A running worker: the child process, its private directory and its stderr tail."""
+
+    process: asyncio.subprocess.Process
+    directory: Path
+    stderr_tail: bytearray = field(default_factory=bytearray)
+    killed: bool = False
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @classmethod
+    async def spawn(cls) -> WorkerProcess:
+        directory = Path(tempfile.mkdtemp(prefix="deskhand-js-")).resolve()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-I",
+                str(WORKER_SCRIPT),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=directory,
+                env=worker_env(directory),
+                start_new_session=True,
+                limit=frames.MAX_FRAME,
+            )
+        except BaseException:
+            shutil.rmtree(directory, ignore_errors=True)
+            raise
+        return cls(process, directory)
+
+    def send(self, message: dict[str, object]) -> bool:
+        """Queue one frame; False when the worker is gone."""
+        stdin = self.process.stdin
+        if self.killed or stdin is None or stdin.is_closing():
+            return False
+        try:
+            stdin.write(frames.encode(message))
+        except (ConnectionError, RuntimeError):
+            return False
+        return True
+
+    async def receive(self) -> dict[str, object]:
+        """The next frame. Raises EOFError at the end of the stream, FrameError on bad data."""
+        stdout = self.process.stdout
+        if stdout is None:
+            raise EOFError
+        try:
+            header = await stdout.readexactly(frames.HEADER.size)
+            body = await stdout.readexactly(frames.decode_length(header))
+        except asyncio.IncompleteReadError as error:
+            raise EOFError from error
+        return frames.decode_body(body)
+
+    async def drain_stderr(self) -> None:
+        stderr = self.process.stderr
+        if stderr is None:
+            return
+        while chunk := await stderr.read(4096):
+            self.stderr_tail.extend(chunk)
+            del self.stderr_tail[:-4096]
+
+    def stderr_text(self) -> str:
+        return self.stderr_tail.decode("utf-8", "replace").strip()
+
+    def kill(self) -> None:
+        """SIGKILL the worker's process group now; :meth:`reap` finishes the cleanup."""
+        if self.killed:
+            return
+        self.killed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
+
+    async def reap(self) -> None:
+        """Wait for the killed process, close its pipes and remove its directory."""
+        self.kill()
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        await self.process.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def rss_bytes(self) -> int | None:
+        """Resident memory from /proc (Linux); None when it cannot be read."""
+        try:
+            status = Path(f"/proc/{self.process.pid}/status").read_text()
+        except OSError:
+            return None
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        return None

@@ -1,0 +1,454 @@
+"""One agent's persistent ``js`` session: queueing, limits, counters and the worker's lifecycle.
+
+The host side of native-contract.md sections 1.2, 1.3, 5.4 and 5.5. A :class:`KernelSession`
+runs one cell at a time in a worker process (:mod:`deskhand.kernel.worker`), forwards the
+cell's native calls to a :class:`ToolCaller` one at a time, and enforces the per-cell limits.
+Timeout, cancellation, reset and every protocol or limit violation end the cell with the
+contract's text, let the one in-flight native call finish, start nothing queued, kill the
+worker and discard its bindings; the next cell gets a fresh worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, Protocol
+
+from deskhand.core.counters import CallCounters
+from deskhand.host.result import Block, ImageBlock, TextBlock, ToolResult
+from deskhand.kernel.frames import FrameError
+from deskhand.kernel.process import WorkerProcess
+
+MAX_NATIVE_CALLS: Final = 256
+MAX_CODE_BYTES: Final = 256 * 1024
+MAX_BLOCKS: Final = 128
+MAX_OUTPUT_BYTES: Final = 16 * 1024 * 1024
+DEFAULT_TIMEOUT_S: Final = 30.0
+MAX_TIMEOUT_S: Final = 60.0
+#: The 11 native names a cell may call (``INVOCABLE_TOOLS``).
+INVOCABLE: Final = frozenset(
+    {
+        "list_apps",
+        "get_app_state",
+        "click",
+        "drag",
+        "scroll",
+        "press_key",
+        "type_text",
+        "paste",
+        "set_value",
+        "select_text",
+        "perform_secondary_action",
+    }
+)
+
+ALREADY_RUNNING: Final = "A Computer Use JavaScript cell is already running."
+INVALID_RUN: Final = "Invalid Computer Use JavaScript code or timeout (maximum 60 seconds)."
+TIMED_OUT: Final = "Computer Use JavaScript timed out. Bindings were reset; observe the app before continuing."
+CANCELLED: Final = "Computer Use JavaScript cancelled. Bindings were reset; observe the app before continuing."
+RESET_ACTIVE: Final = "Computer Use JavaScript reset. Bindings were discarded."
+RESET_QUEUED: Final = "Computer Use JavaScript was reset before this queued cell started."
+RESET_DONE: Final = "Computer Use JavaScript reset. Select an app again to continue."
+INVALID_OPERATION: Final = "Computer Use JavaScript exceeded its action limit or requested an invalid operation."
+INVALID_CONTENT: Final = "Computer Use JavaScript emitted invalid content."
+OUTPUT_LIMIT: Final = "Computer Use JavaScript exceeded the output limit."
+MEMORY_LIMIT: Final = "Computer Use JavaScript exceeded its memory budget."
+UNRESPONSIVE: Final = "Computer Use JavaScript left an unresponsive background task."
+INVALID_PROTOCOL: Final = "Computer Use JavaScript kernel sent invalid protocol data."
+IDLE_SUFFIX: Final = " Bindings were reset. Select the app again."
+
+_IMAGE_MIME = re.compile(r"^image/(png|jpeg|webp)$")
+_MAX_SAFE_INTEGER = 2**53 - 1
+_BOOTSTRAP = Path(__file__).resolve().parent / "js" / "cua.js"
+
+
+class ToolCaller(Protocol):
+    """The kernel's one dependency: a guarded dispatcher for the 11 native names."""
+
+    async def call_tool(self, name: str, args: dict[str, object]) -> ToolResult: ...
+
+
+@dataclass(frozen=True, slots=True)
+class KernelLimits:
+    #: The RSS soft cap of a worker, checked every ``health_check_s``.
+    max_rss_bytes: int = 768 * 1024 * 1024
+    health_check_s: float = 1.0
+    #: An idle worker that does not answer a ping within this time is discarded.
+    pong_timeout_s: float = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class CellResult:
+    """What one ``js`` call returns: emitted blocks in order, then the error text on failure.
+
+    ``structured`` holds the contract's counters (``nativeCallsStarted``, ...,
+    ``bindingsReset``, ``recovery``) on a failed cell, and is None on success.
+    """
+
+    content: tuple[Block, ...]
+    is_error: bool = False
+    structured: dict[str, object] | None = None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+
+def _error(text: str) -> CellResult:
+    return CellResult((TextBlock(text),), is_error=True)
+
+
+@dataclass(eq=False, slots=True)
+class _Cell:
+    id: int
+    result: asyncio.Future[CellResult]
+    counters: CallCounters = field(default_factory=CallCounters)
+    content: list[Block] = field(default_factory=list)
+    output_bytes: int = 0
+    calls: int = 0
+    requests: set[int] = field(default_factory=set)
+    accepting: bool = True
+    dispatch: asyncio.Lock = field(default_factory=asyncio.Lock)
+    tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    deadline: asyncio.TimerHandle | None = None
+
+
+@dataclass(eq=False, slots=True)
+class _Kernel:
+    worker: WorkerProcess
+    ready: asyncio.Future[None]
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    ping: tuple[int, float] | None = None
+
+
+class KernelSession:
+    """A persistent, isolated JavaScript session bound to one :class:`ToolCaller`.
+
+    Args:
+        caller: dispatches the cell's native calls (the host, or a fake in tests).
+        target: ``cua.computer.target``; by default the caller's ``platform`` attribute if it
+            has one, else ``'mac'`` on macOS and ``'linux'`` elsewhere.
+        limits: the memory watchdog and health-check settings.
+    """
+
+    def __init__(self, caller: ToolCaller, *, target: str | None = None, limits: KernelLimits | None = None) -> None:
+        self.caller = caller
+        self.target = target or _default_target(caller)
+        self.limits = limits or KernelLimits()
+        self._kernel: _Kernel | None = None
+        self._cell: _Cell | None = None
+        self._queue = asyncio.Lock()
+        self._epoch = 0
+        self._next_cell = 0
+        self._idle_failure: str | None = None
+        self._reaping: set[asyncio.Task[None]] = set()
+        self._bootstrap = _BOOTSTRAP.read_text("utf-8")
+
+    @property
+    def busy(self) -> bool:
+        return self._cell is not None
+
+    @property
+    def worker_pid(self) -> int | None:
+        return self._kernel.worker.pid if self._kernel is not None else None
+
+    # -- public API --------------------------------------------------------------------
+    async def run(self, code: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, queue: bool = True) -> CellResult:
+        """Run one cell. With ``queue=False`` a cell that finds another running is rejected."""
+        if (
+            not isinstance(code, str)
+            or len(code.encode("utf-8", "surrogatepass")) > MAX_CODE_BYTES
+            or not 0 < timeout_s <= MAX_TIMEOUT_S
+        ):
+            return _error(INVALID_RUN)
+        if not queue and (self._cell is not None or self._queue.locked()):
+            return _error(ALREADY_RUNNING)
+        epoch = self._epoch
+        async with self._queue:
+            if epoch != self._epoch:
+                return _error(RESET_QUEUED)
+            return await self._run(code, timeout_s)
+
+    async def cancel(self) -> None:
+        """Cancel the running cell, if any; it reports the cancellation text."""
+        cell = self._cell
+        if cell is not None:
+            self._finish(cell, CANCELLED, invalidate=True)
+
+    async def reset(self) -> CellResult:
+        """``js_reset``: end the running cell, reject queued ones, discard the worker."""
+        self._epoch += 1
+        self._idle_failure = None
+        cell = self._cell
+        if cell is not None:
+            self._finish(cell, RESET_ACTIVE, invalidate=True)
+        self._discard()
+        if cell is not None:
+            await cell.result
+        await self._settle_reaping()
+        return CellResult((TextBlock(RESET_DONE),))
+
+    async def close(self) -> None:
+        """Stop everything and wait until the worker is gone and its directory removed."""
+        self._epoch += 1
+        cell = self._cell
+        if cell is not None:
+            self._finish(cell, RESET_ACTIVE, invalidate=True)
+            await cell.result
+        self._discard()
+        await self._settle_reaping()
+
+    # -- cells -------------------------------------------------------------------------
+    async def _run(self, code: str, timeout_s: float) -> CellResult:
+        if self._idle_failure is not None:
+            text, self._idle_failure = self._idle_failure, None
+            return _error(text)
+        loop = asyncio.get_running_loop()
+        self._next_cell += 1
+        cell = _Cell(self._next_cell, loop.create_future())
+        self._cell = cell
+        cell.deadline = loop.call_later(timeout_s, self._finish, cell, TIMED_OUT, True)
+        try:
+            kernel = await self._start()
+            if cell.accepting:
+                await asyncio.shield(kernel.ready)
+            if cell.accepting:
+                kernel.worker.send({"type": "run", "cellId": cell.id, "code": code, "timeoutMs": int(timeout_s * 1000)})
+        except (OSError, RuntimeError, EOFError) as error:
+            self._finish(cell, f"Computer Use JavaScript startup failed: {error}", invalidate=True)
+        return await cell.result
+
+    def _finish(self, cell: _Cell, error: str | None, invalidate: bool = False) -> None:
+        if not cell.accepting:
+            return
+        cell.accepting = False
+        if cell.deadline is not None:
+            cell.deadline.cancel()
+        if invalidate:
+            cell.counters.bindings_reset = True
+            self._discard()
+        task = asyncio.get_running_loop().create_task(self._complete(cell, error))
+        self._reaping.add(task)
+        task.add_done_callback(self._reaping.discard)
+
+    async def _complete(self, cell: _Cell, error: str | None) -> None:
+        # A native call already being injected cannot be undone: drain it; queued ones never start.
+        if cell.tasks:
+            await asyncio.gather(*cell.tasks, return_exceptions=True)
+        if self._cell is cell:
+            self._cell = None
+        content = tuple(cell.content) + ((TextBlock(error),) if error else ())
+        structured = cell.counters.to_json() if error else None
+        cell.result.set_result(CellResult(content, is_error=bool(error), structured=structured))
+
+    # -- native calls ------------------------------------------------------------------
+    def _invoke(self, kernel: _Kernel, cell: _Cell, message: dict[str, object]) -> None:
+        request_id, name, args = message.get("requestId"), message.get("name"), message.get("args")
+        cell.calls += 1
+        if (
+            not isinstance(request_id, int)
+            or isinstance(request_id, bool)
+            or abs(request_id) > _MAX_SAFE_INTEGER
+            or request_id in cell.requests
+            or name not in INVOCABLE
+            or not isinstance(args, dict)
+            or cell.calls > MAX_NATIVE_CALLS
+        ):
+            self._finish(cell, INVALID_OPERATION, invalidate=True)
+            return
+        cell.requests.add(request_id)
+        task = asyncio.get_running_loop().create_task(self._call(kernel, cell, request_id, str(name), args))
+        cell.tasks.add(task)
+
+    async def _call(self, kernel: _Kernel, cell: _Cell, request_id: int, name: str, args: dict[str, object]) -> None:
+        async with cell.dispatch:
+            if not cell.accepting:
+                return
+            cell.counters.start()
+            try:
+                result = await self.caller.call_tool(name, args)
+            except Exception as error:  # any transport failure becomes the JS error text
+                cell.counters.threw()
+                if cell.accepting:
+                    kernel.worker.send(
+                        {"type": "response", "cellId": cell.id, "requestId": request_id, "error": str(error)}
+                    )
+                return
+            cell.counters.finish(is_error=result.is_error, not_dispatched=result.not_dispatched)
+            if cell.accepting:
+                reply = {"type": "response", "cellId": cell.id, "requestId": request_id, "result": result_json(result)}
+                kernel.worker.send(reply)
+
+    def _emit(self, cell: _Cell, content: object) -> None:
+        block = _block(content)
+        if block is None:
+            self._finish(cell, INVALID_CONTENT, invalidate=True)
+            return
+        cell.output_bytes += len(json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+        if cell.output_bytes > MAX_OUTPUT_BYTES or len(cell.content) >= MAX_BLOCKS:
+            self._finish(cell, OUTPUT_LIMIT, invalidate=True)
+            return
+        cell.content.append(block)
+
+    # -- the worker --------------------------------------------------------------------
+    async def _start(self) -> _Kernel:
+        if self._kernel is not None:
+            return self._kernel
+        worker = await WorkerProcess.spawn()
+        loop = asyncio.get_running_loop()
+        kernel = _Kernel(worker, loop.create_future())
+        kernel.ready.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._kernel = kernel
+        kernel.tasks = [
+            loop.create_task(self._read(kernel)),
+            loop.create_task(worker.drain_stderr()),
+            loop.create_task(self._health(kernel)),
+        ]
+        worker.send({"type": "init", "bootstrap": self._bootstrap, "target": self.target})
+        return kernel
+
+    async def _read(self, kernel: _Kernel) -> None:
+        while True:
+            try:
+                message = await kernel.worker.receive()
+            except FrameError:
+                self._failed(kernel, INVALID_PROTOCOL)
+                return
+            except (EOFError, ConnectionError):
+                await asyncio.sleep(0.05)  # let the stderr tail arrive
+                code = kernel.worker.process.returncode
+                self._failed(kernel, f"Computer Use JavaScript kernel exited ({code}). {kernel.worker.stderr_text()}")
+                return
+            kind = message["type"]
+            if kind == "ready":
+                if not kernel.ready.done():
+                    kernel.ready.set_result(None)
+            elif kind == "pong":
+                if kernel.ping is not None and message.get("nonce") == kernel.ping[0]:
+                    kernel.ping = None
+            else:
+                self._receive(kernel, message)
+
+    def _receive(self, kernel: _Kernel, message: dict[str, object]) -> None:
+        cell = self._cell
+        if cell is None or not cell.accepting or message.get("cellId") != cell.id or self._kernel is not kernel:
+            return
+        kind = message["type"]
+        if kind == "done":
+            error = message.get("error")
+            self._finish(cell, str(error) if error else None)
+        elif kind == "emit":
+            self._emit(cell, message.get("content"))
+        elif kind == "invoke":
+            self._invoke(kernel, cell, message)
+
+    async def _health(self, kernel: _Kernel) -> None:
+        loop = asyncio.get_running_loop()
+        nonce = 0
+        while True:
+            await asyncio.sleep(self.limits.health_check_s)
+            rss = kernel.worker.rss_bytes()
+            if rss is not None and rss > self.limits.max_rss_bytes:
+                self._failed(kernel, MEMORY_LIMIT)
+                return
+            if self._cell is not None or not kernel.ready.done():
+                kernel.ping = None
+            elif kernel.ping is not None:
+                if loop.time() - kernel.ping[1] > self.limits.pong_timeout_s:
+                    self._failed(kernel, UNRESPONSIVE)
+                    return
+            else:
+                nonce += 1
+                kernel.ping = (nonce, loop.time())
+                kernel.worker.send({"type": "ping", "nonce": nonce})
+
+    def _failed(self, kernel: _Kernel, text: str) -> None:
+        if not kernel.ready.done():
+            kernel.ready.set_exception(RuntimeError(text))
+        if self._kernel is not kernel:
+            return
+        cell = self._cell
+        if cell is not None and cell.accepting:
+            self._finish(cell, text, invalidate=True)
+        else:
+            self._idle_failure = text + IDLE_SUFFIX
+            self._discard()
+
+    def _discard(self) -> None:
+        kernel, self._kernel = self._kernel, None
+        if kernel is None:
+            return
+        kernel.worker.kill()
+        if not kernel.ready.done():
+            kernel.ready.set_exception(RuntimeError("Computer Use JavaScript kernel stopped."))
+        current = asyncio.current_task()
+        for task in kernel.tasks:
+            if task is not current:
+                task.cancel()
+        reap = asyncio.get_running_loop().create_task(self._reap(kernel))
+        self._reaping.add(reap)
+        reap.add_done_callback(self._reaping.discard)
+
+    async def _reap(self, kernel: _Kernel) -> None:
+        await kernel.worker.reap()
+        for task in kernel.tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _settle_reaping(self) -> None:
+        while self._reaping:
+            await asyncio.gather(*list(self._reaping), return_exceptions=True)
+
+
+def result_json(result: ToolResult) -> dict[str, object]:
+    """The JSON a cell's facade receives for one native call (``ReplToolResult``)."""
+    content: list[dict[str, object]] = []
+    for block in result.content:
+        if isinstance(block, TextBlock):
+            content.append({"type": "text", "text": block.text})
+        else:
+            data = base64.b64encode(block.data).decode("ascii")
+            content.append({"type": "image", "data": data, "mimeType": block.mime_type})
+    out: dict[str, object] = {"content": content}
+    if result.is_error:
+        out["isError"] = True
+    if result.not_dispatched:
+        out["nativeCallNotDispatched"] = True
+    if result.native_error is not None:
+        out["nativeError"] = result.native_error.to_json()
+    for key in ("app", "apps"):
+        if key in result.structured:
+            out[key] = result.structured[key]
+    return out
+
+
+def _block(content: object) -> Block | None:
+    if not isinstance(content, dict):
+        return None
+    kind = content.get("type")
+    if kind == "text":
+        text = content.get("text")
+        return TextBlock(text) if isinstance(text, str) else None
+    if kind == "image":
+        data, mime = content.get("data"), content.get("mimeType")
+        if not isinstance(data, str) or not isinstance(mime, str) or not _IMAGE_MIME.match(mime):
+            return None
+        try:
+            return ImageBlock(base64.b64decode(data, validate=True), mime)
+        except (binascii.Error, ValueError):
+            return None
+    return None
+
+
+def _default_target(caller: object) -> str:
+    platform = getattr(caller, "platform", None)
+    if isinstance(platform, str) and platform:
+        return "mac" if platform in {"darwin", "mac", "macos"} else platform
+    return "mac" if sys.platform == "darwin" else "linux"
