@@ -43,6 +43,10 @@ CALL_TIMEOUT_S: Final = 2.0
 MAX_IN_FLIGHT: Final = 256
 #: A walk stops adding nodes beyond this many (the state text shows at most 1500 lines).
 MAX_WALK_NODES: Final = 5000
+#: Properties read per node in a walk, and the calls per node (4 methods + these).
+#: (Not AccessibleId: Qt fills it with a synthesized object path, not an app identifier.)
+WALK_PROPS: Final = ("Name", "Description")
+STRIDE: Final = 4 + len(WALK_PROPS)
 #: Text longer than this is not read in full: the state text shows 160 characters anyway.
 TEXT_READ_LIMIT: Final = 4096
 
@@ -115,7 +119,7 @@ class Node:
     child_count: int = 0
     accessible_id: str = ""
     extents: tuple[int, int, int, int] | None = None
-    value: tuple[float, float, float] | None = None  # current, minimum, maximum
+    value: float | None = None  # Value.CurrentValue
     text: str | None = None
     selection: tuple[int, int] | None = None
     actions: tuple[str, ...] = ()
@@ -366,24 +370,23 @@ class AtspiConnection:
             calls: list[Call] = []
             for path, _parent, _i in frontier:
                 calls.extend(Call(bus, path, ACCESSIBLE, m) for m in per_node)
-                calls.append(Call(bus, path, PROPERTIES, "GetAll", "s", (ACCESSIBLE,)))
+                # Qt answers Properties.Get but not GetAll for the Accessible interface.
+                calls.extend(Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, n)) for n in WALK_PROPS)
             replies = self.pipeline(calls, deadline)
             nxt: list[tuple[str, str, int]] = []
             for k, (path, parent, index) in enumerate(frontier):
-                role, state, ifaces, kids, props = replies[5 * k : 5 * k + 5]
+                role, state, ifaces, kids, name, desc = replies[STRIDE * k : STRIDE * k + STRIDE]
                 if any(isinstance(r, Failed) for r in (role, state, ifaces, kids)):
                     continue
-                p = props[0] if not isinstance(props, Failed) else {}
                 node = Node(
                     path,
                     int(role[0]),
-                    _prop(p, "Name"),
-                    _prop(p, "Description"),
+                    _got(name),
+                    _got(desc),
                     _states(state[0]),
                     frozenset(ifaces[0]),
                     parent=parent,
                     index=index,
-                    accessible_id=_prop(p, "AccessibleId"),
                 )
                 node.children = [cp for cb, cp in kids[0] if cb == bus]
                 node.child_count = len(node.children)
@@ -405,7 +408,7 @@ class AtspiConnection:
                 calls.append(Call(b, p, COMPONENT, "GetExtents", "u", (0,)))
                 targets.append((node, "extents"))
             if VALUE in ifs:
-                calls.append(Call(b, p, PROPERTIES, "GetAll", "s", (VALUE,)))
+                calls.append(Call(b, p, PROPERTIES, "Get", "ss", (VALUE, "CurrentValue")))
                 targets.append((node, "value"))
             if TEXT in ifs and node.role in TEXT_VALUE_ROLES:
                 calls.append(Call(b, p, TEXT, "GetText", "ii", (0, TEXT_READ_LIMIT)))
@@ -439,12 +442,7 @@ def _apply(node: Node, what: str, reply: tuple[Any, ...]) -> None:
         x, y, w, h = reply[0]
         node.extents = (int(x), int(y), int(w), int(h))
     elif what == "value":
-        props = reply[0]
-        node.value = (
-            float(_variant(props.get("CurrentValue"), 0.0)),
-            float(_variant(props.get("MinimumValue"), 0.0)),
-            float(_variant(props.get("MaximumValue"), 0.0)),
-        )
+        node.value = float(_variant(reply[0], 0.0))
     elif what == "text":
         node.text = str(reply[0])
     elif what == "selection":
@@ -468,5 +466,6 @@ def _variant(v: Any, default: Any) -> Any:
     return v[1] if isinstance(v, tuple) and len(v) == 2 else default
 
 
-def _prop(props: dict[str, Any], name: str) -> str:
-    return str(_variant(props.get(name), ""))
+def _got(reply: Any) -> str:
+    """The string of a ``Properties.Get`` reply, or "" when it failed."""
+    return "" if isinstance(reply, Failed) else str(_variant(reply[0], ""))

@@ -212,7 +212,7 @@ ACTION_NAMES: Final[dict[str, str]] = {
     "expand or contract": "AXExpandOrContract",
 }
 #: Actions that only move the keyboard focus: not shown as secondary actions.
-_FOCUS_ACTIONS: Final = frozenset({"setfocus", "focus", "grab focus"})
+_FOCUS_ACTIONS: Final = frozenset({"setfocus", "set focus", "focus", "grab focus"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +298,7 @@ def _value(node: Node, ax: str) -> str | float | bool | None:
     if node.role == 40:  # password text: never shown
         return None
     if node.value is not None and (VALUE in node.interfaces) and node.role != 79:
-        return node.value[0]
+        return node.value
     if node.text is not None and ax in ("AXTextField", "AXTextArea"):
         return node.text
     return None

@@ -1,0 +1,156 @@
+"""get_app_state against the Qt 6 fixture: known controls, diffs, full text, restart, deadline."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+
+import pytest
+
+from deskhand.backends.linux._atspi import ACTION, EDITABLE_TEXT, Call
+from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.core.errors import NativeError
+
+pytestmark = pytest.mark.desktop
+
+
+@pytest.fixture
+def executor(desktop):
+    ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+    yield ex
+    ex.close()
+
+
+def started(fx):
+    """The fixture once its window is mapped (it logs ``ready`` from its map handler)."""
+    fx.events.wait_for("ready")
+    return fx
+
+
+def handle_of(text: str, pattern: str) -> str:
+    m = re.search(r"(g\d+:\d+)" + pattern, text)
+    assert m, f"{pattern!r} not in:\n{text}"
+    return m.group(1)
+
+
+def test_full_state_has_known_controls(launch, executor):
+    fx = started(launch.qt_fixture())
+    app = executor.resolve(str(fx.pid))
+    state = executor.get_app_state(app)
+    text = state.text
+    assert text.startswith(f"App=qt_fixture.py (pid {fx.pid})\n")
+    assert 'Window: "Deskhand Qt Fixture"' in text
+    assert re.search(r"\tg\d+:\d+ push button Apply(, Secondary Actions: .*)?$", text, re.M)
+    assert re.search(r"\tg\d+:\d+ push button Reset(, Secondary Actions: .*)?$", text, re.M)
+    assert re.search(r"\tg\d+:\d+ check box Enable sync, Value: off$", text, re.M)
+    assert re.search(r"\tg\d+:\d+ text \(settable, string\) Name$", text, re.M)
+    assert re.search(r"\tg\d+:\d+ text \(settable, string\) Notes$", text, re.M)
+    assert re.search(r"\tg\d+:\d+ slider \(settable, float\) Volume, (.*, )?Value: 0(, .*)?$", text, re.M)
+    assert re.search(r"\tg\d+:\d+ (list|list box) Rows \(showing 0-\d+ of 40 items\)(, .*)?$", text, re.M)
+    assert re.search(r"\tg\d+:\d+ row Row 1(, .*)?$", text, re.M)
+    assert re.search(r"\tg\d+:\d+ check box Details, Value: off$", text, re.M)
+    assert state.image is not None and state.image.mime_type == "image/jpeg"
+    assert state.image.data[:2] == b"\xff\xd8"
+
+
+def test_change_in_app_comes_back_as_diff(launch, executor):
+    fx = started(launch.qt_fixture())
+    app = executor.resolve(str(fx.pid))
+    first = executor.get_app_state(app).text
+    epoch = handle_of(first, " ").split(":")[0]
+    entry = executor.element(app, handle_of(first, r" text \(settable, string\) Name"))
+    check = executor.element(app, handle_of(first, r" check box Enable sync"))
+    # Change the app from its own side: its entry's text and its check box's state.
+    executor.atspi.call(Call(entry.ref.bus, entry.ref.path, EDITABLE_TEXT, "SetTextContents", "s", ("hello",)))
+    executor.atspi.call(Call(check.ref.bus, check.ref.path, ACTION, "DoAction", "i", (0,)))
+    fx.events.wait_for("text", name="Name", text="hello")
+    fx.events.wait_for("toggled", name="Enable sync", active=True)
+
+    diff = executor.get_app_state(app).text
+    assert diff.startswith("The following is a diff from the previous accessibility tree")
+    assert re.search(r"^~\t+" + epoch + r":\d+ text \(settable, string\) Name, Value: hello$", diff, re.M), diff
+    assert re.search(r"^~\t+" + epoch + r":\d+ check box Enable sync, Value: on$", diff, re.M), diff
+    assert "App=" not in diff
+
+    # No change: the no-change text; disable_diff: the full tree in the same epoch.
+    again = executor.get_app_state(app).text
+    assert again.startswith('There has been no change in the accessibility tree for Window: "Deskhand Qt Fixture".')
+    full = executor.get_app_state(app, disable_diff=True).text
+    assert full.startswith("App=qt_fixture.py")
+    assert handle_of(full, " ").split(":")[0] == epoch
+
+
+def test_added_and_removed_elements(launch, executor):
+    fx = started(launch.qt_fixture())
+    app = executor.resolve(str(fx.pid))
+    first = executor.get_app_state(app).text
+    expander = executor.element(app, handle_of(first, r" check box Details"))
+    executor.atspi.call(Call(expander.ref.bus, expander.ref.path, ACTION, "DoAction", "i", (0,)))
+    fx.events.wait_for("expanded", name="Details", expanded=True)
+    executor.mark_mutation(app)  # the next capture applies the settle rule (6.12)
+    opened = executor.get_app_state(app).text
+    assert re.search(r"^\+\t+g\d+:(\d+) label Hidden details text$", opened, re.M), opened
+    added = int(re.search(r"^\+\t+g\d+:(\d+) label Hidden details text$", opened, re.M).group(1))
+    executor.atspi.call(Call(expander.ref.bus, expander.ref.path, ACTION, "DoAction", "i", (0,)))
+    fx.events.wait_for("expanded", name="Details", expanded=False)
+    executor.mark_mutation(app)
+    closed = executor.get_app_state(app).text
+    removed = re.search(r"^Removed element IDs: (.+)$", closed, re.M)
+    assert removed, closed
+    ids: set[int] = set()
+    for part in removed.group(1).split(", "):
+        a, _, b = part.partition("-")
+        ids.update(range(int(a), int(b or a) + 1))
+    assert added in ids
+
+
+def test_restart_gives_stale_process_and_new_epoch(launch, executor):
+    fx = started(launch.qt_fixture())
+    app = executor.resolve(str(fx.pid))
+    text = executor.get_app_state(app).text
+    apply_handle = handle_of(text, " push button Apply")
+    fx.app.stop()
+    fx2 = started(launch.qt_fixture())
+    app2 = executor.resolve(str(fx2.pid))
+    assert app2.identity != app.identity
+    text2 = executor.get_app_state(app2).text
+    assert text2.startswith("App=qt_fixture.py")
+    assert handle_of(text2, " ").split(":")[0] != apply_handle.split(":")[0]
+    with pytest.raises(NativeError) as err:
+        executor.element(app, apply_handle)
+    assert err.value.code == "stale_process"
+    with pytest.raises(NativeError) as err:
+        executor.verify_identity(app)
+    assert err.value.code == "process_gone"
+
+
+def test_stopped_app_ends_by_deadline(launch, desktop):
+    ex = LinuxExecutor(
+        display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"], observe_timeout_s=1.0
+    )
+    try:
+        fx = started(launch.qt_fixture())
+        app = ex.resolve(str(fx.pid))
+        ex.get_app_state(app)
+        os.kill(fx.pid, signal.SIGSTOP)
+        try:
+            t0 = time.monotonic()
+            try:
+                state = ex.get_app_state(app, disable_diff=True)
+                assert "stopped answering" in state.text
+            except NativeError as e:
+                assert e.code == "ax_failed"
+                assert "did not answer" in e.message
+            assert time.monotonic() - t0 < 2.0
+            # deskhand stays responsive: discovery still answers quickly.
+            t1 = time.monotonic()
+            assert any(a.pid == fx.pid for a in ex.list_apps())
+            assert time.monotonic() - t1 < 1.5
+        finally:
+            os.kill(fx.pid, signal.SIGCONT)
+        # Once it runs again, the next observation is complete.
+        assert "push button Apply" in ex.get_app_state(app, disable_diff=True).text
+    finally:
+        ex.close()
