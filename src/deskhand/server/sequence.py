@@ -161,6 +161,10 @@ async def run_sequence(
                 result = await call_tool(step.tool, step.args)
             except Exception as err:
                 return _failed(run, clock, i, str(err))
+            if result.is_error and i == 0 and result.not_dispatched:
+                # The gates (policy, grant, queue) refused before anything ran: a pre-dispatch
+                # refusal of the whole batch, not a failed step whose effect is unknown.
+                return result
             if result.is_error:
                 return _failed(run, clock, i, result.text or "the step returned an error")
             run.durations_ms.append(round((clock() - began) * 1000))
