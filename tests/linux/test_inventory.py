@@ -1,0 +1,59 @@
+"""list_apps and resolve against the GTK and Qt fixtures and Mousepad: identities from /proc."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from deskhand.backends.linux import _identity
+from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.core.errors import NativeError
+
+pytestmark = pytest.mark.desktop
+
+
+@pytest.fixture
+def executor(desktop):
+    ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+    yield ex
+    ex.close()
+
+
+def test_inventory_lists_running_apps_with_identities(launch, executor):
+    gtk = launch.gtk_fixture()
+    qt = launch.qt_fixture()
+    pad = launch(["mousepad"])
+    apps = executor.list_apps()
+    running = [a for a in apps if a.is_running]
+    assert apps[: len(running)] == running  # running first
+    by_id = {a.id: a for a in running}
+    assert by_id["gtk_fixture.py"].pid == gtk.pid
+    assert by_id["qt_fixture.py"].pid == qt.pid
+    assert by_id["org.xfce.mousepad"].pid == pad.pid
+    assert by_id["org.xfce.mousepad"].display_name == "Mousepad"
+    assert any(a.id == "org.xfce.mousepad-settings" and not a.is_running for a in apps)
+    for pid in (gtk.pid, qt.pid, pad.pid):
+        ident = executor.resolve(str(pid)).identity
+        assert ident.proven
+        assert ident.executable == str(Path(f"/proc/{pid}/exe").readlink())
+        assert ident.start_time == _identity.start_time(pid)
+    assert executor.resolve("Mousepad").pid == pad.pid
+    assert executor.resolve("org.xfce.mousepad").pid == pad.pid
+    assert executor.resolve("/usr/bin/mousepad").pid == pad.pid
+    assert executor.resolve("qt_fixture.py").pid == qt.pid
+
+
+def test_resolve_errors(launch, executor):
+    launch.gtk_fixture()
+    launch.gtk_fixture()
+    with pytest.raises(NativeError) as err:
+        executor.resolve("gtk_fixture.py")
+    assert err.value.code == "ambiguous_target"
+    with pytest.raises(NativeError) as err:
+        executor.resolve("No Such App")
+    assert err.value.code == "target_not_running"
+    with pytest.raises(NativeError) as err:
+        executor.resolve(str(os.getpid()))  # deskhand itself is never a target
+    assert err.value.code == "target_not_running"
