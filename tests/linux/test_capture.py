@@ -32,7 +32,6 @@ def executor(desktop):
 
 def canvas_frame(executor, app):
     state = executor.get_app_state(app, disable_diff=True)
-    obs = executor.observer
     for line in state.text.splitlines():
         if line.strip().endswith("container Canvas"):
             handle = line.strip().split()[0]
