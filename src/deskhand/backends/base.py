@@ -117,7 +117,14 @@ class Executor(Protocol):
         count: int = 1,
     ) -> ActionResult: ...
 
-    def drag(self, app: RunningApp, start: tuple[float, float], end: tuple[float, float]) -> ActionResult: ...
+    def drag(
+        self,
+        app: RunningApp,
+        start: tuple[float, float],
+        end: tuple[float, float],
+        *,
+        button: MouseButton = "left",
+    ) -> ActionResult: ...
 
     def scroll(
         self,

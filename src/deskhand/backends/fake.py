@@ -154,8 +154,10 @@ class FakeExecutor:
         self._record("click", app=app.display_name, element=element, point=point, button=button, count=count)
         return ActionResult("clicked")
 
-    def drag(self, app: RunningApp, start: tuple[float, float], end: tuple[float, float]) -> ActionResult:
-        self._record("drag", app=app.display_name, start=start, end=end)
+    def drag(
+        self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
+    ) -> ActionResult:
+        self._record("drag", app=app.display_name, start=start, end=end, button=button)
         return ActionResult("dragged")
 
     def scroll(

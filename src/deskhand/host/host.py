@@ -192,7 +192,7 @@ def _act(executor: Executor, app: RunningApp, r: v.Targeted) -> ActionResult:
         case v.Click():
             return executor.click(app, element=r.element, point=r.point, button=r.button, count=r.count)
         case v.Drag():
-            return executor.drag(app, r.start, r.end)
+            return executor.drag(app, r.start, r.end, button=r.button)
         case v.Scroll():
             return executor.scroll(app, direction=r.direction, pages=r.pages, element=r.element, point=r.point)
         case v.PressKey():

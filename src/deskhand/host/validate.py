@@ -104,7 +104,6 @@ class Drag:
     app: str
     start: Point
     end: Point
-    #: Validated and kept; the Executor's ``drag`` has no button parameter yet (left only).
     button: MouseButton = "left"
     tool: Literal["drag"] = "drag"
 

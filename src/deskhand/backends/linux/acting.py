@@ -186,11 +186,13 @@ class LinuxActor:
         self._post(steps)
 
     # -- pointer ------------------------------------------------------------------------------
-    def drag(self, app: RunningApp, start: tuple[float, float], end: tuple[float, float]) -> ActionResult:
+    def drag(
+        self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
+    ) -> ActionResult:
         with self._lock:
             a, b = self._global(app, start), self._global(app, end)
             window = self._bind(app)
-            events = corepointer.drag_events(a, b, "left", self._numbers)
+            events = corepointer.drag_events(a, b, button, self._numbers)
             self._gate(app, window)
             self._pointer_events(events)
             return ActionResult("Dragged.", {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)})

@@ -338,8 +338,10 @@ class LinuxExecutor:
     ) -> ActionResult:
         return self.actor.click(app, element=element, point=point, button=button, count=count)
 
-    def drag(self, app: RunningApp, start: tuple[float, float], end: tuple[float, float]) -> ActionResult:
-        return self.actor.drag(app, start, end)
+    def drag(
+        self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
+    ) -> ActionResult:
+        return self.actor.drag(app, start, end, button=button)
 
     def scroll(
         self,
