@@ -1,0 +1,126 @@
+"""Benchmark: deskhand's full observation vs a pyatspi walk (as OSWorld does) vs ImageMagick import.
+
+Run: ``.venv/bin/python -m bench.bench_observe`` (or ``python bench/bench_observe.py``). Prints medians
+in milliseconds and the ratios, all measured in one run on the same apps inside a private desktop.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from deskhand.backends.linux import _windows
+from deskhand.backends.linux._capture import encode
+from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.core import screenshot
+from deskhand.desktop import VirtualDesktop
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = 15
+
+# A pyatspi walk of the app's whole tree (role, name, states, extents, children), the way
+# OSWorld's accessibility-tree observation does it; it times itself to leave out start-up.
+PYATSPI_WALK = r"""
+import sys, time, pyatspi
+def walk(a):
+    a.getRoleName(); a.name; a.getState().getStates()
+    try: a.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+    except NotImplementedError: pass
+    for c in a: walk(c)
+app = next(a for a in pyatspi.Registry.getDesktop(0) if a and a.get_process_id() == int(sys.argv[1]))
+out = []
+for _ in range(int(sys.argv[2])):
+    t = time.perf_counter(); walk(app); out.append(time.perf_counter() - t)
+print(" ".join(map(str, out)))
+"""
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def timed(fn, runs: int = RUNS) -> list[float]:
+    out = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def main() -> int:
+    with VirtualDesktop() as vd:
+        env = vd.app_env()
+        gtk = vd.launch(["/usr/bin/python3", str(ROOT / "tests/apps/gtk_fixture.py")])
+        ex = LinuxExecutor(display=vd.env["DISPLAY"], a11y_address=vd.env["AT_SPI_BUS_ADDRESS"])
+        try:
+            deadline = time.monotonic() + 20
+            while True:
+                try:
+                    app = ex.resolve(str(gtk.pid))
+                    if "Apply" in ex.get_app_state(app, disable_diff=True).text:
+                        break
+                except Exception:
+                    if time.monotonic() > deadline:
+                        raise
+                time.sleep(0.05)
+            ours = timed(lambda: ex.get_app_state(app, disable_diff=True))
+            walk = subprocess.run(
+                ["/usr/bin/python3", "-c", PYATSPI_WALK, str(gtk.pid), str(RUNS)],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            pyatspi = [float(v) for v in walk.stdout.split()]
+            win = _windows.key_window(ex.x, gtk.pid)
+            subprocess.run(["xdotool", "windowsize", str(win.id), "1920", "1080"], env=env, check=True)
+            while (win := _windows.key_window(ex.x, gtk.pid)).client.width != 1920:
+                time.sleep(0.02)
+
+            def capture() -> None:
+                cap = ex._grabber.grab(win)
+                fitted = screenshot.fitted_size(cap.frame.width, cap.frame.height)
+                encode(cap.pixels, fitted.width, fitted.height)
+
+            shot = timed(capture)
+            fitted = screenshot.fitted_size(win.frame.width, win.frame.height)
+            magick = timed(
+                lambda: subprocess.run(
+                    [
+                        "import",
+                        "-silent",
+                        "-window",
+                        hex(win.frame_id),
+                        "-resize",
+                        f"{fitted.width}x{fitted.height}!",
+                        "-quality",
+                        "80",
+                        "jpeg:-",
+                    ],
+                    env=env,
+                    capture_output=True,
+                    check=True,
+                ),
+                runs=5,
+            )
+        finally:
+            ex.close()
+    rows = [
+        ("deskhand full state (text+screenshot), GTK fixture", median_ms(ours)),
+        ("pyatspi walk of the same tree (system python)", median_ms(pyatspi)),
+        (f"deskhand capture+fit+JPEG {win.frame.width:g}x{win.frame.height:g}", median_ms(shot)),
+        ("ImageMagick import + resize + JPEG", median_ms(magick)),
+    ]
+    for name, ms in rows:
+        print(f"{name:60s} {ms:8.1f} ms")
+    print(f"ratio pyatspi / deskhand state: {rows[1][1] / rows[0][1]:.1f}x")
+    print(f"ratio import / deskhand capture: {rows[3][1] / rows[2][1]:.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
