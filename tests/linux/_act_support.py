@@ -6,6 +6,7 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 from Xlib import display as xdisplay
@@ -70,6 +71,20 @@ def named_rect(ex: LinuxExecutor, pid: int, name: str) -> Rect:
     ext = A11y(ex.atspi).extents(Ref(bus, node.path))
     assert ext is not None
     return Rect(*ext)
+
+
+def mousepad_env(tmp: Path) -> dict[str, str]:
+    """Private settings for a Mousepad run: in-memory GSettings and XDG dirs under ``tmp``.
+
+    Without them Mousepad restores the last (killed) session and opens with a "restore data?"
+    dialog instead of an empty document.
+    """
+    dirs = {
+        name: tmp / name.lower() for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
+    }
+    for path in dirs.values():
+        path.mkdir(parents=True, exist_ok=True)
+    return {"GSETTINGS_BACKEND": "memory", **{k: str(v) for k, v in dirs.items()}}
 
 
 def executor_for(desktop: Any) -> LinuxExecutor:

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from Xlib import X, Xatom, display
+from Xlib.error import XError
+from Xlib.protocol import request
 
 from deskhand.core.errors import NativeError
 
@@ -198,7 +200,7 @@ class ClipboardOwner:
             self._items = {}
 
     def _serve(self, ev: Any) -> None:
-        target = self._name(ev.target)
+        target = self._name(ev.target) or ""  # an unknown target is refused below
         prop = ev.property if ev.property != X.NONE else ev.target
         requestor = ev.requestor
         ok = False
@@ -249,8 +251,12 @@ class ClipboardOwner:
         if not self._owned or generation != self._generation:
             return False
         if snapshot.empty:
-            # Nobody owned the clipboard before: leave it unowned again.
-            self._win.set_selection_owner(X.NONE, self._timestamp)
+            # Nobody owned the clipboard before: give it up, so it is empty again (X has no
+            # storage: "no owner" is how an empty clipboard looks). Our own timestamp makes the
+            # server ignore this if another client took the selection meanwhile.
+            request.SetSelectionOwner(
+                display=self._d.display, window=X.NONE, selection=self._clipboard, time=self._timestamp
+            )
             self._d.sync()
             self._owned = False
             self._items = {}
@@ -271,10 +277,10 @@ class ClipboardOwner:
             raise NativeError("clipboard_snapshot_failed", msg, dispatched=False)
         items: dict[str, Item] = {}
         refused: list[str] = []
-        for atom in listed.data:
+        for atom in listed.data if isinstance(listed.data, tuple) else ():
             name = self._name(atom)
-            if name in META_TARGETS or name in items:
-                continue
+            if name is None or name in META_TARGETS or name in items:
+                continue  # None: atom 0 or an id the server does not know (some owners list those)
             got = self._convert(name, deadline)
             if got is None:
                 refused.append(name)
@@ -298,7 +304,8 @@ class ClipboardOwner:
             return None
         if reply.property_type == self._atom("INCR"):
             return self._read_incr(prop, deadline)
-        return Item(self._name(reply.property_type), reply.format, _raw(reply))
+        kind = self._name(reply.property_type)
+        return None if kind is None else Item(kind, reply.format, _raw(reply))
 
     def _read_incr(self, prop: int, deadline: float) -> Item:
         chunks: list[bytes] = []
@@ -316,7 +323,7 @@ class ClipboardOwner:
             data = _raw(reply)
             if not data:
                 return Item(kind, fmt, b"".join(chunks))
-            kind, fmt = self._name(reply.property_type), reply.format
+            kind, fmt = self._name(reply.property_type) or kind, reply.format
             chunks.append(data if isinstance(data, bytes) else bytes(data))
 
     def _wait(self, match: Callable[[Any], bool], deadline: float) -> Any:
@@ -352,10 +359,17 @@ class ClipboardOwner:
             self._names[atom] = name
         return atom
 
-    def _name(self, atom: int) -> str:
+    def _name(self, atom: int) -> str | None:
+        """The atom's name; None for 0 or an id the server does not know (never a BadAtom)."""
+        if atom == X.NONE:
+            return None
         name = self._names.get(atom)
         if name is None:
-            name = self._names[atom] = str(self._d.get_atom_name(atom))
+            try:
+                name = str(self._d.get_atom_name(atom))
+            except XError:
+                return None
+            self._names[atom] = name
             self._atoms[name] = atom
         return name
 

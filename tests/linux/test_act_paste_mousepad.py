@@ -1,0 +1,172 @@
+"""Paste into Mousepad (a real Debian GTK app), checked through Mousepad's own AT-SPI document text.
+
+Every test sets the clipboard it starts from with a separate client (its own X connection and
+thread) and reads the clipboard back afterwards with yet another one, so "the clipboard holds
+exactly what it held before" is checked over the wire, target by target.
+
+No previous owner: X has no clipboard storage, an empty clipboard is a selection with no owner.
+The paste takes the selection, and the restore gives it up again, so the clipboard is empty
+afterwards (nobody owns it) rather than kept alive by us with nothing in it.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _act_support import bind, executor_fixture, mousepad_env, nothing_held, poll
+from Xlib import X
+from Xlib import display as xdisplay
+from Xlib.protocol import request
+
+from deskhand.backends.linux._a11y_act import A11y, Ref
+from deskhand.backends.linux._atspi import Deadline
+from deskhand.backends.linux._clipboard import ClipboardOwner, Item, Snapshot, text_items
+from deskhand.backends.linux.executor import LinuxExecutor
+
+pytestmark = pytest.mark.desktop
+
+MOUSEPAD = shutil.which("mousepad")
+EDITABLE_TEXT = "org.a11y.atspi.EditableText"
+
+
+@pytest.fixture
+def ex(desktop) -> Iterator[LinuxExecutor]:
+    yield from executor_fixture(desktop)
+
+
+@pytest.fixture
+def mousepad(launch, ex, tmp_path: Path):
+    if MOUSEPAD is None:
+        pytest.skip("mousepad is not installed (apt-get install mousepad)")
+    running = launch([MOUSEPAD, "--disable-server"], env=mousepad_env(tmp_path))
+    bound = bind(ex, running.pid)
+    doc = poll(lambda: _document(ex, running.pid), what="Mousepad's document text on AT-SPI")
+    return bound, doc
+
+
+def _document(ex: LinuxExecutor, pid: int) -> Ref | None:
+    """Mousepad's document: its editable text element, found on the bus independently of the actor."""
+    buses = ex.atspi.apps(Deadline(2.0))
+    bus = next((b for b, p in ex.atspi.pids(buses, Deadline(2.0)).items() if p == pid), None)
+    if bus is None:
+        return None
+    nodes = ex.atspi.snapshot(bus, Deadline(3.0)).nodes.values()
+    return next((Ref(bus, n.path) for n in nodes if EDITABLE_TEXT in n.interfaces), None)
+
+
+def _read_clipboard(desktop: Any) -> Snapshot:
+    reader = ClipboardOwner(f":{desktop.display}")
+    try:
+        return reader.snapshot()
+    finally:
+        reader.close()
+
+
+def _clipboard_owner(desktop: Any) -> int:
+    d = xdisplay.Display(f":{desktop.display}")
+    try:
+        owner = d.get_selection_owner(d.intern_atom("CLIPBOARD"))
+        return 0 if owner in (None, X.NONE) else int(owner.id)
+    finally:
+        d.close()
+
+
+def _clear_clipboard(desktop: Any) -> None:
+    d = xdisplay.Display(f":{desktop.display}")
+    try:
+        atom = d.intern_atom("CLIPBOARD")
+        request.SetSelectionOwner(display=d.display, window=X.NONE, selection=atom, time=X.CurrentTime)
+        d.sync()
+    finally:
+        d.close()
+
+
+def _previous_clipboard() -> dict[str, Item]:
+    """What another app had copied: text, HTML and a private binary target."""
+    items = text_items("previous clip ✓", "<i>previous</i>")
+    items["application/x-deskhand-test"] = Item("application/x-deskhand-test", 8, bytes(range(256)))
+    return items
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content", "inserted"),
+    [
+        ("text", "héllo ✓ Mousepad?", "héllo ✓ Mousepad?"),
+        ("md", "**bold** _x_", "**bold** _x_"),
+        ("html", "<p><b>Hi</b> there</p>", "Hi there"),
+    ],
+)
+def test_paste_into_mousepad_restores_the_clipboard(mousepad, ex, desktop, fmt, content, inserted):
+    bound, doc = mousepad
+    a11y = A11y(ex.atspi)
+    assert a11y.set_text_contents(doc, "")
+    other = ClipboardOwner(f":{desktop.display}")
+    try:
+        other.own(_previous_clipboard())
+        before = _read_clipboard(desktop)
+        assert set(before.items) >= {"UTF8_STRING", "text/html", "application/x-deskhand-test"}
+
+        result = bound.ex.paste(bound.app, content, fmt)
+
+        assert poll(lambda: a11y.text(doc) == inserted, what=f"Mousepad's text == {inserted!r}")
+        receipt = result.structured["receipt"]
+        assert receipt["status"] == "completed"
+        assert result.structured["clipboard_consumed"] is True
+        assert result.structured["clipboard_restored"] is True
+        # Mousepad asked for a text target after the keys (GTK first tries its private target).
+        assert any(t in ("text/plain;charset=utf-8", "UTF8_STRING") for t in ex.actor.clipboard().reads())
+        # Every target of the previous clipboard, byte for byte, now served by our owner.
+        assert not other.owns
+        after = _read_clipboard(desktop)
+        assert dict(after.items) == dict(before.items)
+    finally:
+        other.close()
+    assert nothing_held(desktop) == ((), set())
+
+
+def test_paste_with_no_previous_owner_leaves_the_clipboard_empty(mousepad, ex, desktop, capfd):
+    bound, doc = mousepad
+    a11y = A11y(ex.atspi)
+    assert a11y.set_text_contents(doc, "")
+    _clear_clipboard(desktop)
+    assert _clipboard_owner(desktop) == 0
+
+    result = bound.ex.paste(bound.app, "from nowhere", "text")
+
+    assert poll(lambda: a11y.text(doc) == "from nowhere", what="Mousepad's text")
+    assert result.structured["clipboard_restored"] is True
+    assert _clipboard_owner(desktop) == 0
+    assert _read_clipboard(desktop).empty
+    assert "BadAtom" not in capfd.readouterr().err
+
+
+class _SloppyOwner(ClipboardOwner):
+    """A real X client whose TARGETS list also holds atom 0 and an id the server never assigned."""
+
+    def _answer(self, requestor: Any, prop: int, target: str) -> bool:
+        if target != "TARGETS":
+            return super()._answer(requestor, prop, target)
+        atoms = [self._atom(n) for n in ("TARGETS", *self._items)] + [0, 0x1FFFFFFF]
+        requestor.change_property(prop, self._atom("ATOM"), 32, atoms)
+        return True
+
+
+def test_previous_owner_listing_bad_atoms(mousepad, ex, desktop, capfd):
+    bound, doc = mousepad
+    a11y = A11y(ex.atspi)
+    assert a11y.set_text_contents(doc, "")
+    sloppy = _SloppyOwner(f":{desktop.display}")
+    try:
+        sloppy.own(text_items("kept"))
+        result = bound.ex.paste(bound.app, "over bad atoms", "text")
+        assert poll(lambda: a11y.text(doc) == "over bad atoms", what="Mousepad's text")
+        assert result.structured["clipboard_restored"] is True
+        after = _read_clipboard(desktop)
+        assert dict(after.items) == dict(text_items("kept"))
+    finally:
+        sloppy.close()
+    assert "BadAtom" not in capfd.readouterr().err
