@@ -183,3 +183,16 @@ def test_screen_size_is_honoured(size: str) -> None:
             assert f"{s.width_in_pixels}x{s.height_in_pixels}x{s.root_depth}" == size
         finally:
             d.close()
+
+
+def test_each_desktop_gives_apps_fresh_settings() -> None:
+    write = ["sh", "-c", 'echo seen > "$XDG_CONFIG_HOME/probe"']
+    with VirtualDesktop(wm=False) as first:
+        app = first.launch(write)
+        assert app.popen.wait(timeout=30) == 0
+        probe = Path(first.env["XDG_CONFIG_HOME"]) / "probe"
+        assert probe.read_text() == "seen\n"
+    assert not probe.exists()
+    with VirtualDesktop(wm=False) as second:
+        assert second.env["XDG_CONFIG_HOME"] != first.env["XDG_CONFIG_HOME"]
+        assert not (Path(second.env["XDG_CONFIG_HOME"]) / "probe").exists()

@@ -107,6 +107,8 @@ class VirtualDesktop:
         detached: leave the desktop running when this process exits (``deskhand desktop start``);
             otherwise a watchdog ends it when the owner dies.
         start_timeout_s: deadline for the whole stack to come up.
+        private_config: give the desktop's processes fresh XDG config, cache and state dirs
+            (removed on stop), so apps start with default settings every time.
     """
 
     def __init__(
@@ -116,11 +118,13 @@ class VirtualDesktop:
         wm: bool = True,
         detached: bool = False,
         start_timeout_s: float = 10.0,
+        private_config: bool = True,
     ) -> None:
         self.width, self.height, self.depth = parse_size(size) if isinstance(size, str) else size
         self.wm = wm
         self.detached = detached
         self.start_timeout_s = start_timeout_s
+        self.private_config = private_config
         self.id = secrets.token_hex(4)
         self.display: int | None = None
         self.env: dict[str, str] = {}
@@ -169,6 +173,12 @@ class VirtualDesktop:
             "XDG_SESSION_TYPE": "x11",
             _procs.MARKER_ENV: self.id,
         }
+        if self.private_config:
+            # Fresh settings (dconf lives in XDG_CONFIG_HOME) make apps deterministic: no
+            # "restore the previous session?" dialog after an earlier desktop killed the app.
+            for name, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache"), ("XDG_STATE_HOME", "state")):
+                (self.runtime_dir / sub).mkdir(mode=0o700, exist_ok=True)
+                self.env[name] = str(self.runtime_dir / sub)
         self._state = DesktopState(
             id=self.id, display=display, width=self.width, height=self.height, depth=self.depth,
             wm=self.wm, env=self.env, runtime_dir=str(self.runtime_dir),
