@@ -6,7 +6,6 @@ import asyncio
 import time
 
 from conftest import FakeCaller, run, session_run, texts
-
 from deskhand.host.result import TextBlock, ToolResult
 from deskhand.kernel import KernelLimits, KernelSession
 from deskhand.kernel.session import (
@@ -22,7 +21,9 @@ NO_DISPATCH = "No native actions were dispatched. Resolve the reported error bef
 
 
 def test_pre_dispatch_rejection_counts() -> None:
-    caller = FakeCaller(lambda n, a: ToolResult((TextBlock("permissions required"),), is_error=True, not_dispatched=True))
+    caller = FakeCaller(
+        lambda n, a: ToolResult((TextBlock("permissions required"),), is_error=True, not_dispatched=True)
+    )
     (result,) = session_run(caller, 'await cua.getApp("Fixture")')
     assert result.is_error
     assert result.structured is not None
@@ -194,7 +195,9 @@ def test_invalid_bridge_operations_and_floods_reset_without_native_calls() -> No
 
 def test_native_call_budget_stops_at_255_clicks() -> None:
     caller = FakeCaller()
-    (result,) = session_run(caller, 'let app = await cua.getApp("Fixture"); for(let i=0;i<300;i++) await app.click([1,1])')
+    (result,) = session_run(
+        caller, 'let app = await cua.getApp("Fixture"); for(let i=0;i<300;i++) await app.click([1,1])'
+    )
     assert result.is_error
     assert caller.names.count("click") == 255
     assert result.structured["nativeCallsStarted"] == 256

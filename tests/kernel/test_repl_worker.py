@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 from conftest import FakeCaller, js, run, session_run, texts
-
 from deskhand.host.result import TextBlock, ToolResult
 from deskhand.kernel import KernelSession
 
@@ -29,7 +28,7 @@ def test_helpers_resolve_future_bindings_without_replacing_globals() -> None:
         "let app = {name:'Fixture'}\nlet Math = {name:'local'}\nlet absent = 3\n"
         "nodeRepl.write([target().name, futureMath().name, missing(), globalThis.Math===originalMath])",
     )
-    assert [t for r in results for t in texts(r)] == ['undefined', '["Fixture","local","number",true]']
+    assert [t for r in results for t in texts(r)] == ["undefined", '["Fixture","local","number",true]']
 
 
 def test_shorthand_destructuring_shadowing_and_receivers() -> None:
@@ -72,7 +71,7 @@ def test_failed_declarations_keep_partial_initialization() -> None:
         "fixed=2; nodeRepl.write([first,typeof second,constant()]); const same=1; same=2",
     )
     assert results[1].is_error and "initializ" in results[1].text
-    assert texts(results[2])[0] == 'old'
+    assert texts(results[2])[0] == "old"
     assert texts(results[3])[:2] == [
         "Warning: fixed was declared with const; use let for reassignable variables.",
         '[7,"undefined",2]',
@@ -222,9 +221,11 @@ def test_unawaited_failures_fail_the_cell() -> None:
         "void __cuInvoke('click', {fail: true})\nawait __cuInvoke('get_app_state', {})",
         "const recovery = __cuInvoke('click', {fail: 'transport'}).catch(() => 'handled')\nnodeRepl.write(await recovery)",
     )
-    assert results[0].is_error and "An unawaited Computer Use operation failed: native command rejected" in results[0].text
+    assert (
+        results[0].is_error and "An unawaited Computer Use operation failed: native command rejected" in results[0].text
+    )
     assert results[1].is_error and "native command rejected" in results[1].text
-    assert not results[2].is_error and texts(results[2]) == ['handled']
+    assert not results[2].is_error and texts(results[2]) == ["handled"]
 
 
 def test_old_continuations_cannot_invoke_in_later_cells() -> None:
