@@ -312,9 +312,15 @@ def _nested_point(a: _Args, key: str) -> Point:
 
 def _coordinate(value: object) -> float | None:
     """A finite number >= 0 (booleans are not numbers), else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # a JSON integer beyond float range is not a finite coordinate
+        return None
+    if not math.isfinite(number) or number < 0:
+        return None
+    return number
 
 
 def _press_key(a: _Args) -> PressKey:
