@@ -1,3 +1,4 @@
+# ruff: noqa: PERF401 - the tables quote whole JS cells
 """A scripted ToolCaller and helpers for the js kernel tests (real worker processes)."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - the tables quote whole JS cells
 """native-contract.md 7.1 replApi: the cua facade's native args, normalization, indices, errors."""
 
 from __future__ import annotations

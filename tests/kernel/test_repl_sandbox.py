@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - the tables quote whole JS cells
 """native-contract.md 7.1 replSandbox on Linux: private directory, scrubbed env, no host reach."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - the tables quote whole JS cells
 """native-contract.md 7.1 replWorker: shared bindings, the failed-cell commit rule, the bridge."""
 
 from __future__ import annotations
