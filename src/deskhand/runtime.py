@@ -12,8 +12,9 @@ from collections.abc import Mapping
 
 from deskhand.backends.base import Executor
 from deskhand.core.errors import BackendUnavailable
-from deskhand.host.host import Host
-from deskhand.server.service import KernelLike, Service
+from deskhand.host.host import HeldQueue, Host
+from deskhand.host.result import TextBlock, ToolResult
+from deskhand.server.service import Service
 
 _FIXES = {
     "linux": "start a desktop (`deskhand desktop start`) or pass --virtual, and check `deskhand doctor`",
@@ -54,11 +55,52 @@ def open_executor(env: Mapping[str, str] | None = None, *, backend: str | None =
     raise BackendUnavailable(msg)
 
 
-def kernel_factory(host: Host) -> KernelLike:
-    """A fresh js kernel session bound to ``host`` (started on its first cell)."""
-    from deskhand.kernel.session import KernelSession  # noqa: PLC0415 - the kernel is optional for the SDK
+class _HostCaller:
+    """The kernel's bridge to the host: inside a cell, calls go through the held session queue."""
 
-    return KernelSession(host)
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.platform = host.platform
+        self.held: HeldQueue | None = None
+
+    async def call_tool(self, name: str, args: dict[str, object]) -> ToolResult:
+        if self.held is not None:
+            return await self.held.call_tool(name, args)
+        return await self.host.call_tool(name, args)
+
+
+class JsKernel:
+    """One client's js session: each cell holds the host's FIFO queue for its whole run, so an
+    ordinary tool call made meanwhile runs after the cell; `js_reset` is never queued."""
+
+    def __init__(self, host: Host) -> None:
+        from deskhand.kernel.session import KernelSession  # noqa: PLC0415 - the kernel is optional for the SDK
+
+        self._caller = _HostCaller(host)
+        self._session = KernelSession(self._caller)
+        self._epoch = 0
+
+    async def run(self, code: str, *, timeout_ms: int) -> ToolResult:
+        from deskhand.kernel.session import RESET_QUEUED  # noqa: PLC0415
+
+        epoch = self._epoch
+        async with self._caller.host.session_lock() as held:
+            if epoch != self._epoch:
+                return ToolResult((TextBlock(RESET_QUEUED),), is_error=True, not_dispatched=True)
+            self._caller.held = held
+            try:
+                cell = await self._session.run(code, timeout_s=timeout_ms / 1000)
+            finally:
+                self._caller.held = None
+        return ToolResult(tuple(cell.content), is_error=cell.is_error, structured=dict(cell.structured or {}))
+
+    async def reset(self) -> None:
+        self._epoch += 1
+        await self._session.reset()
+
+    async def close(self) -> None:
+        self._epoch += 1
+        await self._session.close()
 
 
 def open_service(
@@ -67,4 +109,4 @@ def open_service(
     """One client's service over a new executor and host."""
     executor = open_executor(env, backend=backend)
     host = Host(executor)
-    return Service(host, lambda: kernel_factory(host), advertise_semantic=advertise_semantic, on_close=executor.close)
+    return Service(host, lambda: JsKernel(host), advertise_semantic=advertise_semantic, on_close=executor.close)

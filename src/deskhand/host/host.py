@@ -155,7 +155,7 @@ class Host:
             raise NativeError("identity_unproven", _unproven_message(request.app))
         if isinstance(request, v.GetAppState):
             state = await self._thread(lambda: self.executor.get_app_state(target, disable_diff=request.disable_diff))
-            return _state_result(state)
+            return _state_result(state, _binding_key(request.app, target))
         action = await self._thread(lambda: _act(self.executor, target, request))
         return ToolResult((TextBlock(ACTION_RECEIPT),), structured=dict(action.structured))
 
@@ -219,8 +219,13 @@ def _list_apps_result(apps: list[AppEntry]) -> ToolResult:
     return ToolResult((TextBlock(text),), structured={"apps": [a.to_json() for a in apps]})
 
 
-def _state_result(state: AppState) -> ToolResult:
+def _binding_key(selector: str, target: RunningApp) -> str:
+    """What later calls send as ``app``: the resolved app id, or the pid when one was asked for."""
+    return selector.strip() if selector.strip().isdigit() else (target.identity.app_id or selector)
+
+
+def _state_result(state: AppState, app: str) -> ToolResult:
     blocks: list[TextBlock | ImageBlock] = [TextBlock(frame_envelope(state.text))]
     if state.image is not None:
         blocks.append(ImageBlock(state.image.data, state.image.mime_type))
-    return ToolResult(tuple(blocks))
+    return ToolResult(tuple(blocks), structured={"app": app})
