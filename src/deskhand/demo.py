@@ -1,122 +1,118 @@
-"""``make demo``: start the embedded desktop, launch Mousepad, show doctor, windows and a screenshot.
+"""``make demo``: what an agent does with deskhand, end to end, on a private desktop.
 
-Run with ``python -m deskhand.demo [--app CMD] [--out DIR]``. Later issues grow this into the
-MCP demo; for now it shows the foundation working end to end against a real application.
+It starts the embedded virtual desktop with Mousepad (a real Debian editor), starts
+``deskhand serve`` as an MCP server over stdio, connects to it with the official MCP client,
+and runs a short task through `js` cells: bind the app, paste Markdown, select a word and
+replace it by typing, press keys, observe with a diff, and take a screenshot. It prints what the
+model would see and saves the screenshots to ``out/``.
+
+Run with ``python -m deskhand.demo [--out DIR]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import shlex
+import base64
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
+
+import anyio
 
 from deskhand.desktop import VirtualDesktop
 from deskhand.desktop.doctor import run_doctor
 
-
-@dataclass(frozen=True, slots=True)
-class WindowInfo:
-    window_id: int
-    pid: int | None
-    title: str
-    geometry: tuple[int, int, int, int]
-
-
-def list_windows(display_name: str) -> list[WindowInfo]:
-    """Top-level client windows from the WM's ``_NET_CLIENT_LIST`` with pid, title and root geometry."""
-    from Xlib import Xatom  # noqa: PLC0415 - keep `import deskhand.demo` light
-    from Xlib import display as xdisplay  # noqa: PLC0415
-
-    d = xdisplay.Display(display_name)
-    try:
-        root = d.screen().root
-        utf8 = d.intern_atom("UTF8_STRING")
-        clients = root.get_full_property(d.intern_atom("_NET_CLIENT_LIST"), Xatom.WINDOW)
-        out = []
-        for wid in clients.value if clients is not None else []:
-            win = d.create_resource_object("window", int(wid))
-            pid_prop = win.get_full_property(d.intern_atom("_NET_WM_PID"), Xatom.CARDINAL)
-            name_prop = win.get_full_property(d.intern_atom("_NET_WM_NAME"), utf8)
-            raw = name_prop.value if name_prop is not None else b""
-            title = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-            geo = win.get_geometry()
-            origin = win.translate_coords(root, 0, 0)
-            out.append(
-                WindowInfo(
-                    int(wid),
-                    int(pid_prop.value[0]) if pid_prop is not None else None,
-                    title,
-                    (-origin.x, -origin.y, geo.width, geo.height),
-                )
-            )
-        return out
-    finally:
-        d.close()
+#: The task, one `js` cell per step, as a model would send them.
+CELLS: list[tuple[str, str]] = [
+    (
+        "Bind Mousepad and read its state (the first selection also prints the API guidance)",
+        'let app = await cua.getApp("Mousepad");',
+    ),
+    (
+        "Paste Markdown through a clipboard transaction that gives the user's clipboard back",
+        'await app.paste("# Groceries\\n\\n- **apples** and pears\\n- bread\\n", {format: "md"});\n'
+        "await app.getAXState();",
+    ),
+    (
+        "Find the document, select the word 'pears' and replace it by typing",
+        "const state = await app.getAXState({disableDiffing: true, emit: false});\n"
+        "const doc = state.match(/(g\\d+:\\d+) text \\(settable/)[1];\n"
+        'await app.selectText(doc, "pears", {prefix: "and "});\n'
+        'await app.typeText("plums");\n'
+        "nodeRepl.write(`replaced pears in ${doc}`);",
+    ),
+    (
+        "Press keys, type a line with non-ASCII characters, observe the change as a diff",
+        'await app.pressKey("ctrl+End");\nawait app.typeText("- milk ✓ (Grüße)\\n");\nawait app.getAXState();',
+    ),
+    ("Take a screenshot of the window", "await app.getScreenshot();"),
+]
 
 
-def wait_for_window(display_name: str, pid: int, timeout_s: float) -> list[WindowInfo]:
-    """Poll the client list until a window of ``pid`` is mapped; raise TimeoutError otherwise."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        windows = list_windows(display_name)
-        if any(w.pid == pid for w in windows):
-            return windows
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"no window of pid {pid} within {timeout_s} s")
-        time.sleep(0.02)
-
-
-def save_screenshot(display_name: str, path: Path) -> tuple[int, int]:
-    """Capture the whole screen with mss (XShm) and save it as PNG; return its size."""
-    import mss  # noqa: PLC0415
-    import mss.tools  # noqa: PLC0415
-
-    with mss.MSS(display=display_name) as grabber:
-        shot = grabber.grab(grabber.monitors[1])
-        mss.tools.to_png(shot.rgb, shot.size, output=str(path))
-        return shot.size.width, shot.size.height
-
-
-def _out(text: str) -> None:
+def _out(text: str = "") -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
 
-def run(app: list[str], out_dir: Path, timeout_s: float) -> int:
+def _indent(text: str, limit: int = 60) -> str:
+    lines = text.splitlines()
+    shown = lines if len(lines) <= limit else [*lines[:limit], f"... ({len(lines) - limit} more lines)"]
+    return "\n".join("  │ " + line for line in shown)
+
+
+async def _run_task(env: dict[str, str], out_dir: Path) -> int:
+    from mcp import Client, StdioServerParameters  # noqa: PLC0415 - the MCP SDK is slow to import
+
+    server = StdioServerParameters(command=sys.executable, args=["-m", "deskhand", "serve"], env=env)
+    failures = 0
+    async with Client(server) as client:
+        tools = await client.list_tools()
+        platform = (tools.meta or {}).get("platform")
+        _out(f"MCP tools: {', '.join(t.name for t in tools.tools)} (platform: {platform})\n")
+        for n, (title, code) in enumerate(CELLS, 1):
+            _out(f"── step {n}: {title}")
+            _out(_indent(code))
+            started = time.monotonic()
+            result = await client.call_tool("js", {"code": code, "title": title})
+            elapsed = (time.monotonic() - started) * 1000
+            _out(f"  result in {elapsed:.0f} ms{' (error)' if result.is_error else ''}:")
+            for i, block in enumerate(result.content):
+                if block.type == "text":
+                    _out(_indent(block.text))
+                elif block.type == "image":
+                    path = out_dir / f"demo-step{n}-{i}.jpg"
+                    path.write_bytes(base64.b64decode(block.data))
+                    _out(f"  │ [image {block.mime_type}, saved to {path}]")
+            failures += bool(result.is_error)
+            _out()
+    return failures
+
+
+def run(out_dir: Path, timeout_s: float) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     with VirtualDesktop() as desktop:
         timings = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in desktop.timings.items())
-        _out(f"desktop {desktop.id} on {desktop.env['DISPLAY']} started ({timings})")
-        launched = desktop.launch(app, log_path=out_dir / "demo-app.log")
-        t0 = time.monotonic()
+        _out(f"private desktop {desktop.id} on {desktop.env['DISPLAY']} ({timings})")
+        app = desktop.launch(["mousepad"], log_path=out_dir / "demo-mousepad.log")
         with desktop.a11y() as bus:
-            found = bus.wait_for_pid(launched.pid, timeout_s=timeout_s)
-        elapsed_ms = (time.monotonic() - t0) * 1000
-        _out(f"{shlex.join(app)} (pid {launched.pid}) on the AT-SPI bus as {found.name!r} after {elapsed_ms:.0f} ms\n")
-        windows = wait_for_window(desktop.env["DISPLAY"], launched.pid, timeout_s)
-        _out("deskhand doctor")
-        _out(run_doctor(desktop.app_env()).to_text())
-        _out("\nwindows (_NET_CLIENT_LIST)")
-        for w in windows:
-            x, y, width, height = w.geometry
-            _out(f"  0x{w.window_id:08x}  pid {w.pid}  {width}x{height}+{x}+{y}  {w.title!r}")
-        shot = out_dir / "demo-desktop.png"
-        size = save_screenshot(desktop.env["DISPLAY"], shot)
-        _out(f"\nscreenshot {size[0]}x{size[1]} saved to {shot}")
-    return 0
+            bus.wait_for_pid(app.pid, timeout_s=timeout_s)
+        report = run_doctor(desktop.app_env())
+        _out(f"deskhand doctor: {'ready' if report.ok else 'NOT ready'}")
+        if not report.ok:
+            _out(report.to_text())
+        _out()
+        failures = anyio.run(_run_task, desktop.app_env(), out_dir)
+    _out(f"{len(CELLS) - failures} of {len(CELLS)} steps succeeded; screenshots are in {out_dir}/")
+    return 1 if failures else 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m deskhand.demo", description=__doc__)
-    parser.add_argument("--app", default="mousepad", help="command line of the app to launch (default: mousepad)")
-    parser.add_argument("--out", default="out", type=Path, help="directory for the screenshot (default: out)")
-    parser.add_argument("--timeout", default=20.0, type=float, help="seconds to wait for the app")
+    parser.add_argument("--out", default="out", type=Path, help="directory for the screenshots (default: out)")
+    parser.add_argument("--timeout", default=20.0, type=float, help="seconds to wait for Mousepad")
     args = parser.parse_args(argv)
     try:
-        return run(shlex.split(args.app), args.out, args.timeout)
+        return run(args.out, args.timeout)
     except (TimeoutError, OSError) as exc:
         sys.stderr.write(f"demo: error: {exc}\n")
         return 1
