@@ -16,6 +16,8 @@ values, texts and actions are read only for the nodes that are shown.
 from __future__ import annotations
 
 import os
+import select
+import struct
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -41,12 +43,17 @@ REGISTRY: Final = "org.a11y.atspi.Registry"
 CALL_TIMEOUT_S: Final = 2.0
 #: Calls kept in flight at once during a pipelined read.
 MAX_IN_FLIGHT: Final = 256
+#: Serialized calls kept for reuse (a walk of a big app repeats thousands of calls).
+WIRE_CACHE_SIZE: Final = 20000
+#: Bytes read from the bus socket at once.
+RECV_BYTES: Final = 1 << 16
 #: A walk stops adding nodes beyond this many (the state text shows at most 1500 lines).
 MAX_WALK_NODES: Final = 5000
-#: Properties read per node in a walk, and the calls per node (4 methods + these).
+#: Properties read per shown node in a walk.
 #: (Not AccessibleId: Qt fills it with a synthesized object path, not an app identifier.)
 WALK_PROPS: Final = ("Name", "Description")
-STRIDE: Final = 4 + len(WALK_PROPS)
+#: Objects whose interfaces and last shown state are remembered (then the memo starts over).
+MEMO_SIZE: Final = 100_000
 #: Text longer than this is not read in full: the state text shows 160 characters anyway.
 TEXT_READ_LIMIT: Final = 4096
 
@@ -191,6 +198,11 @@ class AtspiConnection:
         #: Held for every exchange; the actor takes it too when it calls ``call``/``pipeline``.
         self.lock = threading.RLock()
         self._cache_events_registered = False
+        self._wire_cache: dict[Call, bytes] = {}
+        #: Per object (bus, path): its interfaces (fixed by its type), and whether it was shown in
+        #: the last read (only to plan the calls of the next one; every value is read again).
+        self._interfaces: dict[tuple[str, str], frozenset[str]] = {}
+        self._seen_showing: dict[tuple[str, str], bool] = {}
 
     def close(self) -> None:
         with self.lock:
@@ -200,38 +212,64 @@ class AtspiConnection:
 
     def pipeline(self, calls: Sequence[Call], deadline: Deadline) -> list[Any]:
         """Send ``calls`` with up to MAX_IN_FLIGHT in flight; return each reply body (a tuple),
-        a ``Failed`` for a D-Bus error, or ``TIMED_OUT`` for a reply that missed the deadline."""
+        a ``Failed`` for a D-Bus error, or ``TIMED_OUT`` for a reply that missed the deadline.
+
+        Each batch of calls goes out in one write, and replies are read in large chunks: most of
+        a read's cost is per message, so per-message system calls would dominate it."""
         results: list[Any] = [TIMED_OUT] * len(calls)
         with self.lock:
+            conn = self._conn
             pending: dict[int, int] = {}
             next_call = 0
             while next_call < len(calls) or pending:
-                while next_call < len(calls) and len(pending) < MAX_IN_FLIGHT:
-                    c = calls[next_call]
-                    msg = new_method_call(
-                        DBusAddress(c.path, bus_name=c.bus, interface=c.interface),
-                        c.method,
-                        c.signature,
-                        c.body,
-                    )
-                    serial = next(self._conn.outgoing_serial)
-                    self._conn.send(msg, serial=serial)
-                    pending[serial] = next_call
-                    next_call += 1
-                wait = deadline.remaining()
-                if wait <= 0:
-                    break
-                try:
-                    reply = self._conn.receive(timeout=wait)
-                except TimeoutError:
-                    break
+                if next_call < len(calls) and len(pending) < MAX_IN_FLIGHT:
+                    batch: list[bytes] = []
+                    while next_call < len(calls) and len(pending) < MAX_IN_FLIGHT:
+                        serial = next(conn.outgoing_serial)
+                        batch.append(self._wire(calls[next_call], serial))
+                        pending[serial] = next_call
+                        next_call += 1
+                    conn.sock.sendall(b"".join(batch))
+                reply = self._next_message(deadline)
+                if reply is None:
+                    break  # deadline: stop feeding a hung peer; late replies are dropped by serial
                 i = pending.pop(reply.header.fields.get(HeaderFields.reply_serial, -1), None)
                 if i is not None:
                     results[i] = _body(reply)
-            if pending:
-                # Stop feeding a hung peer: nothing more is sent in this exchange.
-                pass
         return results
+
+    def _wire(self, c: Call, serial: int) -> bytes:
+        """The call's bytes with ``serial``: serialized once per distinct call, then patched
+        (the serial is the only part of a message that differs between repeats of a call)."""
+        try:
+            template = self._wire_cache.get(c)
+        except TypeError:  # a body with a list is not hashable: serialize it every time
+            return _message(c).serialise(serial=serial)
+        if template is None:
+            if len(self._wire_cache) >= WIRE_CACHE_SIZE:
+                self._wire_cache.clear()
+            template = self._wire_cache[c] = _message(c).serialise(serial=1)
+        data = bytearray(template)
+        struct.pack_into("<I" if data[0] == 0x6C else ">I", data, 8, serial)
+        return bytes(data)
+
+    def _next_message(self, deadline: Deadline) -> Message | None:
+        """The next message from the bus, or None when none arrives before ``deadline``."""
+        conn = self._conn
+        while True:
+            msg = conn.parser.get_next_message()
+            if msg is not None:
+                return msg
+            wait = deadline.remaining()
+            if wait <= 0:
+                return None
+            ready, _, _ = select.select([conn.sock], [], [], wait)
+            if not ready:
+                return None
+            data = conn.sock.recv(RECV_BYTES)
+            if not data:
+                raise ConnectionError("The accessibility bus closed the connection.")
+            conn.parser.add_data(data)
 
     def call(self, c: Call, *, timeout_s: float = CALL_TIMEOUT_S) -> Any:
         """One call with its own deadline; returns the reply body or a ``Failed``."""
@@ -347,56 +385,106 @@ class AtspiConnection:
     def _complete(self, snap: Snapshot, deadline: Deadline) -> bool:
         """Walk below shown nodes that have more children than the cache holds: GTK creates some
         accessibles (list box rows, tree view cells) only when a client asks for them, and the
-        cache then reports a child count of 0. One pipelined ``ChildCount`` read finds them."""
+        cache then reports a child count of 0. One pipelined ``GetChildren`` read finds them."""
+        bus = snap.bus
         leaves = [n for n in _shown(snap) if not n.children]
-        replies = self.pipeline(
-            [Call(snap.bus, n.path, PROPERTIES, "Get", "ss", (ACCESSIBLE, "ChildCount")) for n in leaves], deadline
-        )
+        replies = self.pipeline([Call(bus, n.path, ACCESSIBLE, "GetChildren") for n in leaves], deadline)
         if any(r is TIMED_OUT for r in replies):
             return False
         frontier: list[tuple[str, str, int]] = []
         for node, reply in zip(leaves, replies, strict=True):
-            if not isinstance(reply, Failed) and int(_variant(reply[0], 0)) > 0:
-                frontier.append((node.path, node.parent, node.index))
-                del snap.nodes[node.path]
+            if isinstance(reply, Failed) or not reply[0]:
+                continue
+            node.children = [p for b, p in reply[0] if b == bus]
+            node.child_count = len(node.children)
+            frontier.extend((p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes)
         return self._walk_from(snap, frontier, deadline) if frontier else True
 
     def _walk_from(self, snap: Snapshot, frontier: list[tuple[str, str, int]], deadline: Deadline) -> bool:
-        """Breadth-first, one pipelined batch per level, below shown nodes only; False on timeout."""
+        """Breadth-first below shown nodes only; False on timeout.
+
+        Every node's role and states are read; its children, name and description only when it
+        is shown (a list of a thousand rows shows a few dozen). The calls for a node that was
+        shown in the previous read go out in one batch with its state; a node that turns out
+        shown unexpectedly costs one more round trip. Interfaces (fixed by the object's type)
+        are read once per object."""
         bus, nodes = snap.bus, snap.nodes
-        per_node = ("GetRole", "GetState", "GetInterfaces", "GetChildren")
         while frontier:
             frontier = frontier[: max(0, MAX_WALK_NODES - len(nodes))]
-            calls: list[Call] = []
+            first: list[list[Call]] = []
             for path, _parent, _i in frontier:
-                calls.extend(Call(bus, path, ACCESSIBLE, m) for m in per_node)
-                # Qt answers Properties.Get but not GetAll for the Accessible interface.
-                calls.extend(Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, n)) for n in WALK_PROPS)
-            replies = self.pipeline(calls, deadline)
-            nxt: list[tuple[str, str, int]] = []
-            for k, (path, parent, index) in enumerate(frontier):
-                role, state, ifaces, kids, name, desc = replies[STRIDE * k : STRIDE * k + STRIDE]
-                if any(isinstance(r, Failed) for r in (role, state, ifaces, kids)):
-                    continue
-                node = Node(
-                    path,
-                    int(role[0]),
-                    _got(name),
-                    _got(desc),
-                    _states(state[0]),
-                    frozenset(ifaces[0]),
-                    parent=parent,
-                    index=index,
-                )
-                node.children = [cp for cb, cp in kids[0] if cb == bus]
-                node.child_count = len(node.children)
-                nodes[path] = node
-                if node.showing:
-                    nxt.extend((cp, path, i) for i, cp in enumerate(node.children) if cp not in nodes)
-            if any(r is TIMED_OUT for r in replies):
+                calls = [Call(bus, path, ACCESSIBLE, "GetState"), Call(bus, path, ACCESSIBLE, "GetRole")]
+                if self._seen_showing.get((bus, path), True):
+                    calls.extend(self._detail_calls(bus, path))
+                first.append(calls)
+            replies = self._grouped(first, deadline)
+            if replies is None:
                 return False
+            late: list[int] = []
+            for k, (path, parent, index) in enumerate(frontier):
+                state, role, *_ = replies[k]
+                if isinstance(state, Failed) or isinstance(role, Failed):
+                    continue
+                node = Node(path, int(role[0]), "", "", _states(state[0]), frozenset(), parent=parent, index=index)
+                nodes[path] = node
+                self._remember(bus, path, node.showing)
+                if not node.showing:
+                    node.interfaces = self._interfaces.get((bus, path), frozenset())
+                elif len(replies[k]) > 2:
+                    self._fill(bus, node, replies[k][2:])
+                else:
+                    late.append(k)
+            if late:
+                more = self._grouped([self._detail_calls(bus, frontier[k][0]) for k in late], deadline)
+                if more is None:
+                    return False
+                for k, detail in zip(late, more, strict=True):
+                    self._fill(bus, nodes[frontier[k][0]], detail)
+            nxt: list[tuple[str, str, int]] = []
+            for path, _parent, _i in frontier:
+                got = nodes.get(path)
+                if got is not None and got.showing:
+                    nxt.extend((cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes)
             frontier = nxt
         return True
+
+    def _detail_calls(self, bus: str, path: str) -> list[Call]:
+        calls = [Call(bus, path, ACCESSIBLE, "GetChildren")]
+        # Qt answers Properties.Get but not GetAll for the Accessible interface.
+        calls.extend(Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, n)) for n in WALK_PROPS)
+        if (bus, path) not in self._interfaces:
+            calls.append(Call(bus, path, ACCESSIBLE, "GetInterfaces"))
+        return calls
+
+    def _fill(self, bus: str, node: Node, replies: Sequence[Any]) -> None:
+        """Set a shown node's children, name, description and interfaces from its detail replies."""
+        kids, name, desc, *ifaces = replies
+        node.name, node.description = _got(name), _got(desc)
+        if not isinstance(kids, Failed):
+            node.children = [cp for cb, cp in kids[0] if cb == bus]
+            node.child_count = len(node.children)
+        key = (bus, node.path)
+        if ifaces and not isinstance(ifaces[0], Failed):
+            self._interfaces[key] = frozenset(ifaces[0][0])
+        node.interfaces = self._interfaces.get(key, frozenset())
+
+    def _remember(self, bus: str, path: str, showing: bool) -> None:
+        if len(self._seen_showing) >= MEMO_SIZE:
+            self._seen_showing.clear()
+            self._interfaces.clear()
+        self._seen_showing[(bus, path)] = showing
+
+    def _grouped(self, groups: list[list[Call]], deadline: Deadline) -> list[list[Any]] | None:
+        """One pipeline for several groups of calls; the replies regrouped, None on timeout."""
+        flat = self.pipeline([c for g in groups for c in g], deadline)
+        if any(r is TIMED_OUT for r in flat):
+            return None
+        out: list[list[Any]] = []
+        at = 0
+        for g in groups:
+            out.append(flat[at : at + len(g)])
+            at += len(g)
+        return out
 
     def _enrich(self, snap: Snapshot, deadline: Deadline) -> bool:
         """Read extents, values, texts, selections and actions of shown nodes; False on timeout."""
@@ -450,6 +538,10 @@ def _apply(node: Node, what: str, reply: tuple[Any, ...]) -> None:
         node.selection = (start, end) if end > start else None
     elif what == "actions":
         node.actions = tuple(str(a[0]) for a in reply[0])
+
+
+def _message(c: Call) -> Message:
+    return new_method_call(DBusAddress(c.path, bus_name=c.bus, interface=c.interface), c.method, c.signature, c.body)
 
 
 def _body(msg: Message) -> Any:
