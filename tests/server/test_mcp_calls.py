@@ -140,6 +140,24 @@ async def test_the_same_refusal_is_flagged_not_dispatched_on_the_service(
     assert executor.calls == []
 
 
+@pytest.mark.parametrize(
+    ("name", "args", "text"),
+    [
+        ("click", {"app": "Mousepad", "x": 10**400, "y": 1}, "click x must be a finite number >= 0."),
+        ("drag", {"app": "Mousepad", "from": {"x": 1, "y": -(10**400)}, "to": {"x": 1, "y": 1}}, "drag from must be"),
+        ("scroll", {"app": "Mousepad", "direction": "up", "x": 1, "y": 1, "pages": 10**400}, "scroll pages must be"),
+    ],
+)
+async def test_integers_beyond_float_range_are_bad_args(
+    service: Service, executor: FakeExecutor, name: str, args: dict[str, Any], text: str
+) -> None:
+    result = await service.call(name, args)
+    assert result.is_error
+    assert result.not_dispatched
+    assert result.text.startswith(text)
+    assert executor.calls == []
+
+
 @pytest.mark.parametrize("args", [None, [], "click", 3, [{"app": "Mousepad"}]])
 async def test_semantic_tool_with_a_non_object_is_refused(
     service: Service, executor: FakeExecutor, args: object
