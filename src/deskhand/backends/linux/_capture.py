@@ -3,10 +3,13 @@
 Two routes, chosen per capture and reported as ``source``:
 
 * ``xshm``: the window frame is on screen and nothing is stacked over it, so its pixels on
-  the screen are its own; read that rectangle with XShm through mss (about 1 ms).
+  the screen are its own; read that rectangle of the root window with MIT-SHM (about 1 ms).
 * ``composite``: anything else (covered, partly off screen): the frame's offscreen pixmap
   from XComposite ``NameWindowPixmap`` (top-level windows are redirected once, in automatic
-  mode, so the server keeps painting the screen as usual).
+  mode, so the server keeps painting the screen as usual), also read with MIT-SHM.
+
+Both reads go through ``_xshm.ShmReader``; python-xlib's ``get_image`` (pixels over the
+socket, ten times slower) is the fallback when the server has no MIT-SHM.
 
 The whole screen is never captured in place of a window. The frame (decorations included) is
 what is captured, and the same frame is what the screenshot transform maps back to.
@@ -19,13 +22,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import cv2
-import mss
 import numpy as np
 import simplejpeg
 from Xlib import X
 
 from deskhand.backends.linux._windows import WindowInfo, frames_above
 from deskhand.backends.linux._x11 import XConnection, XError
+from deskhand.backends.linux._xshm import ShmError, ShmReader
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
 
@@ -48,7 +51,8 @@ class Grabber:
 
     def __init__(self, x: XConnection) -> None:
         self.x = x
-        self._shm: Any = None
+        self._shm: ShmReader | None = None
+        self._shm_failed = False
         self._shm_lock = threading.Lock()
         self.composite = x.redirect_for_capture()
 
@@ -59,7 +63,7 @@ class Grabber:
             NativeError: ``capture_failed`` when the window is gone or no route can read it.
         """
         if self._unobscured(window):
-            pixels = self._grab_shm(window.frame)
+            pixels = self._grab_root(window.frame)
             if pixels is not None:
                 return Capture(pixels, window.frame, window.id, "xshm")
         if not self.composite:
@@ -80,32 +84,49 @@ class Grabber:
         )
         return on_screen and not any(_intersects(f, above) for above in frames_above(self.x, window))
 
-    def _grab_shm(self, r: Rect) -> Any:
+    def _reader(self) -> ShmReader | None:
+        """The MIT-SHM reader (opened on first use); None when this server cannot do MIT-SHM."""
+        if self._shm is None and not self._shm_failed:
+            try:
+                self._shm = ShmReader(self.x.name)
+            except ShmError:
+                self._shm_failed = True
+        return self._shm
+
+    def _grab_root(self, r: Rect) -> Any:
         with self._shm_lock:
-            if self._shm is None:
-                try:
-                    self._shm = mss.MSS(backend="xshmgetimage", display=self.x.name)
-                except mss.ScreenShotError:
-                    return None
-            shot = self._shm.grab({"left": int(r.x), "top": int(r.y), "width": int(r.width), "height": int(r.height)})
-            # Copy out of the shared segment: the next grab reuses it.
-            return np.frombuffer(shot.raw, np.uint8).reshape(shot.height, shot.width, 4).copy()
+            reader = self._reader()
+            if reader is None:
+                return None
+            try:
+                return reader.read(int(self.x.root.id), int(r.x), int(r.y), int(r.width), int(r.height))
+            except ShmError:
+                return None
 
     def _grab_composite(self, window: WindowInfo) -> Any:
-        with self.x.lock:
+        with self._shm_lock, self.x.lock:
             frame = self.x.window(window.frame_id)
             pixmap = None
             try:
                 geo = frame.get_geometry()
+                if geo.depth not in (24, 32):
+                    raise NativeError("capture_failed", f"Unsupported window depth {geo.depth}.")
                 pixmap = frame.composite_name_window_pixmap()
+                reader = self._reader()
+                if reader is not None:
+                    # The reader's own connection must see the pixmap: sync makes the server name it first.
+                    self.x.display.sync()
+                    try:
+                        return reader.read(int(pixmap.id), 0, 0, geo.width, geo.height)
+                    except ShmError as e:
+                        raise NativeError("capture_failed", f"The window {window.id:#x} could not be read: {e}") from e
                 image = pixmap.get_image(0, 0, geo.width, geo.height, X.ZPixmap, 0xFFFFFFFF)
             except XError as e:
                 raise NativeError("capture_failed", f"The window {window.id:#x} could not be read: {e}") from e
             finally:
                 if pixmap is not None:
                     pixmap.free()
-        if geo.depth not in (24, 32):
-            raise NativeError("capture_failed", f"Unsupported window depth {geo.depth}.")
+                    self.x.display.flush()
         data = image.data if isinstance(image.data, bytes) else bytes(image.data)
         return np.frombuffer(data, np.uint8).reshape(geo.height, geo.width, 4)
 
