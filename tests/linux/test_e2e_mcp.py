@@ -3,6 +3,7 @@ HTTP app (loopback), the real kernel and the Linux backend, effects read from th
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import sys
 import threading
@@ -60,27 +61,12 @@ def test_js_reset_interrupts_the_running_cell_and_rejects_the_queued_one(launch,
     service = open_service(env=desktop.env)
 
     async def go() -> dict[str, types.CallToolResult]:
-        results: dict[str, types.CallToolResult] = {}
-        async with Client(build_server(service)) as client:
+        try:
+            return await _reset_scenario(service, app, busy)
+        finally:
+            await service.close()  # in the loop that started the kernel
 
-            async def call(key: str, code: str) -> None:
-                results[key] = await client.call_tool("js", {"code": code, "timeout_ms": 30000})
-
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(call, "running", busy)
-                with anyio.fail_after(10):
-                    while not app.events.of_type("clicked"):
-                        await anyio.sleep(0.01)  # poll the app's log with a deadline
-                tg.start_soon(call, "queued", f'await cua.getApp("{app.pid}");')
-                await anyio.sleep(0.05)  # let the queued call reach the session queue
-                results["reset"] = await client.call_tool("js_reset", {})
-            results["after"] = await client.call_tool("js", {"code": "nodeRepl.write(typeof app)"})
-        return results
-
-    try:
-        results = anyio.run(go)
-    finally:
-        anyio.run(service.close)
+    results = anyio.run(go)
     assert RESET_ACTIVE in _texts(results["running"]) and results["running"].is_error
     assert _texts(results["queued"]) == RESET_QUEUED and results["queued"].is_error
     assert _texts(results["reset"]) == "Computer Use JavaScript reset. Select an app again to continue."
@@ -88,12 +74,41 @@ def test_js_reset_interrupts_the_running_cell_and_rejects_the_queued_one(launch,
     assert len(app.events.of_type("clicked")) == 1  # nothing was replayed
 
 
+async def _reset_scenario(service: Service, app, busy: str) -> dict[str, types.CallToolResult]:
+    results: dict[str, types.CallToolResult] = {}
+    async with Client(build_server(service)) as client:
+
+        async def call(key: str, code: str) -> None:
+            results[key] = await client.call_tool("js", {"code": code, "timeout_ms": 30000})
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call, "running", busy)
+            with anyio.fail_after(10):
+                while not app.events.of_type("clicked"):
+                    await anyio.sleep(0.01)  # poll the app's log with a deadline
+            tg.start_soon(call, "queued", f'await cua.getApp("{app.pid}");')
+            await anyio.sleep(0.05)  # let the queued call reach the session queue
+            results["reset"] = await client.call_tool("js_reset", {})
+        results["after"] = await client.call_tool("js", {"code": "nodeRepl.write(typeof app)"})
+    return results
+
+
 class _Uvicorn:
+    """uvicorn serving the service's HTTP app on a pre-bound loopback socket in a thread."""
+
     def __init__(self, service: Service) -> None:
+        self.service = service
+        self.loop: asyncio.AbstractEventLoop | None = None
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/mcp"
-        self.server = uvicorn.Server(uvicorn.Config(http_app(service), log_level="warning", lifespan="on"))
+        app = http_app(service)
+
+        async def asgi(scope, receive, send) -> None:
+            self.loop = asyncio.get_running_loop()
+            await app(scope, receive, send)
+
+        self.server = uvicorn.Server(uvicorn.Config(asgi, log_level="warning", lifespan="on"))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
     def __enter__(self) -> _Uvicorn:
@@ -105,6 +120,8 @@ class _Uvicorn:
         return self
 
     def __exit__(self, *_exc: object) -> None:
+        if self.loop is not None:  # end the kernel in the loop that started it
+            asyncio.run_coroutine_threadsafe(self.service.close(), self.loop).result(10)
         self.server.should_exit = True
         self.thread.join(10)
         self.sock.close()
@@ -112,10 +129,8 @@ class _Uvicorn:
 
 @pytest.fixture
 def http_server(desktop) -> Iterator[_Uvicorn]:
-    service = open_service(env=desktop.env)
-    with _Uvicorn(service) as server:
+    with _Uvicorn(open_service(env=desktop.env)) as server:
         yield server
-    anyio.run(service.close)
 
 
 def test_http_server_on_loopback_runs_a_cell_against_the_real_app(launch, http_server):
