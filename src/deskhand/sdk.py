@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -220,13 +220,16 @@ class Computer(AbstractContextManager["Computer"]):
             raise DeskhandError("Computer instance is closed", code="closed", dispatched=False)
         return _raise_for(self._portal.call(self._service.call, tool, args), tool)
 
-    def launch(self, argv: Sequence[str]) -> int:
-        """Start an app inside the virtual desktop; returns its pid."""
+    def launch(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None, timeout_s: float = 20.0) -> int:
+        """Start an app inside the virtual desktop and wait until it is on the AT-SPI bus; its pid."""
         if self.desktop is None:
             raise DeskhandError(
                 "launch needs a virtual desktop (Computer.virtual())", code="bad_args", dispatched=False
             )
-        return int(self.desktop.launch(list(argv)).pid)
+        app = self.desktop.launch(list(argv), env=env)
+        with self.desktop.a11y() as bus:
+            bus.wait_for_pid(app.pid, timeout_s=timeout_s)
+        return int(app.pid)
 
     def get_platform(self) -> str:
         return self._service.platform

@@ -1,0 +1,45 @@
+"""The Python SDK performs the demo task on Mousepad in its own private desktop."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from _act_support import mousepad_env
+
+from deskhand import Computer
+from deskhand.core.errors import ArgumentError, NativeError
+
+pytestmark = pytest.mark.desktop
+
+
+def test_sdk_does_the_demo_task_on_mousepad(tmp_path: Path):
+    with Computer.virtual() as computer:
+        assert computer.get_platform() == "linux"
+        pid = computer.launch(["mousepad"], env=mousepad_env(tmp_path))
+        apps = computer.list_apps()
+        assert any(a["id"] == "org.xfce.mousepad" and a["isRunning"] for a in apps)
+        app = computer.get_app(str(pid))
+
+        app.paste("# Groceries\n\n- **apples** and pears\n- bread\n", format="md")
+        state = app.get_ax_state(disable_diffing=True)
+        doc = re.search(r"(g\d+:\d+) text \(settable", state)
+        assert doc, state
+        app.select_text(doc.group(1), "pears", prefix="and ")
+        app.type_text("plums")
+        app.press_key("ctrl+End")
+        app.type_text("- milk ✓ (Grüße)\n")
+        diff = app.get_ax_state()
+        assert diff.count("~") >= 1
+        assert "- **apples** and plums\\n- bread\\n- milk ✓ (Grüße)\\n" in diff
+        image = app.get_screenshot()
+        assert image[:3] == b"\xff\xd8\xff"
+
+        # Typed errors, refused before anything is dispatched.
+        with pytest.raises(ArgumentError, match="direction must be up, down, left, or right"):
+            app.scroll([1, 1], "sideways")
+        with pytest.raises(NativeError) as err:
+            app.select_text(doc.group(1), "bananas")
+        assert err.value.code == "text_not_found"
+    assert computer.desktop is not None and not computer.desktop.running
