@@ -23,20 +23,22 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
-from Xlib import X, display
+from Xlib import X, Xatom, display
+from Xlib.error import XError
+from Xlib.protocol import request
 
 from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
 from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, A11y, Ref
 from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
 from deskhand.backends.linux._atspi import Deadline
-from deskhand.backends.linux._input import XInput
+from deskhand.backends.linux._input import PointerState, XInput
 from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
 from deskhand.core import keys as corekeys
 from deskhand.core import pointer as corepointer
+from deskhand.core import screenshot, textmatch
 from deskhand.core import scroll as corescroll
-from deskhand.core import textmatch
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point, Rect
 
@@ -49,6 +51,8 @@ ROW_ANCESTOR_HOPS: Final = 8
 DESCENDANT_DEPTH: Final = 3
 #: How long the actor waits for the app to process a burst that used temporary keycodes.
 KEYMAP_SETTLE_S: Final = 1.0
+#: How long a press may keep the pointer frozen by a window manager's grab before motions follow.
+THAW_TIMEOUT_S: Final = 0.5
 #: Read-back of a text selection: every 10 ms for up to 200 ms (sdk-contract.md 6.2).
 SELECTION_READBACK_S: Final = 0.2
 #: Pixels one wheel click scrolls in GTK and Qt for a scroll bar's step (reported, not assumed exact).
@@ -57,6 +61,22 @@ ROLE_SCROLL_PANE: Final = 49
 TEXT_ENTRY_ROLES: Final = frozenset({40, 52, 61, 73, 79, 82, 94})
 STATE_EDITABLE: Final = 1 << 7
 STATE_FOCUSED: Final = 1 << 12
+
+
+class _Gate(NamedTuple):
+    """What a passed gate proved: the key window, the action's root points, the pointer."""
+
+    window: int
+    points: list[Point]
+    pointer: PointerState
+
+
+def _card32(reply: Any) -> int | None:
+    """The first value of a 32-bit GetProperty reply; None when the property is absent."""
+    if not reply.property_type:
+        return None
+    fmt, value = reply.value
+    return int(value[0]) if fmt == 32 and len(value) else None
 
 
 def _not_dispatched(code: str, message: str) -> NativeError:
@@ -95,6 +115,7 @@ class LinuxActor:
         self._numbers: Iterator[int] = corepointer.event_numbers()
         self._lock = threading.RLock()
         self._clipboard: Any = None
+        self._atoms: dict[str, int] = {}
         self._a11y: A11y | None = None
 
     def close(self) -> None:
@@ -122,25 +143,82 @@ class LinuxActor:
 
     def _bind(self, app: RunningApp) -> int:
         """The app's key window, activated and verified; the window every gate compares with."""
-        self._x.verify_identity(app)
-        window = _window_id(self._x.key_window(app))
-        self._x.activate(app)
-        return window
+        return self._gate(app).window
 
-    def _gate(self, app: RunningApp, window: int) -> None:
-        """Right before a burst: same process, same window (id and pid), and it is active."""
-        self._x.verify_identity(app)
-        current = _window_id(self._x.key_window(app))
-        if current != window:
+    def _gate(self, app: RunningApp, window: int | None = None, points: Sequence[tuple[float, float]] = ()) -> _Gate:
+        """Right before a burst: same process, same window (id and pid), and it is active.
+
+        Returns the key window, ``points`` (screenshot pixels) in root coordinates checked against
+        the screenshot's transform, and the pointer. The common case is one X round trip and no
+        listing (see ``_probe``): ``_NET_ACTIVE_WINDOW`` is the window the screenshot was taken of
+        and its ``_NET_WM_PID`` is the app's, so it is the key window and already active. Otherwise
+        the executor's full lookup runs, and the key window is activated and its focus verified.
+        """
+        identity = self._x.verify_identity(app)
+        transform = self._x.transform(app)
+        bound = transform.window_id if transform is not None else window
+        active, bound_pid, here = self._probe(bound)
+        if bound is not None and active == bound and bound_pid == app.pid:
+            key = bound
+        else:
+            key = _window_id(self._x.key_window(app))
+        if window is not None and key != window:
             raise _not_dispatched(
                 "target_window_changed", "The target window changed before the action; observe the app again."
             )
-        if self._active_window() != window:
-            self._x.activate(app)
+        out: list[Point] = []
+        for x, y in points:
+            try:
+                out.append(screenshot.to_global(transform, x, y, identity=identity, key_window_id=key))
+            except NativeError as err:
+                if err.details.get("drop_transform"):
+                    self._x.to_global(app, x, y)  # the executor drops its cached transform and raises
+                raise
+        if active != key and self._x.activate(app).id != key:
+            raise _not_dispatched(
+                "target_window_changed", "The target window changed before the action; observe the app again."
+            )
+        return _Gate(key, out, here)
 
-    def _active_window(self) -> int:
-        prop = self._root.get_full_property(self._d.intern_atom("_NET_ACTIVE_WINDOW"), X.AnyPropertyType)
-        return int(prop.value[0]) if prop is not None and len(prop.value) else 0
+    def _probe(self, window: int | None) -> tuple[int, int | None, PointerState]:
+        """``_NET_ACTIVE_WINDOW``, ``window``'s ``_NET_WM_PID`` (None when gone) and the pointer.
+
+        The three requests are queued together and answered in one round trip.
+        """
+        d = self._d.display
+        active_req = request.GetProperty(
+            display=d, defer=True, delete=False, window=self._root, property=self._atom("_NET_ACTIVE_WINDOW"),
+            type=X.AnyPropertyType, long_offset=0, long_length=1,
+        )  # fmt: skip
+        pid_req = None
+        if window is not None:
+            pid_req = request.GetProperty(
+                display=d, defer=True, delete=False, window=window, property=self._atom("_NET_WM_PID"),
+                type=Xatom.CARDINAL, long_offset=0, long_length=1,
+            )  # fmt: skip
+        pointer_req = request.QueryPointer(display=d, defer=True, window=self._root)
+        active_req.reply()
+        active = _card32(active_req) or 0
+        pid: int | None = None
+        if pid_req is not None:
+            try:
+                pid_req.reply()
+            except XError:
+                pid = None  # the window is gone
+            else:
+                pid = _card32(pid_req)
+        pointer_req.reply()
+        child = pointer_req.child
+        here = PointerState(
+            pointer_req.root_x, pointer_req.root_y, int(getattr(child, "id", child) or 0), pointer_req.mask
+        )
+        return active, pid, here
+
+    def _atom(self, name: str) -> int:
+        atom = self._atoms.get(name)
+        if atom is None:
+            atom = self._atoms[name] = int(self._d.intern_atom(name))
+        return atom
 
     def _global(self, app: RunningApp, point: tuple[float, float]) -> Point:
         return _point(self._x.to_global(app, point[0], point[1]))
@@ -169,32 +247,55 @@ class LinuxActor:
             self.input.release_all()
             raise
 
-    def _pointer_events(self, events: Sequence[corepointer.PointerEvent]) -> None:
+    def _pointer_events(self, events: Sequence[corepointer.PointerEvent], here: PointerState) -> None:
+        """Post a gesture; a first motion to its start only when the pointer (``here``) is elsewhere."""
         steps: list[Callable[[], None]] = []
         start = events[0].point
-        here = self.input.pointer()
         if (here.x, here.y) != (round(start.x), round(start.y)):
             steps.append(lambda: self.input.move(start.x, start.y))
+        pressed = False
         for ev in events:
             button = corepointer.X_BUTTONS[ev.button]
             if ev.kind == "down":
                 steps.append(partial(self.input.button_down, button))
+                pressed = True
             elif ev.kind == "up":
                 steps.append(partial(self.input.button_up, button))
             else:
+                if pressed:
+                    steps.append(self._wait_thawed)
+                    pressed = False
                 steps.append(partial(self.input.move, ev.point.x, ev.point.y))
         self._post(steps)
+
+    def _wait_thawed(self) -> None:
+        """After a press, wait while another client's synchronous grab freezes the pointer.
+
+        Window managers (openbox always, others on unfocused windows) grab the button passively in
+        synchronous mode: the press freezes the pointer until the manager replays it to the app.
+        Motions posted meanwhile are queued by the server and reach the app with the pointer's
+        final position, so the drag's path would be lost. GrabPointer answers ``GrabFrozen`` while
+        the freeze lasts; once it is over the app holds the implicit grab (``AlreadyGrabbed``).
+        """
+        self._d.sync()
+        deadline = time.monotonic() + THAW_TIMEOUT_S
+        while True:
+            status = self._root.grab_pointer(False, 0, X.GrabModeAsync, X.GrabModeAsync, X.NONE, X.NONE, X.CurrentTime)
+            if status == X.GrabSuccess:
+                self._d.ungrab_pointer(X.CurrentTime)  # nobody held the pointer: give it straight back
+                return
+            if status != X.GrabFrozen or time.monotonic() >= deadline:
+                return  # still frozen at the deadline: post anyway, the server keeps the order
 
     # -- pointer ------------------------------------------------------------------------------
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
     ) -> ActionResult:
         with self._lock:
-            a, b = self._global(app, start), self._global(app, end)
-            window = self._bind(app)
+            gate = self._gate(app, points=(start, end))
+            a, b = gate.points
             events = corepointer.drag_events(a, b, button, self._numbers)
-            self._gate(app, window)
-            self._pointer_events(events)
+            self._pointer_events(events, gate.pointer)
             return ActionResult("Dragged.", {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)})
 
     def click(
@@ -212,14 +313,16 @@ class LinuxActor:
                 return self._click_element(app, element, button, count)
             if point is None:
                 raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
-            at = self._global(app, point)
-            return self._synthetic_click(app, at, button, count, route="coordinates")
+            gate = self._gate(app, points=(point,))
+            return self._post_click(gate.points[0], gate.pointer, button, count, route="coordinates")
 
     def _synthetic_click(self, app: RunningApp, at: Point, button: MouseButton, count: int, route: str) -> ActionResult:
-        window = self._bind(app)
+        gate = self._gate(app)
+        return self._post_click(at, gate.pointer, button, count, route)
+
+    def _post_click(self, at: Point, here: PointerState, button: MouseButton, count: int, route: str) -> ActionResult:
         events = corepointer.click_events(at, button, count, self._numbers)
-        self._gate(app, window)
-        self._pointer_events(events)
+        self._pointer_events(events, here)
         return ActionResult("Clicked.", {"route": route, "point": [at.x, at.y], "button": button, "count": count})
 
     def _click_element(self, app: RunningApp, handle: Handle, button: MouseButton, count: int) -> ActionResult:
