@@ -82,9 +82,13 @@ def _name(widget, name):
 class Fixture:
     def __init__(self):
         self.log = EventLog("gtk")
-        self.click_count = 1
+        #: A canvas press waiting for GDK's 2BUTTON_PRESS/3BUTTON_PRESS (see _on_canvas_button).
+        self._pending_press = None
         self.win = Gtk.Window(title=TITLE)
         self.win.move(40, 40)
+        # GDK merges queued motion events on the native window they arrive on (the toplevel's),
+        # before it routes them to the canvas: turn that off there too, so every motion is logged.
+        self.win.connect("realize", lambda w: w.get_window().set_event_compression(False))
         self.win.connect("destroy", self._on_destroy)
         self.win.connect("map-event", self._on_map)
 
@@ -262,11 +266,6 @@ class Fixture:
         area.connect("key-press-event", self._on_canvas_key)
         area.connect("key-release-event", self._on_canvas_key)
         self._track_focus(area, "Canvas")
-        # GTK's own click counting; the capture phase runs before button-press-event.
-        self.multipress = Gtk.GestureMultiPress.new(area)
-        self.multipress.set_button(0)
-        self.multipress.set_propagation_phase(Gtk.PropagationPhase.CAPTURE)
-        self.multipress.connect("pressed", self._on_multipress)
         return area
 
     def _scroll_area(self):
@@ -355,9 +354,6 @@ class Fixture:
             max_y=_num(v.get_upper() - v.get_page_size()),
         )
 
-    def _on_multipress(self, _gesture, n_press, _x, _y):
-        self.click_count = n_press
-
     @staticmethod
     def _pointer_fields(event):
         return {
@@ -370,22 +366,37 @@ class Fixture:
         }
 
     def _on_canvas_button(self, area, event):
+        # GDK's click count: the second and third press of a multi-click are each followed at once
+        # (queued right behind them) by a 2BUTTON_PRESS / 3BUTTON_PRESS. So a press is held until
+        # the next canvas event or the next idle moment and logged with the count GDK decided.
         if event.type == Gdk.EventType.BUTTON_PRESS:
             area.grab_focus()
-            self.log.emit(
-                "press", button=event.button, click_count=self.click_count, **self._pointer_fields(event)
-            )
+            self._flush_press()
+            self._pending_press = {"button": event.button, "click_count": 1, **self._pointer_fields(event)}
+            GLib.idle_add(self._flush_press)
+        elif event.type in (Gdk.EventType.DOUBLE_BUTTON_PRESS, Gdk.EventType.TRIPLE_BUTTON_PRESS):
+            if self._pending_press is not None and self._pending_press["button"] == event.button:
+                triple = event.type == Gdk.EventType.TRIPLE_BUTTON_PRESS
+                self._pending_press["click_count"] = 3 if triple else 2
+            self._flush_press()
         elif event.type == Gdk.EventType.BUTTON_RELEASE:
+            self._flush_press()
             self.log.emit("release", button=event.button, **self._pointer_fields(event))
-        # 2BUTTON_PRESS / 3BUTTON_PRESS are GDK's synthetic extras; the press above already
-        # carries the count, so they are not logged again.
         return True
 
+    def _flush_press(self):
+        if self._pending_press is not None:
+            press, self._pending_press = self._pending_press, None
+            self.log.emit("press", **press)
+        return False
+
     def _on_canvas_motion(self, _area, event):
+        self._flush_press()
         self.log.emit("motion", **self._pointer_fields(event))
         return True
 
     def _on_canvas_scroll(self, _area, event):
+        self._flush_press()
         if event.direction == Gdk.ScrollDirection.SMOOTH:
             _ok, dx, dy = event.get_scroll_deltas()
             direction = "smooth"
@@ -397,6 +408,7 @@ class Fixture:
         return True
 
     def _on_canvas_key(self, _area, event):
+        self._flush_press()
         codepoint = Gdk.keyval_to_unicode(event.keyval)
         self.log.emit(
             "key_press" if event.type == Gdk.EventType.KEY_PRESS else "key_release",
