@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Final
 
 import tree_sitter
@@ -40,9 +41,40 @@ _FUNCTIONS: Final = frozenset(
     }
 )
 _DECLARATIONS: Final = frozenset({"lexical_declaration", "variable_declaration"})
+#: Node types with no identifier, declaration or scope anywhere below them: the walk skips them.
+_INERT: Final = frozenset(
+    {
+        "string",
+        "string_fragment",
+        "escape_sequence",
+        "number",
+        "property_identifier",
+        "private_property_identifier",
+        "statement_identifier",
+        "this",
+        "super",
+        "null",
+        "true",
+        "false",
+        "undefined",
+        "comment",
+        "regex",
+        "empty_statement",
+        "break_statement",
+        "continue_statement",
+        "debugger_statement",
+        "hash_bang_line",
+    }
+)
 _LOOP_SCOPES: Final = frozenset({"for_statement", "for_in_statement"})
 
+#: Where a ``var`` stops hoisting (a class body holds no statements outside these).
+_HOIST_TARGETS: Final = _FUNCTIONS | {"class_static_block", "class_body"}
+_MODULE_QUERY: Final = "(import_statement) @m (export_statement) @m (import) @m (meta_property) @m"
+_VAR_QUERY: Final = "(variable_declaration) @v (for_in_statement) @v"
+
 _language: tree_sitter.Language | None = None
+_queries: dict[str, tree_sitter.Query] = {}
 
 
 class CompileError(Exception):
@@ -71,19 +103,20 @@ class _Scope:
     function: bool = False
 
 
-@dataclass(order=True, slots=True)
-class _Edit:
-    start: int
-    end: int
-    order: int
-    text: str = field(compare=False)
+#: An edit: (start byte, end byte, order, sequence, text). Sorted as a tuple, a unique
+#: sequence number keeps insertion order among equal positions and never compares the texts.
+_Edit = tuple[int, int, int, int, str]
 
 
-def _parser() -> tree_sitter.Parser:
+def _javascript() -> tree_sitter.Language:
     global _language  # noqa: PLW0603 - one Language per process, built on first use
     if _language is None:
         _language = tree_sitter.Language(tree_sitter_javascript.language())
-    return tree_sitter.Parser(_language)
+    return _language
+
+
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(_javascript())
 
 
 def _text(node: tree_sitter.Node) -> str:
@@ -119,31 +152,34 @@ class _Compiler:
         self.var_markers: list[tuple[str, int]] = []
         self.assigned: dict[str, None] = {}
         self.seq = 0
+        self.var_names: dict[int, list[tree_sitter.Node]] = {}
 
     # -- edits -------------------------------------------------------------------------
     def insert(self, pos: int, text: str, order: int) -> None:
         self.seq += 1
-        self.edits.append(_Edit(pos, pos, order * 100000 + self.seq, text))
+        self.edits.append((pos, pos, order * 100000 + self.seq, self.seq, text))
 
     def replace(self, node: tree_sitter.Node, text: str) -> None:
-        self.edits.append(_Edit(node.start_byte, node.end_byte, 50 * 100000, text))
+        self.seq += 1
+        self.edits.append((node.start_byte, node.end_byte, 50 * 100000, self.seq, text))
 
     def apply(self) -> str:
         out: list[bytes] = []
         pos = 0
-        for edit in sorted(self.edits):
-            if edit.start < pos:
+        self.edits.sort()
+        for start, end, _, _, text in self.edits:
+            if start < pos:
                 continue  # an edit inside a replaced range; the replacement wins
-            out.append(self.src[pos : edit.start])
-            out.append(edit.text.encode("utf-8"))
-            pos = edit.end
+            out.append(self.src[pos:start])
+            out.append(text.encode("utf-8"))
+            pos = end
         out.append(self.src[pos:])
         return b"".join(out).decode("utf-8")
 
     # -- scopes ------------------------------------------------------------------------
     def resolves_locally(self, name: str) -> bool:
         # scopes[0] is the cell's top level: its names are registry bindings, not locals.
-        return any(name in scope.names for scope in self.scopes[1:])
+        return any(name in scope.names for scope in islice(self.scopes, 1, None))
 
     def marker(self, name: str) -> int:
         self.var_markers.append((name, len(self.var_markers)))
@@ -162,24 +198,10 @@ class _Compiler:
                 return scope
         return self.scopes[0]
 
-    def hoist_vars(self, node: tree_sitter.Node, scope: _Scope, top: bool) -> None:
-        """Declare every ``var`` below ``node`` that is not inside a nested function."""
-        for child in node.named_children:
-            if child.type in _FUNCTIONS or child.type in {"class_static_block", "class_body"}:
-                continue
-            if child.type == "variable_declaration":
-                for decl in child.named_children:
-                    if decl.type == "variable_declarator":
-                        name_node = decl.child_by_field_name("name")
-                        if name_node is not None:
-                            for ident in _pattern_names(name_node):
-                                self._hoist_one(ident, scope, top)
-            elif child.type == "for_in_statement" and _field_text(child, "kind") == "var":
-                left = child.child_by_field_name("left")
-                if left is not None:
-                    for ident in _pattern_names(left):
-                        self._hoist_one(ident, scope, top)
-            self.hoist_vars(child, scope, top)
+    def hoist_vars(self, owner: tree_sitter.Node, scope: _Scope, top: bool) -> None:
+        """Declare every ``var`` that hoists to ``owner`` (the root, a function or a static block)."""
+        for ident in self.var_names.get(owner.id, ()):
+            self._hoist_one(ident, scope, top)
 
     def _hoist_one(self, ident: tree_sitter.Node, scope: _Scope, top: bool) -> None:
         name = _text(ident)
@@ -204,14 +226,16 @@ class _Compiler:
                 if name_node is not None:
                     names.append(name_node)
             for ident in names:
-                scope.names.add(_text(ident))
+                name = _text(ident)
+                scope.names.add(name)
                 if top and kind is not None:
-                    self.bindings[_text(ident)] = Binding(_text(ident), kind)
+                    self.bindings[name] = Binding(name, kind)
 
     # -- walk --------------------------------------------------------------------------
     def compile(self, root: tree_sitter.Node) -> None:
         top = _Scope(function=True)
         self.scopes = [top]
+        self.var_names = _var_names(root, self.src)
         self.hoist_vars(root, top, True)
         self.hoist_block(root, top, True)
         for child in root.named_children:
@@ -250,11 +274,13 @@ class _Compiler:
             handler(self, node)
             return
         for child in node.named_children:
-            self.visit(child)
+            if child.type not in _INERT:
+                self.visit(child)
 
     def visit_children(self, node: tree_sitter.Node) -> None:
         for child in node.named_children:
-            self.visit(child)
+            if child.type not in _INERT:
+                self.visit(child)
 
     def reference(self, node: tree_sitter.Node) -> None:
         name = _text(node)
@@ -355,7 +381,7 @@ class _Compiler:
         if body is not None and body.type == "statement_block":
             inner = _Scope(function=True)
             self.scopes.append(inner)
-            self.hoist_vars(body, inner, False)
+            self.hoist_vars(node, inner, False)
             self.hoist_block(body, inner, False)
             self.visit_children(body)
             self.scopes.pop()
@@ -382,7 +408,7 @@ class _Compiler:
         self.scopes.append(scope)
         body = node.child_by_field_name("body")
         if body is not None:
-            self.hoist_vars(body, scope, False)
+            self.hoist_vars(node, scope, False)
             self.hoist_block(body, scope, False)
             self.visit_children(body)
         self.scopes.pop()
@@ -505,16 +531,46 @@ def _is_assignment_target(node: tree_sitter.Node) -> bool:
     return parent.type == "update_expression"
 
 
-def _reject_modules(node: tree_sitter.Node) -> None:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        kind = current.type
-        if kind in {"import_statement", "export_statement", "import"} or (
-            kind == "meta_property" and _text(current).startswith("import")
-        ):
+def _captures(query: str, root: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The nodes a one-capture query matches below ``root``, in source order (the walk runs in C)."""
+    compiled = _queries.get(query)
+    if compiled is None:
+        compiled = _queries[query] = tree_sitter.Query(_javascript(), query)
+    found = tree_sitter.QueryCursor(compiled).captures(root)
+    return sorted((node for nodes in found.values() for node in nodes), key=lambda node: node.start_byte)
+
+
+def _reject_modules(root: tree_sitter.Node, source: bytes) -> None:
+    if b"import" not in source and b"export" not in source:
+        return  # every module form starts with one of these keywords
+    for node in _captures(_MODULE_QUERY, root):
+        if node.type != "meta_property" or _text(node).startswith("import"):
             raise CompileError(MODULES_UNAVAILABLE)
-        stack.extend(current.named_children)
+
+
+def _var_names(root: tree_sitter.Node, source: bytes) -> dict[int, list[tree_sitter.Node]]:
+    """Every identifier a ``var`` declares, in source order, keyed by the id of the node it
+    hoists to: the nearest enclosing function or static block, else ``root``."""
+    names: dict[int, list[tree_sitter.Node]] = {}
+    if b"var" not in source:
+        return names
+    for node in _captures(_VAR_QUERY, root):
+        if node.type == "for_in_statement":
+            left = node.child_by_field_name("left")
+            if left is None or _field_text(node, "kind") != "var":
+                continue
+            idents = list(_pattern_names(left))
+        else:
+            idents = []
+            for decl in node.named_children:
+                name = decl.child_by_field_name("name") if decl.type == "variable_declarator" else None
+                if name is not None:
+                    idents.extend(_pattern_names(name))
+        owner = node.parent
+        while owner is not None and owner.type not in _HOIST_TARGETS:
+            owner = owner.parent
+        names.setdefault(root.id if owner is None else owner.id, []).extend(idents)
+    return names
 
 
 _HANDLERS = {
@@ -549,7 +605,7 @@ def compile_cell(code: str) -> CompiledCell:
     source = code.encode("utf-8")
     tree = _parser().parse(source)
     root = tree.root_node
-    _reject_modules(root)
+    _reject_modules(root, source)
     if root.has_error:
         bad = _first_error(root)
         raise CompileError(syntax_error_text(source, bad if bad is not None else root))
