@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
+
+import pytest
 
 from conftest import FakeCaller, run, session_run, texts
 from deskhand.kernel import KernelSession
@@ -160,3 +163,26 @@ def test_a_fresh_worker_per_session_after_reset() -> None:
     first, second = run(go())
     assert first is not None and second is not None and first != second
     assert not Path(f"/proc/{first}").exists()
+
+
+def test_killed_workers_are_reaped_once_by_asyncio(caplog: pytest.LogCaptureFixture) -> None:
+    # Only asyncio's child watcher may reap a worker: a second waitpid (Popen.poll inside
+    # Process.kill) races it and the watcher logs "Unknown child process pid".
+    async def go() -> list[int]:
+        session = KernelSession(FakeCaller())
+        pids = []
+        try:
+            for _ in range(20):
+                await session.run("1")
+                pid = session.worker_pid
+                assert pid is not None
+                pids.append(pid)
+                await session.reset()
+        finally:
+            await session.close()
+        return pids
+
+    with caplog.at_level(logging.WARNING, logger="asyncio"):
+        pids = run(go())
+    assert len(set(pids)) == 20
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []

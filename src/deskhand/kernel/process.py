@@ -101,10 +101,15 @@ class WorkerProcess:
         if self.killed:
             return
         self.killed = True
+        if self.process.returncode is not None:
+            return
+        # os.kill, not Process.kill: Popen.send_signal polls first, and that waitpid races
+        # asyncio's child watcher for a worker the group kill has just ended ("Unknown child
+        # process pid"). Until the watcher reaps it, the pid cannot be reused.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
-            self.process.kill()
+            os.kill(self.process.pid, signal.SIGKILL)
 
     async def reap(self) -> None:
         """Wait for the killed process, close its pipes and remove its directory."""
