@@ -1,0 +1,305 @@
+"""Acting on a macOS app: CGEvent pointer, wheel and keys posted to the pid, AX actions, paste, selectText.
+
+UNTESTED HERE: ``MacActor`` drives ``_ax``, ``_quartz_input``, ``_pasteboard`` and ``_tis`` (pyobjc,
+ctypes) and runs only on a Mac; every decision comes from the core (event lists, click pairs,
+scroll deltas, chords, text matches, the paste state machine) and from the unit-tested
+``_events`` / ``_windows`` / ``_mapping`` plans. Before each burst the gate re-proves the identity
+and binds the window; coordinates go through the executor's screenshot transform (6.2).
+Simplified against the contract (next steps): index clicks use AX press tiers 2 and 6 only (no
+list-selection, descendant or hit-test tiers); type_text does not fall back to paste.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
+from deskhand.backends.macos import _ax, _axerrors, _events, _keylayout, _mapping, _quartz_input, _tis
+from deskhand.backends.macos._windows import CGWindow, bind_at_point
+from deskhand.core import keys as corekeys
+from deskhand.core import pointer as corepointer
+from deskhand.core import scroll as corescroll
+from deskhand.core import textchunks, textmatch
+from deskhand.core.errors import NativeError
+from deskhand.core.geometry import Point
+from deskhand.core.paste import PastePayload, PasteTransaction
+from deskhand.core.scroll import PAGE_SCROLL_ACTIONS
+
+if TYPE_CHECKING:
+    from deskhand.backends.macos.executor import MacExecutor
+
+PRESS_ACTIONS: Final = ("AXPress", "AXConfirm", "AXOpen")
+PRESS_REPEAT_S: Final = 0.05
+HOVER_PAUSE_S: Final = 0.010
+SELECTION_READBACK_S: Final = 0.2
+TEXT_ROLES: Final = frozenset({"AXTextField", "AXTextArea", "AXTextView", "AXComboBox", "AXSearchField"})
+
+
+def _refused(code: str, message: str) -> NativeError:
+    return NativeError(code, message, dispatched=False)
+
+
+class MacActor:
+    def __init__(self, executor: MacExecutor) -> None:
+        self._x = executor
+        self._numbers = corepointer.event_numbers()
+        self._lock = threading.RLock()
+
+    # -- gates --------------------------------------------------------------------------------
+    def _bind(self, app: RunningApp, at: Point | None = None) -> CGWindow:
+        """Re-prove identity, then the window: the one containing ``at``, else the key window."""
+        self._x.verify_identity(app)
+        windows = self._x.windows(app)
+        if at is not None:
+            return bind_at_point(windows, app.pid, at)
+        key = self._x.key_window(app, windows)
+        if key is None:
+            raise _refused("stale_window", "The app has no key window; observe the app again.")
+        return key
+
+    def _points(self, app: RunningApp, *pixels: tuple[float, float]) -> list[Point]:
+        key = self._x.key_window(app)
+        return [self._x.to_global(app, x, y, key) for x, y in pixels]
+
+    def _post_pointer(self, app: RunningApp, window: CGWindow, events: tuple[corepointer.PointerEvent, ...]) -> None:
+        origin = Point(window.frame.x, window.frame.y)
+        plans = _events.mouse_plans(events, window.id, origin)
+        self._x.verify_identity(app)
+        _quartz_input.post_mouse(app.pid, plans)
+        self._x.mark_mutation(app)
+
+    # -- pointer ------------------------------------------------------------------------------
+    def click(
+        self, app: RunningApp, *, element: Handle | None = None, point: tuple[float, float] | None = None,
+        button: MouseButton = "left", count: int = 1,
+    ) -> ActionResult:  # fmt: skip
+        corepointer.check_click_count(count)
+        with self._lock:
+            if element is not None:
+                return self._click_element(app, element, button, count)
+            if point is None:
+                raise _refused("bad_payload", "click needs an element or a point.")
+            return self._synthetic(app, self._points(app, point)[0], button, count, "coordinates")
+
+    def _click_element(self, app: RunningApp, handle: Handle, button: MouseButton, count: int) -> ActionResult:
+        el = self._x.element(app, handle)
+        raw = _ax.read(el.ref)
+        actions = raw.actions if raw else ()
+        wanted = PRESS_ACTIONS if button == "left" else ("AXShowMenu",) if button == "right" else ()
+        for action in wanted:
+            if action in actions:
+                self._x.verify_identity(app)
+                for i in range(count if button == "left" else 1):
+                    if i:
+                        time.sleep(PRESS_REPEAT_S)
+                    _axerrors.check(_ax.perform(el.ref, action), action, dispatched=None if i else False)
+                self._x.mark_mutation(app)
+                return ActionResult("Clicked.", {"route": "ax_action", "action": action})
+        if el.frame is None:
+            raise _refused("no_action", "The element has no action and no frame to click.")
+        return self._synthetic(app, el.frame.center, button, count, "synthetic")
+
+    def _synthetic(self, app: RunningApp, at: Point, button: MouseButton, count: int, route: str) -> ActionResult:
+        window = self._bind(app, at)
+        hover = corepointer.hover_event(at, self._numbers)
+        self._post_pointer(app, window, (hover,))
+        time.sleep(HOVER_PAUSE_S)  # the contract's pre-focus pause (6.3)
+        self._post_pointer(app, window, corepointer.click_events(at, button, count, self._numbers))
+        return ActionResult("Clicked.", {"route": route, "point": [at.x, at.y], "button": button, "count": count})
+
+    def drag(
+        self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
+    ) -> ActionResult:
+        with self._lock:
+            a, b = self._points(app, start, end)
+            window = self._bind(app, a)  # bound at the origin for the whole gesture (6.4)
+            events = corepointer.drag_events(a, b, button, self._numbers)
+            self._post_pointer(app, window, events)
+            return ActionResult("Dragged.", {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)})
+
+    def scroll(
+        self, app: RunningApp, *, direction: Direction, pages: float, element: Handle | None = None,
+        point: tuple[float, float] | None = None,
+    ) -> ActionResult:  # fmt: skip
+        with self._lock:
+            if element is not None:
+                el = self._x.element(app, element)
+                if el.frame is None:
+                    raise _refused("no_action", "The element has no frame to scroll.")
+                plan = corescroll.plan_indexed(direction, pages, el.frame)
+                window = self._bind(app, plan.point)
+            elif point is not None:
+                at = self._points(app, point)[0]
+                window = self._bind(app, at)
+                plan = corescroll.plan_at_point(direction, pages, at, window.frame)
+            else:
+                raise _refused("bad_payload", "scroll needs an element or a point.")
+            wheel = _events.wheel_plan(plan, window.id, Point(window.frame.x, window.frame.y))
+            self._x.verify_identity(app)
+            _quartz_input.post_wheel(app.pid, wheel)
+            self._x.mark_mutation(app)
+            return ActionResult("Scrolled.", {"route": "wheel_pixels", "delta": [plan.delta.dx, plan.delta.dy]})
+
+    # -- keyboard -----------------------------------------------------------------------------
+    def _key_plans(self, key: str) -> tuple[_events.KeyPlan, ...]:
+        chords = corekeys.parse_keys(key)
+        corekeys.check_press_budget(chords)
+        reverse = _tis.current_reverse_map()
+        baseline = _events.baseline_flags(_quartz_input.session_flags())
+        return _events.key_bursts(chords, lambda ch: _keylayout.lookup(reverse, ch), baseline)
+
+    def press_key(self, app: RunningApp, key: str) -> ActionResult:
+        with self._lock:
+            plans = self._key_plans(key)  # every event allocated before the gate and the post
+            self._bind(app)
+            _quartz_input.post_keys(app.pid, plans)
+            self._x.mark_mutation(app)
+            return ActionResult("Pressed.", {"events": len(plans)})
+
+    def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        if not text:
+            return ActionResult("Nothing to type.", {"route": "none"})
+        with self._lock:
+            self._bind(app)
+            for i, chunk in enumerate(textchunks.unicode_chunks(text)):
+                if i:
+                    time.sleep(textchunks.CHUNK_PAUSE_S)
+                self._x.verify_identity(app)
+                _quartz_input.post_unicode(app.pid, chunk)
+            self._x.mark_mutation(app)
+            return ActionResult("Typed.", {"route": "unicode_events"})
+
+    # -- paste --------------------------------------------------------------------------------
+    def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
+        from deskhand.backends.macos._pasteboard import MacClipboard, RunLoopClock  # noqa: PLC0415
+
+        with self._lock:
+            self._bind(app)
+            payload = PastePayload.build(text, fmt)
+            target = _AXPasteTarget(self, app)
+            receipt = PasteTransaction(payload, MacClipboard(), target, clock=RunLoopClock()).run()
+            self._x.mark_mutation(app)
+            error = receipt.error()
+            if error is not None:
+                if not receipt.paste_posted:
+                    error.dispatched = False
+                raise error
+            return ActionResult(receipt.message, {**receipt.summary(), "receipt": receipt.to_json()})
+
+    def post_paste_chord(self, app: RunningApp) -> None:
+        plans = self._key_plans("super+v")
+        self._bind(app)
+        _quartz_input.post_keys(app.pid, plans)
+
+    # -- text, values, actions ----------------------------------------------------------------
+    def select_text(
+        self, app: RunningApp, element: Handle, text: str, *, prefix: str | None = None, suffix: str | None = None,
+        selection_type: SelectionType = "text",
+    ) -> ActionResult:  # fmt: skip
+        if not text:
+            raise _refused("bad_payload", textmatch.EMPTY_TEXT_MESSAGE)
+        with self._lock:
+            ref = self._x.element(app, element).ref
+            source = _ax.attribute(ref, "AXValue")
+            if not _ax.is_settable(ref, "AXSelectedTextRange") or not isinstance(source, str):
+                raise _refused("not_selectable", "The element has no settable text selection or no text value.")
+            found = textmatch.select_range(source, text, prefix=prefix or "", suffix=suffix or "", mode=selection_type)
+            self._x.verify_identity(app)
+            if _ax.attribute(ref, "AXValue") != source:
+                raise _refused("stale_element", "Text changed before selection; observe again.")
+            status = _ax.set_range(ref, "AXSelectedTextRange", found.location, found.length)
+            if status != _axerrors.SUCCESS:  # set the in-app focus once and retry; never activate the app
+                _ax.set_attribute(ref, "AXFocused", True)
+                _axerrors.check(_ax.set_range(ref, "AXSelectedTextRange", found.location, found.length),
+                                "set AXSelectedTextRange", dispatched=None)  # fmt: skip
+            verified = _read_back(ref, (found.location, found.length))
+            return ActionResult(
+                "Text selection confirmed." if verified else "Text selection sent; observe the app to confirm.",
+                {"location": found.location, "length": found.length, "verified": verified, "path": "ax"},
+            )
+
+    def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
+        with self._lock:
+            ref = self._x.element(app, element).ref
+            if not _ax.is_settable(ref, "AXValue"):
+                raise _refused("not_settable", "The element's value cannot be set.")
+            before = _ax.attribute(ref, "AXValue")
+            self._x.verify_identity(app)
+            _axerrors.check(_ax.set_attribute(ref, "AXValue", value), "set AXValue", dispatched=None)
+            self._x.mark_mutation(app)
+            return ActionResult("Value set.", {"before": before, "after": _ax.attribute(ref, "AXValue")})
+
+    def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
+        with self._lock:
+            ref = self._x.element(app, element).ref
+            raw = _ax.read(ref)
+            chosen = _mapping.match_action(action, raw.actions if raw else ())
+            if chosen is None:
+                raise _refused("invalid_action", f"{action} is not a valid secondary action for {element}")
+            self._x.verify_identity(app)
+            target, performed = self._page_button(app, ref, chosen) or (ref, chosen)
+            _axerrors.check(_ax.perform(target, performed), performed, dispatched=None)
+            self._x.mark_mutation(app)
+            return ActionResult("Performed.", {"action": chosen})
+
+    def _page_button(self, app: RunningApp, ref: Any, raw: str) -> tuple[Any, str] | None:
+        """A page-scroll action goes to the scroll bar's page button (6.8); None when it has none."""
+        page = PAGE_SCROLL_ACTIONS.get(raw)
+        bar = _ax.attribute(ref, page.scroll_bar_attribute) if page else None
+        children = _ax.attribute(bar, "AXChildren") if bar is not None else None
+        for child in children if isinstance(children, list) else []:
+            role, subrole = _ax.attribute(child, "AXRole"), _ax.attribute(child, "AXSubrole")
+            if page and role == "AXButton" and subrole == page.button_subrole:
+                if _ax.pid_of(child) != app.pid:
+                    raise _refused("stale_element", "The scroll bar button belongs to another process.")
+                return child, "AXPress"
+        return None
+
+
+def _read_back(ref: Any, wanted: tuple[int, int]) -> bool:
+    deadline = time.monotonic() + SELECTION_READBACK_S
+    while True:
+        if _ax.attribute(ref, "AXSelectedTextRange") == wanted:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+
+
+class _AXPasteTarget:
+    """``core.paste.PasteTarget``: the focused element's AXSelectedTextRange/AXNumberOfCharacters and Cmd+V."""
+
+    KEYS: Final = {"range": "AXSelectedTextRange", "characters": "AXNumberOfCharacters"}
+
+    def __init__(self, actor: MacActor, app: RunningApp) -> None:
+        self._actor, self._app = actor, app
+        focused = _ax.attribute(_ax.application(app.pid), "AXFocusedUIElement")
+        self._ref = focused if focused is not None and _ax.pid_of(focused) == app.pid else None
+
+    def baseline(self) -> Mapping[str, object]:
+        return dict(self.read(self.KEYS.keys()) or {})
+
+    def subscribe(self) -> bool:
+        return False  # AXObserver notifications are a next step; the baseline re-reads are the signals
+
+    def event_count(self) -> int:
+        return 0
+
+    def read(self, keys: Collection[str]) -> Mapping[str, object] | None:
+        if self._ref is None:
+            return None
+        out: dict[str, object] = {}
+        for key in keys:
+            value = _ax.attribute(self._ref, self.KEYS[key])
+            if value is not None:
+                out[key] = value
+        return out
+
+    def send_paste_keys(self) -> None:
+        self._actor.post_paste_chord(self._app)
+
+    def close(self) -> None:
+        return None
