@@ -38,6 +38,7 @@ check: venv
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy --platform darwin src/deskhand/backends/macos
 
 demo: deps
 	$(VPY) -m deskhand.demo

@@ -1,7 +1,8 @@
 """Assemble deskhand for one client: the platform executor, the host gate, the js kernel, the service.
 
-Backend choice: an explicit ``backend`` argument, else ``DESKHAND_BACKEND`` (``linux``, ``fake``),
-else the running platform. Backends are imported lazily, so the core never pulls in X11 or AT-SPI.
+Backend choice: an explicit ``backend`` argument, else ``DESKHAND_BACKEND`` (``linux``, ``macos``,
+``fake``), else the running platform. Backends are imported lazily, so the core never pulls in X11,
+AT-SPI or pyobjc.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from deskhand.server.service import Service
 
 _FIXES = {
     "linux": "start a desktop (`deskhand desktop start`) or pass --virtual, and check `deskhand doctor`",
-    "macos": "the macOS backend is not available in this build; run deskhand on Linux (X11)",
+    "macos": (
+        "the macOS backend runs only on macOS: install `deskhand[macos]` there and grant Accessibility and "
+        "Screen Recording to the app that runs deskhand; on Linux use the X11 backend"
+    ),
 }
 
 
@@ -47,6 +51,17 @@ def open_executor(env: Mapping[str, str] | None = None, *, backend: str | None =
         except Exception as err:
             msg = f"the Linux backend cannot start ({err}); {_FIXES['linux']}"
             raise BackendUnavailable(msg) from err
+    if name == "macos":
+        if sys.platform != "darwin":
+            raise BackendUnavailable(f"the macOS backend cannot run on {sys.platform}; {_FIXES['macos']}")
+        try:
+            from deskhand.backends.macos.executor import MacExecutor  # noqa: PLC0415 - lazy backend import
+
+            return MacExecutor()
+        except BackendUnavailable:
+            raise
+        except Exception as err:  # pyobjc missing or a framework refused to load
+            raise BackendUnavailable(f"the macOS backend cannot start ({err}); {_FIXES['macos']}") from err
     if name == "fake":
         from deskhand.backends.fake import FakeExecutor  # noqa: PLC0415
 
