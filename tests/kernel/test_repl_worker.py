@@ -241,6 +241,23 @@ def test_old_continuations_cannot_invoke_in_later_cells() -> None:
     assert texts(results[1]) == ["current"]
 
 
+def test_native_await_continuations_of_an_ended_cell_cannot_invoke() -> None:
+    caller = FakeCaller()
+    results = session_run(
+        caller,
+        "let release; const gate = new Promise(resolve => { release = resolve }); const log = []\n"
+        "async function stale() { await gate; try { await __cuInvoke('click', {stale: 1}) } catch (e) { log.push(e.message) }\n"
+        "  try { await cua.computer.click({app: 'Fixture', x: 1, y: 1}) } catch (e) { log.push(e.message) } }\n"
+        "async function twice() { await gate; await __cuInvoke('click', {n: 1}); await __cuInvoke('click', {n: 2}) }\n"
+        "const running = stale()",
+        "release(); await running; await twice(); nodeRepl.write(log)",
+    )
+    assert not any(r.is_error for r in results), [r.text for r in results]
+    assert caller.calls == [("click", {"n": 1}), ("click", {"n": 2})]
+    ended = "This JavaScript cell has ended; await every Computer Use operation."
+    assert texts(results[1]) == [js([ended, ended])]
+
+
 def test_concurrent_cells_are_rejected_without_queueing() -> None:
     caller = FakeCaller()
     caller.hold = {"click"}

@@ -10,6 +10,7 @@ runtime (``js/runtime.js``) calls with its binding registry (``__dh$r``) and cel
 * every free identifier (bound by no local scope) reads and writes through the registry,
   ``typeof free`` is a safe lookup, and callees and tags keep an undefined ``this``;
 * ``var`` and ``function`` bindings get "reached" markers for the failed-cell commit rule;
+* every ``await`` resumes in the cell it was suspended in (section 5.2, late calls);
 * ``import``/``export``/``import()``/``import.meta`` and syntax errors fail before anything runs.
 
 Edits never add newlines, so line numbers in stack traces match the user's code. This module
@@ -304,6 +305,19 @@ class _Compiler:
             self.assigned[name] = None
         self.replace(node, f"{name}: {RESERVED_PREFIX}r.{name}")
 
+    def await_(self, node: tree_sitter.Node) -> None:
+        # The continuation after a native await is a job no Promise hook sees: it restores the
+        # cell it was suspended in, so a helper started by an earlier cell cannot dispatch later.
+        # A rejection restores it too, before any catch or finally block runs.
+        argument = next((child for child in node.named_children if child.type != "comment"), None)
+        if argument is None:
+            self.visit_children(node)
+            return
+        self.insert(node.start_byte, f"{RESERVED_PREFIX}k.r(", 1)
+        self.insert(argument.start_byte, f"{RESERVED_PREFIX}k.s({RESERVED_PREFIX}k.x(), ", 1)
+        self.insert(node.end_byte, "))", 0)
+        self.visit_children(node)
+
     def unary(self, node: tree_sitter.Node) -> None:
         arg = node.child_by_field_name("argument")
         if _field_text(node, "operator") == "typeof" and arg is not None and arg.type == "identifier":
@@ -578,6 +592,7 @@ _HANDLERS = {
     "shorthand_property_identifier": _Compiler.shorthand,
     "shorthand_property_identifier_pattern": _Compiler.shorthand,
     "unary_expression": _Compiler.unary,
+    "await_expression": _Compiler.await_,
     "lexical_declaration": _Compiler.declaration,
     "variable_declaration": _Compiler.declaration,
     "function_declaration": _Compiler.function,

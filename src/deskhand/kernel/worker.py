@@ -159,6 +159,7 @@ class Worker:
     def run_jobs(self) -> bool:
         ran = False
         while True:
+            self.api("job")
             try:
                 if not self.ctx.execute_pending_job():
                     return ran

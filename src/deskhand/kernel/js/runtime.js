@@ -7,6 +7,8 @@
   "use strict";
   const G = globalThis;
   const origThen = Promise.prototype.then;
+  const NativePromise = Promise;
+  const promiseResolve = Promise.resolve;
   const stringify = JSON.stringify;
   const parse = JSON.parse;
   const freeze = Object.freeze;
@@ -112,6 +114,10 @@
         }
       },
       m(index) { c.reached[index] = true; },
+      // x/s/r: an await captures the cell it runs in and its continuation restores it
+      x: current,
+      s: suspend,
+      r: resume,
       c: lookup,
       t: typeOf,
     });
@@ -138,6 +144,21 @@
         else reg.delete(name);
       }
     }
+  }
+
+  function current() {
+    return context;
+  }
+
+  // suspend: settle with a box that remembers the cell; resume: restore it, then go on
+  function suspend(ctx, value) {
+    return origThen.call(promiseResolve.call(NativePromise, value), (v) => ({ ctx, ok: true, v }), (v) => ({ ctx, ok: false, v }));
+  }
+
+  function resume(box) {
+    context = box.ctx;
+    if (!box.ok) throw box.v;
+    return box.v;
   }
 
   function wrap(fn, ctx) {
@@ -232,6 +253,10 @@
       context = cellId;
       const done = fn(registry, control(c));
       origThen.call(done, () => { c.codeDone = true; }, (error) => { c.codeDone = true; c.failed = true; c.error = error; });
+    },
+    // before each job: a job that restores no cell of its own runs in the current one
+    job() {
+      context = cell !== null ? cell.id : null;
     },
     drain() {
       const text = '{"done":' + (cell !== null && cell.codeDone) + ',"pending":' + pending.size + ',"messages":[' + outbox.join(",") + "]}";
