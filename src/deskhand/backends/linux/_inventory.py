@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from deskhand.backends.base import AppEntry, ProcessIdentity, RunningApp
-from deskhand.core.errors import NativeError
+from deskhand.backends.base import AppEntry
+from deskhand.backends.inventory import RunningProcess, Usage, entry, running_entries
+
+__all__ = ["DesktopApp", "RunningProcess", "Usage", "installed_apps", "merge", "recent_usage"]
 
 _BOOKMARK_NS = "{http://www.freedesktop.org/standards/desktop-bookmarks}"
 
@@ -40,20 +42,6 @@ class DesktopApp:
     name: str
     command: str  # first word of Exec, e.g. "mousepad"
     executable: str | None  # its real path when found on PATH
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    last_used: str  # ISO-8601, UTC
-    count: int
-
-
-@dataclass(frozen=True, slots=True)
-class RunningProcess:
-    """A running app as discovery found it, before identity checks."""
-
-    identity: ProcessIdentity
-    display_name: str
 
 
 def data_dirs() -> list[Path]:
@@ -148,70 +136,11 @@ def _parse_time(text: str) -> datetime | None:
 
 
 def merge(running: list[RunningProcess], installed: list[DesktopApp], usage: dict[str, Usage]) -> list[AppEntry]:
-    """Running apps first (one per app id), then installed apps not already listed."""
-    out: list[AppEntry] = []
-    listed: set[str] = set()
-    for proc in running:
-        app_id = proc.identity.app_id
-        if app_id in listed:
-            continue
-        listed.add(app_id)
-        use = usage.get(app_id)
-        out.append(
-            AppEntry(
-                app_id,
-                proc.display_name,
-                True,
-                pid=proc.identity.pid,
-                last_used_date=use.last_used if use else None,
-                use_count=use.count if use else None,
-            )
-        )
-    rest = [app for app in installed if app.id not in listed]
-    rest.sort(key=lambda a: a.name.lower())
-    rest_used = sorted((a for a in rest if a.id in usage), key=lambda a: usage[a.id].last_used, reverse=True)
+    """Running apps first (one per app id), then installed apps not already listed, recently used first."""
+    out = running_entries(running, usage)
+    listed = {e.id for e in out}
+    rest = sorted((app for app in installed if app.id not in listed), key=lambda a: a.name.lower())
+    rest_used = sorted((a for a in rest if a.id in usage), key=lambda a: usage[a.id].last_used or "", reverse=True)
     rest_unused = [a for a in rest if a.id not in usage]
-    for app in [*rest_used, *rest_unused]:
-        listed.add(app.id)
-        use = usage.get(app.id)
-        out.append(
-            AppEntry(
-                app.id,
-                app.name,
-                False,
-                last_used_date=use.last_used if use else None,
-                use_count=use.count if use else None,
-            )
-        )
+    out.extend(entry(app.id, app.name, running=False, usage=usage.get(app.id)) for app in [*rest_used, *rest_unused])
     return out
-
-
-def resolve(selector: str, running: list[RunningProcess]) -> RunningApp:
-    """Exactly one running app for a display name, app id, executable path or pid digits.
-
-    Names and ids match case-insensitively; a path matches ``/proc/PID/exe`` exactly.
-
-    Raises:
-        NativeError: ``target_not_running`` when nothing matches, ``ambiguous_target`` when
-            several processes do.
-    """
-    wanted = selector.strip()
-    if not wanted:
-        raise NativeError("target_not_running", "No app was named.", dispatched=False)
-    if wanted.isdigit():
-        hits = [p for p in running if p.identity.pid == int(wanted)]
-    elif wanted.startswith("/"):
-        hits = [p for p in running if p.identity.executable == wanted]
-    else:
-        low = wanted.lower()
-        hits = [p for p in running if low in (p.display_name.lower(), p.identity.app_id.lower())]
-    if not hits:
-        raise NativeError("target_not_running", f'"{wanted}" is not running.', dispatched=False)
-    if len({p.identity.pid for p in hits}) > 1:
-        pids = ", ".join(str(p.identity.pid) for p in hits)
-        raise NativeError(
-            "ambiguous_target",
-            f'"{wanted}" matches several running processes (pids {pids}); name one by its pid.',
-            dispatched=False,
-        )
-    return RunningApp(hits[0].identity, hits[0].display_name)

@@ -17,6 +17,7 @@ import os
 import time
 from typing import Any, Final
 
+from deskhand.backends import inventory
 from deskhand.backends.base import (
     ActionResult,
     AppEntry,
@@ -131,7 +132,7 @@ class LinuxExecutor:
         return _inventory.merge(self.running(), installed, _inventory.recent_usage(installed))
 
     def resolve(self, selector: str) -> RunningApp:
-        return _inventory.resolve(selector, self.running())
+        return inventory.resolve(selector, self.running())
 
     # -- helpers for the actor (public) ------------------------------------------------------
 

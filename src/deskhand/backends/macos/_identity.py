@@ -11,19 +11,17 @@ exactly as NSDate reports it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from deskhand.backends import inventory
 from deskhand.backends.base import AppEntry, ProcessIdentity, RunningApp
+from deskhand.backends.inventory import RunningProcess, Usage
 from deskhand.core.errors import NativeError
 
+__all__ = ["RecentApp", "RunningProcess", "identity_from", "merge", "resolve", "verify"]
+
 STALE_MESSAGE = "The target application changed process identity before the action."
-
-
-@dataclass(frozen=True, slots=True)
-class RunningProcess:
-    identity: ProcessIdentity
-    display_name: str
 
 
 def identity_from(
@@ -47,32 +45,12 @@ def verify(expected: ProcessIdentity, current: ProcessIdentity | None) -> Proces
 
 
 def resolve(selector: str, running: Iterable[RunningProcess]) -> RunningApp:
-    """Exactly one running app for a display name or bundle id (case-insensitive), a path, or pid digits.
+    """Exactly one running app; a path matches the executable or the ``.app`` bundle holding it."""
+    return inventory.resolve(selector, running, path_matches=_in_bundle)
 
-    Raises:
-        NativeError: ``target_not_running`` or ``ambiguous_target``.
-    """
-    procs = list(running)
-    wanted = selector.strip()
-    if not wanted:
-        raise NativeError("target_not_running", "No app was named.", dispatched=False)
-    if wanted.isdigit():
-        hits = [p for p in procs if p.identity.pid == int(wanted)]
-    elif wanted.startswith("/"):
-        hits = [p for p in procs if p.identity.executable == wanted or p.identity.executable.startswith(wanted + "/")]
-    else:
-        low = wanted.lower()
-        hits = [p for p in procs if low in (p.display_name.lower(), p.identity.app_id.lower())]
-    if not hits:
-        raise NativeError("target_not_running", f'"{wanted}" is not running.', dispatched=False)
-    if len({p.identity.pid for p in hits}) > 1:
-        pids = ", ".join(str(p.identity.pid) for p in hits)
-        raise NativeError(
-            "ambiguous_target",
-            f'"{wanted}" matches several running processes (pids {pids}); name one by its pid.',
-            dispatched=False,
-        )
-    return RunningApp(hits[0].identity, hits[0].display_name)
+
+def _in_bundle(executable: str, wanted: str) -> bool:
+    return executable == wanted or executable.startswith(wanted + "/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,33 +65,13 @@ class RecentApp:
 
 def merge(running: Iterable[RunningProcess], recent: Iterable[RecentApp]) -> list[AppEntry]:
     """Running apps first (one per bundle id, enriched with usage), then recent apps not listed (6.14)."""
-    usage: Mapping[str, RecentApp] = {r.bundle_id: r for r in recent}
-    out: list[AppEntry] = []
-    listed: set[str] = set()
-    for proc in running:
-        bid = proc.identity.app_id
-        if bid in listed:
-            continue
-        listed.add(bid)
-        use = usage.get(bid)
-        out.append(
-            AppEntry(
-                bid,
-                proc.display_name,
-                True,
-                pid=proc.identity.pid,
-                last_used_date=use.last_used if use else None,
-                use_count=_count(use.use_count) if use else None,
-            )
-        )
-    for row in usage.values():
-        if row.bundle_id in listed:
-            continue
-        listed.add(row.bundle_id)
-        name = row.display_name or row.bundle_id
-        out.append(AppEntry(row.bundle_id, name, False, last_used_date=row.last_used, use_count=_count(row.use_count)))
+    rows = list(recent)
+    usage = {r.bundle_id: Usage(r.last_used, r.use_count) for r in rows}
+    out = inventory.running_entries(running, usage)
+    listed = {e.id for e in out}
+    for row in rows:
+        if row.bundle_id not in listed:
+            listed.add(row.bundle_id)
+            name = row.display_name or row.bundle_id
+            out.append(inventory.entry(row.bundle_id, name, running=False, usage=usage[row.bundle_id]))
     return out
-
-
-def _count(value: int | None) -> int | None:
-    return value if value is not None and value >= 0 else None
