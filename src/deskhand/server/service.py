@@ -15,21 +15,16 @@ from typing import Protocol
 
 from deskhand.host.result import TextBlock, ToolResult
 from deskhand.server import jstool
-from deskhand.server.sequence import SequenceArgumentError, parse_sequence, run_sequence, sequence_schema
-
-SEMANTIC_TOOLS = (
-    "list_apps",
-    "get_app_state",
-    "click",
-    "perform_secondary_action",
-    "set_value",
-    "select_text",
-    "scroll",
-    "drag",
-    "press_key",
-    "type_text",
-    "paste",
+from deskhand.server.sequence import (
+    MUTATING_TOOLS,
+    SequenceArgumentError,
+    parse_sequence,
+    run_sequence,
+    sequence_schema,
 )
+
+#: The 11 semantic tools: the two observations, then the mutating tools `sequence` may batch.
+SEMANTIC_TOOLS = ("list_apps", "get_app_state", *MUTATING_TOOLS)
 
 
 @dataclass(frozen=True, slots=True)
