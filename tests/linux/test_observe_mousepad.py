@@ -1,0 +1,67 @@
+"""get_app_state against a real Debian app, Mousepad: its document is a settable text element,
+and text typed into it through AT-SPI comes back as a ``~`` diff line."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from deskhand.backends.base import RunningApp
+from deskhand.backends.linux._atspi import EDITABLE_TEXT, Call
+from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.desktop import VirtualDesktop
+
+pytestmark = pytest.mark.desktop
+
+MOUSEPAD = shutil.which("mousepad")
+DOCUMENT = r"\t(g\d+:\d+) text \(settable, string\)"
+
+
+@pytest.fixture
+def executor(desktop: VirtualDesktop) -> Iterator[LinuxExecutor]:
+    ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+    yield ex
+    ex.close()
+
+
+def state_with(executor: LinuxExecutor, app: RunningApp, pattern: str, timeout_s: float = 20.0) -> str:
+    """Full state text once ``pattern`` is in it (Mousepad builds its window after it joins the bus)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        text: str = executor.get_app_state(app, disable_diff=True).text
+        if re.search(pattern, text, re.M):
+            return text
+        assert time.monotonic() < deadline, f"{pattern!r} never appeared in:\n{text}"
+        time.sleep(0.05)  # polling the app's state with a deadline
+
+
+@pytest.mark.skipif(MOUSEPAD is None, reason="mousepad is not installed")
+def test_document_is_settable_text_and_typing_comes_back_as_a_diff(launch: Any, executor: LinuxExecutor) -> None:
+    fx = launch([str(MOUSEPAD), "--disable-server"])
+    app = executor.resolve(str(fx.pid))
+    first = state_with(executor, app, DOCUMENT)
+    assert re.match(rf"App=\S*mousepad \(pid {fx.pid}\)\n", first), first
+    m = re.search(DOCUMENT + "(.*)$", first, re.M)
+    assert m is not None
+    handle = m.group(1)
+    assert "Value:" not in m.group(2), "a new document is empty"
+
+    # The state that the diff is taken against.
+    executor.get_app_state(app)
+    doc = executor.element(app, handle)
+    typed = "deskhand was here"
+    reply = executor.atspi.call(
+        Call(doc.ref.bus, doc.ref.path, EDITABLE_TEXT, "InsertText", "isi", (0, typed, len(typed)))
+    )
+    assert reply == (True,)
+
+    diff = executor.get_app_state(app).text
+    assert diff.startswith("The following is a diff from the previous accessibility tree"), diff
+    line = re.search(r"^~\t+" + re.escape(handle) + r" text \(settable, string\).*$", diff, re.M)
+    assert line is not None, diff
+    assert f"Value: {typed}" in line.group(0)
