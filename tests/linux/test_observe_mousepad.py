@@ -53,11 +53,9 @@ def test_document_is_settable_text_and_typing_comes_back_as_a_diff(launch: Any, 
 
     # The state that the diff is taken against.
     executor.get_app_state(app)
-    doc = executor.element(app, handle)
+    ref: Any = executor.element(app, handle).ref  # an AtspiRef
     typed = "deskhand was here"
-    reply = executor.atspi.call(
-        Call(doc.ref.bus, doc.ref.path, EDITABLE_TEXT, "InsertText", "isi", (0, typed, len(typed)))
-    )
+    reply = executor.atspi.call(Call(ref.bus, ref.path, EDITABLE_TEXT, "InsertText", "isi", (0, typed, len(typed))))
     assert reply == (True,)
 
     diff = executor.get_app_state(app).text
