@@ -1,4 +1,4 @@
-"""get_app_state against the Qt 6 fixture: known controls, diffs, full text, restart, deadline."""
+"""get_app_state against the GTK 3 and Qt 6 fixtures: known controls, diffs, full text, restart, deadline."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import os
 import re
 import signal
 import time
+from dataclasses import dataclass
 
 import pytest
 
@@ -14,6 +15,29 @@ from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
 
 pytestmark = pytest.mark.desktop
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    launcher: str  # the ``launch`` helper that starts the fixture
+    app_id: str
+    title: str
+    details: str  # role text of the "Details" expander
+
+
+TOOLKITS = [
+    Toolkit("gtk_fixture", "gtk_fixture.py", "Deskhand GTK Fixture", "toggle button"),
+    Toolkit("qt_fixture", "qt_fixture.py", "Deskhand Qt Fixture", "check box"),
+]
+
+
+@pytest.fixture(params=TOOLKITS, ids=lambda t: t.launcher.split("_")[0])
+def kit(request) -> Toolkit:
+    return request.param
+
+
+def start(launch, kit: Toolkit):
+    return started(getattr(launch, kit.launcher)())
 
 
 @pytest.fixture
@@ -35,13 +59,13 @@ def handle_of(text: str, pattern: str) -> str:
     return m.group(1)
 
 
-def test_full_state_has_known_controls(launch, executor):
-    fx = started(launch.qt_fixture())
+def test_full_state_has_known_controls(launch, executor, kit):
+    fx = start(launch, kit)
     app = executor.resolve(str(fx.pid))
     state = executor.get_app_state(app)
     text = state.text
-    assert text.startswith(f"App=qt_fixture.py (pid {fx.pid})\n")
-    assert 'Window: "Deskhand Qt Fixture"' in text
+    assert text.startswith(f"App={kit.app_id} (pid {fx.pid})\n")
+    assert f'Window: "{kit.title}"' in text
     assert re.search(r"\tg\d+:\d+ push button Apply(, Secondary Actions: .*)?$", text, re.M)
     assert re.search(r"\tg\d+:\d+ push button Reset(, Secondary Actions: .*)?$", text, re.M)
     assert re.search(r"\tg\d+:\d+ check box Enable sync, Value: off$", text, re.M)
@@ -50,13 +74,13 @@ def test_full_state_has_known_controls(launch, executor):
     assert re.search(r"\tg\d+:\d+ slider \(settable, float\) Volume, (.*, )?Value: 0(, .*)?$", text, re.M)
     assert re.search(r"\tg\d+:\d+ (list|list box) Rows \(showing 0-\d+ of 40 items\)(, .*)?$", text, re.M)
     assert re.search(r"\tg\d+:\d+ row Row 1(, .*)?$", text, re.M)
-    assert re.search(r"\tg\d+:\d+ check box Details, Value: off$", text, re.M)
+    assert re.search(rf"\tg\d+:\d+ {kit.details} Details, Value: off$", text, re.M)
     assert state.image is not None and state.image.mime_type == "image/jpeg"
     assert state.image.data[:2] == b"\xff\xd8"
 
 
-def test_change_in_app_comes_back_as_diff(launch, executor):
-    fx = started(launch.qt_fixture())
+def test_change_in_app_comes_back_as_diff(launch, executor, kit):
+    fx = start(launch, kit)
     app = executor.resolve(str(fx.pid))
     first = executor.get_app_state(app).text
     epoch = handle_of(first, " ").split(":")[0]
@@ -76,17 +100,17 @@ def test_change_in_app_comes_back_as_diff(launch, executor):
 
     # No change: the no-change text; disable_diff: the full tree in the same epoch.
     again = executor.get_app_state(app).text
-    assert again.startswith('There has been no change in the accessibility tree for Window: "Deskhand Qt Fixture".')
+    assert again.startswith(f'There has been no change in the accessibility tree for Window: "{kit.title}".')
     full = executor.get_app_state(app, disable_diff=True).text
-    assert full.startswith("App=qt_fixture.py")
+    assert full.startswith(f"App={kit.app_id}")
     assert handle_of(full, " ").split(":")[0] == epoch
 
 
-def test_added_and_removed_elements(launch, executor):
-    fx = started(launch.qt_fixture())
+def test_added_and_removed_elements(launch, executor, kit):
+    fx = start(launch, kit)
     app = executor.resolve(str(fx.pid))
     first = executor.get_app_state(app).text
-    expander = executor.element(app, handle_of(first, r" check box Details"))
+    expander = executor.element(app, handle_of(first, " " + kit.details + " Details"))
     executor.atspi.call(Call(expander.ref.bus, expander.ref.path, ACTION, "DoAction", "i", (0,)))
     fx.events.wait_for("expanded", name="Details", expanded=True)
     executor.mark_mutation(app)  # the next capture applies the settle rule (6.12)
@@ -106,17 +130,17 @@ def test_added_and_removed_elements(launch, executor):
     assert added in ids
 
 
-def test_restart_gives_stale_process_and_new_epoch(launch, executor):
-    fx = started(launch.qt_fixture())
+def test_restart_gives_stale_process_and_new_epoch(launch, executor, kit):
+    fx = start(launch, kit)
     app = executor.resolve(str(fx.pid))
     text = executor.get_app_state(app).text
     apply_handle = handle_of(text, " push button Apply")
     fx.app.stop()
-    fx2 = started(launch.qt_fixture())
+    fx2 = start(launch, kit)
     app2 = executor.resolve(str(fx2.pid))
     assert app2.identity != app.identity
     text2 = executor.get_app_state(app2).text
-    assert text2.startswith("App=qt_fixture.py")
+    assert text2.startswith(f"App={kit.app_id}")
     assert handle_of(text2, " ").split(":")[0] != apply_handle.split(":")[0]
     with pytest.raises(NativeError) as err:
         executor.element(app, apply_handle)
@@ -126,12 +150,12 @@ def test_restart_gives_stale_process_and_new_epoch(launch, executor):
     assert err.value.code == "process_gone"
 
 
-def test_stopped_app_ends_by_deadline(launch, desktop):
+def test_stopped_app_ends_by_deadline(launch, desktop, kit):
     ex = LinuxExecutor(
         display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"], observe_timeout_s=1.0
     )
     try:
-        fx = started(launch.qt_fixture())
+        fx = start(launch, kit)
         app = ex.resolve(str(fx.pid))
         ex.get_app_state(app)
         os.kill(fx.pid, signal.SIGSTOP)
@@ -143,11 +167,11 @@ def test_stopped_app_ends_by_deadline(launch, desktop):
             except NativeError as e:
                 assert e.code == "ax_failed"
                 assert "did not answer" in e.message
-            assert time.monotonic() - t0 < 2.0
+            assert time.monotonic() - t0 < 5.0  # bounded by the deadline, not the 25 s D-Bus default
             # deskhand stays responsive: discovery still answers quickly.
             t1 = time.monotonic()
             assert any(a.pid == fx.pid for a in ex.list_apps())
-            assert time.monotonic() - t1 < 1.5
+            assert time.monotonic() - t1 < 5.0
         finally:
             os.kill(fx.pid, signal.SIGCONT)
         # Once it runs again, the next observation is complete.
