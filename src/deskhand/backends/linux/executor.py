@@ -48,7 +48,7 @@ from deskhand.backends.linux._capture import Grabber, encode
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
 from deskhand.core import screenshot
-from deskhand.core.axtree.model import AppTree, Element, WindowTree
+from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.axtree.settle import SettleClock
 from deskhand.core.errors import NativeError
@@ -267,7 +267,7 @@ class LinuxExecutor:
             xwin = _match_window(root, xwins)
             wid = xwin.id if xwin else 0
             if key is not None and wid == key.id and menu_bar is None:
-                menu_bar = _detach_menu_bar(root)
+                menu_bar = detach(root, "AXMenuBar")
             focused = focused or focus
             trees.append(WindowTree(wid, root.title or (xwin.title if xwin else ""), root, root.frame))
         # The key window first: it is the one the state is about.
@@ -407,16 +407,3 @@ def _match_window(root: Element, xwins: list[WindowInfo]) -> WindowInfo | None:
 
 def _same_rect(a: Rect, b: Rect) -> bool:
     return (a.x, a.y, a.width, a.height) == (b.x, b.y, b.width, b.height)
-
-
-def _detach_menu_bar(root: Element) -> Element | None:
-    """Take the window's menu bar out of its tree: the state renders it after the windows."""
-    stack = [root]
-    while stack:
-        el = stack.pop()
-        for i, child in enumerate(el.children):
-            if child.role == "AXMenuBar":
-                del el.children[i]
-                return child
-        stack.extend(el.children)
-    return None

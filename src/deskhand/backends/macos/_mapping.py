@@ -223,19 +223,6 @@ def walk(
     return result
 
 
-def detach_menu_bar(root: Element) -> Element | None:
-    """Take an AXMenuBar out of a tree (the state renders it after the windows)."""
-    stack = [root]
-    while stack:
-        el = stack.pop()
-        for i, child in enumerate(el.children):
-            if child.role == "AXMenuBar":
-                del el.children[i]
-                return child
-        stack.extend(el.children)
-    return None
-
-
 def pretty_action(raw: str) -> str:
     """A raw action's matcher form (6.8): strip ``AX``, drop ``ByPage``, split camelCase."""
     name = (raw[2:] if raw.startswith("AX") else raw).replace("ByPage", "")

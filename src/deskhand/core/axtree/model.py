@@ -79,3 +79,17 @@ class AppTree:
     #: True when a cap or a deadline stopped the walk early.
     truncated: bool = False
     timed_out: bool = False
+
+
+def detach(root: Element, role: str) -> Element | None:
+    """Take the first descendant with ``role`` out of the tree and return it (e.g. the menu bar,
+    which the state text renders after all windows)."""
+    stack = [root]
+    while stack:
+        el = stack.pop()
+        for i, child in enumerate(el.children):
+            if child.role == role:
+                del el.children[i]
+                return child
+        stack.extend(el.children)
+    return None
