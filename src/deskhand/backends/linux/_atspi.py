@@ -16,6 +16,10 @@ Tree reads go over the app's own peer-to-peer D-Bus server when it has one (atk-
 ``GetApplicationBusAddress``, as libatspi does): no bus daemon in between, so each call
 costs about a third less. Actions stay on the bus, where the app's signals arrive in order
 with its replies.
+
+jeepney opens connections (authentication, ``Hello``) and serializes calls; replies are read
+by ``_wire.ReplyReader``, which parses only what a caller needs (most of a read's CPU time
+was jeepney's general message parsing).
 """
 
 from __future__ import annotations
@@ -26,15 +30,15 @@ import select
 import struct
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from jeepney import DBusAddress, HeaderFields, Message, MessageType, new_method_call
+from jeepney import DBusAddress, Message, new_method_call
 from jeepney.bus import get_connectable_addresses
 from jeepney.io.blocking import DBusConnection, open_dbus_connection, prep_socket
-from jeepney.low_level import Parser
 
+from deskhand.backends.linux._wire import Reply, ReplyReader
 from deskhand.core.errors import BackendUnavailable
 
 ACCESSIBLE: Final = "org.a11y.atspi.Accessible"
@@ -206,6 +210,8 @@ class AtspiConnection:
             self._conn: DBusConnection = open_dbus_connection(bus=self.address)
         except OSError as e:
             raise BackendUnavailable(f"Cannot connect to the AT-SPI bus at {self.address}: {e}") from e
+        #: The bus connection as our exchanges use it (jeepney only opened it and said Hello).
+        self._bus = _Link.over(self._conn)
         #: Held for every exchange; the actor takes it too when it calls ``call``/``pipeline``.
         self.lock = threading.RLock()
         self._cache_events_registered = False
@@ -247,9 +253,9 @@ class AtspiConnection:
                     link.close()
                     if isinstance(e, TimeoutError):
                         return [TIMED_OUT] * len(calls)  # the app stopped reading: it is hung
-            return self._exchange(self._conn, calls, deadline)
+            return self._exchange(self._bus, calls, deadline)
 
-    def _exchange(self, conn: Any, calls: Sequence[Call], deadline: Deadline) -> list[Any]:
+    def _exchange(self, conn: _Link, calls: Sequence[Call], deadline: Deadline) -> list[Any]:
         results: list[Any] = [TIMED_OUT] * len(calls)
         pending: dict[int, int] = {}
         next_call = 0
@@ -261,16 +267,16 @@ class AtspiConnection:
                     batch.append(self._wire(calls[next_call], serial))
                     pending[serial] = next_call
                     next_call += 1
-                if isinstance(conn, _Link):
+                if conn.direct:
                     # An app that stops reading must not block the write past the deadline.
                     conn.sock.settimeout(max(deadline.remaining(), 0.001))
                 conn.sock.sendall(b"".join(batch))
-            reply = _next_message(conn, deadline)
+            reply = _next_reply(conn, deadline)
             if reply is None:
                 break  # deadline: stop feeding a hung peer; late replies are dropped by serial
-            i = pending.pop(reply.header.fields.get(HeaderFields.reply_serial, -1), None)
+            i = pending.pop(reply.serial, None)
             if i is not None:
-                results[i] = _body(reply)
+                results[i] = Failed(reply.error) if reply.error else reply.body
         return results
 
     def _wire(self, c: Call, serial: int) -> bytes:
@@ -588,13 +594,13 @@ def _apply(node: Node, what: str, reply: tuple[Any, ...]) -> None:
         node.actions = tuple(str(a[0]) for a in reply[0])
 
 
-def _next_message(conn: Any, deadline: Deadline) -> Message | None:
-    """The next message on ``conn`` (the bus or a direct link), or None when none arrives
+def _next_reply(conn: _Link, deadline: Deadline) -> Reply | None:
+    """The next reply on ``conn`` (the bus or a direct link), or None when none arrives
     before ``deadline``."""
     while True:
-        msg = conn.parser.get_next_message()
-        if msg is not None:
-            return msg
+        reply = conn.reader.next_reply()
+        if reply is not None:
+            return reply
         wait = deadline.remaining()
         if wait <= 0:
             return None
@@ -604,18 +610,32 @@ def _next_message(conn: Any, deadline: Deadline) -> Message | None:
         data = conn.sock.recv(RECV_BYTES)
         if not data:
             raise ConnectionError("The D-Bus peer closed the connection.")
-        conn.parser.add_data(data)
+        conn.reader.feed(data)
 
 
 class _Link:
-    """A direct (peer-to-peer) D-Bus connection to one app: no bus daemon, no ``Hello``."""
+    """A D-Bus connection as the exchanges use it: a socket, a serial counter and a reply
+    reader. ``direct``: a peer-to-peer connection to one app (no bus daemon, no ``Hello``)."""
 
-    __slots__ = ("outgoing_serial", "parser", "sock")
+    __slots__ = ("direct", "outgoing_serial", "reader", "sock")
 
     def __init__(self, address: str, timeout_s: float) -> None:
         self.sock = prep_socket(next(get_connectable_addresses(address)), timeout=timeout_s)
-        self.parser = Parser()
-        self.outgoing_serial = itertools.count(1)
+        self.reader = ReplyReader()
+        self.outgoing_serial: Iterator[int] = itertools.count(1)
+        self.direct = True
+
+    @classmethod
+    def over(cls, conn: DBusConnection) -> _Link:
+        """The bus connection ``conn`` that jeepney opened, read from here on by a ``ReplyReader``."""
+        link = cls.__new__(cls)
+        link.sock, link.outgoing_serial, link.direct = conn.sock, conn.outgoing_serial, False
+        # jeepney may have read past the Hello reply (the NameAcquired signal): keep those bytes.
+        while conn.parser.get_next_message() is not None:
+            pass
+        pipe = conn.parser.buf
+        link.reader = ReplyReader(pipe.read(pipe.bytes_buffered) if pipe.bytes_buffered else b"")
+        return link
 
     def close(self) -> None:
         self.sock.close()
@@ -623,12 +643,6 @@ class _Link:
 
 def _message(c: Call) -> Message:
     return new_method_call(DBusAddress(c.path, bus_name=c.bus, interface=c.interface), c.method, c.signature, c.body)
-
-
-def _body(msg: Message) -> Any:
-    if msg.header.message_type == MessageType.error:
-        return Failed(str(msg.header.fields.get(HeaderFields.error_name, "error")))
-    return msg.body
 
 
 def _states(words: Sequence[int]) -> int:

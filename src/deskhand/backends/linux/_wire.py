@@ -1,0 +1,328 @@
+"""A D-Bus reply reader for the AT-SPI hot path: only what a client of method calls needs.
+
+jeepney's ``Parser`` builds a full ``Message`` (header enums, every header field, a body type
+parsed again from the signature for each message). An observation reads hundreds of small
+replies, and that generality was most of its CPU time. ``ReplyReader`` reads the fixed header,
+picks out the three header fields a caller needs (reply serial, error name, signature), skips
+every message that is not a reply, and parses bodies with readers compiled once per signature.
+
+Values have jeepney's shapes, so callers cannot tell the two apart: structs are tuples, arrays
+lists, ``a{..}`` dicts, ``ay`` bytes, variants ``(signature, value)`` and booleans ``bool``.
+Strings that are not valid UTF-8 are decoded with replacement characters instead of failing.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from typing import Any, Final, NamedTuple
+
+#: A compiled reader: (buffer, position) -> (value, position after it).
+_Read = Callable[[bytes, int], tuple[Any, int]]
+
+METHOD_RETURN: Final = 2
+ERROR: Final = 3
+_FIELD_ERROR_NAME: Final = 4
+_FIELD_REPLY_SERIAL: Final = 5
+_FIELD_SIGNATURE: Final = 8
+
+#: Basic fixed-size types: struct code and size (alignment = size).
+_FIXED: Final = {
+    "y": ("B", 1),
+    "b": ("I", 4),
+    "n": ("h", 2),
+    "q": ("H", 2),
+    "i": ("i", 4),
+    "u": ("I", 4),
+    "x": ("q", 8),
+    "t": ("Q", 8),
+    "d": ("d", 8),
+    "h": ("I", 4),
+}
+#: Alignment of every type by its first code.
+_ALIGN: Final = {k: size for k, (_code, size) in _FIXED.items()} | {"s": 4, "o": 4, "a": 4, "g": 1, "v": 1}
+_ALIGN.update({"(": 8, "{": 8})
+
+
+class Reply(NamedTuple):
+    """One reply: the serial of the call it answers, its error name ("" for a method return)
+    and its body (a tuple of the values, as jeepney gives them)."""
+
+    serial: int
+    error: str
+    body: tuple[Any, ...]
+
+
+class MalformedReplyError(ValueError):
+    """A reply body that does not match its signature."""
+
+
+class ReplyReader:
+    """Splits a D-Bus byte stream into messages and parses the replies among them."""
+
+    __slots__ = ("_buf", "_pos")
+
+    def __init__(self, data: bytes = b"") -> None:
+        self._buf = data
+        self._pos = 0
+
+    def feed(self, data: bytes) -> None:
+        """Add bytes read from the socket."""
+        if self._pos:
+            self._buf = self._buf[self._pos :] + data
+            self._pos = 0
+        else:
+            self._buf += data
+
+    def next_reply(self) -> Reply | None:
+        """The next complete reply (messages of other types are dropped), or None until more
+        bytes arrive. A body that does not parse comes back as a reply with the error
+        ``org.deskhand.MalformedReply``, so one bad message never breaks the stream."""
+        buf = self._buf
+        while True:
+            pos = self._pos
+            if len(buf) - pos < 16:
+                return None
+            endian = "<" if buf[pos] == 0x6C else ">"
+            kind = buf[pos + 1]
+            body_len, _serial, fields_len = struct.unpack_from(endian + "III", buf, pos + 4)
+            body_at = pos + 16 + fields_len + (-fields_len % 8)
+            end = body_at + body_len
+            if len(buf) < end:
+                return None
+            self._pos = end
+            if kind != METHOD_RETURN and kind != ERROR:  # noqa: PLR1714 (faster than a tuple test)
+                continue
+            reply_serial, error, signature = _header_fields(buf, pos, pos + 16 + fields_len, endian)
+            body: tuple[Any, ...] = ()
+            if signature:
+                try:
+                    body = body_reader(signature, endian)(buf[body_at:end], 0)[0]
+                except (struct.error, IndexError, KeyError, ValueError) as e:
+                    return Reply(reply_serial, "org.deskhand.MalformedReply", (str(e),))
+            if kind == ERROR:
+                return Reply(reply_serial, error or "error", body)
+            return Reply(reply_serial, "", body)
+
+
+def _header_fields(buf: bytes, pos: int, end: int, endian: str) -> tuple[int, str, str]:
+    """(reply serial, error name, signature) from the header field array at ``pos + 16``.
+    Alignment is relative to the message start ``pos`` (itself 8-aligned in the stream)."""
+    reply_serial, error, signature = -1, "", ""
+    p = pos + 16
+    u32 = endian + "I"
+    while p < end:
+        p += -(p - pos) % 8
+        code = buf[p]
+        sig_len = buf[p + 1]
+        kind = buf[p + 2]
+        p += 3 + sig_len  # code, signature length, signature, NUL
+        if kind == 0x75 or kind == 0x68:  # noqa: PLR1714  'u' (serial, fd count) or 'h'
+            p += -(p - pos) % 4
+            if code == _FIELD_REPLY_SERIAL:
+                reply_serial = struct.unpack_from(u32, buf, p)[0]
+            p += 4
+        elif kind == 0x67:  # 'g'
+            n = buf[p]
+            if code == _FIELD_SIGNATURE:
+                signature = buf[p + 1 : p + 1 + n].decode("ascii")
+            p += n + 2
+        else:  # 's' or 'o'
+            p += -(p - pos) % 4
+            n = struct.unpack_from(u32, buf, p)[0]
+            if code == _FIELD_ERROR_NAME:
+                error = buf[p + 4 : p + 4 + n].decode("utf-8", "replace")
+            p += n + 5
+    return reply_serial, error, signature
+
+
+_bodies: dict[tuple[str, str], _Read] = {}
+_types: dict[tuple[str, str], _Read] = {}
+
+
+def body_reader(signature: str, endian: str) -> _Read:
+    """The reader of a whole body: ``signature`` is a sequence of complete types, read as a tuple."""
+    key = (signature, endian)
+    read = _bodies.get(key)
+    if read is None:
+        if len(_bodies) > 1000:
+            _bodies.clear()
+        read = _bodies[key] = _struct_reader(_split(signature), endian, align=False)
+    return read
+
+
+def _type_reader(sig: str, endian: str) -> _Read:
+    """The reader of one complete type ``sig`` (cached: variants repeat a few signatures)."""
+    key = (sig, endian)
+    read = _types.get(key)
+    if read is None:
+        if len(_types) > 1000:
+            _types.clear()
+        read = _types[key] = _compile(sig, endian)
+    return read
+
+
+def _split(sig: str) -> list[str]:
+    """A signature's complete types, in order."""
+    out = []
+    i = 0
+    while i < len(sig):
+        j = _type_end(sig, i)
+        out.append(sig[i:j])
+        i = j
+    return out
+
+
+def _type_end(sig: str, i: int) -> int:
+    """The index just after the complete type that starts at ``sig[i]``."""
+    c = sig[i]
+    if c == "a":
+        return _type_end(sig, i + 1)
+    if c in "({":
+        close = ")" if c == "(" else "}"
+        depth = 0
+        for j in range(i, len(sig)):
+            if sig[j] in "({":
+                depth += 1
+            elif sig[j] in ")}":
+                depth -= 1
+                if depth == 0:
+                    if sig[j] != close:
+                        raise MalformedReplyError(f"Unbalanced signature {sig!r}")
+                    return j + 1
+        raise MalformedReplyError(f"Unbalanced signature {sig!r}")
+    if c in _FIXED or c in "sogv":
+        return i + 1
+    raise MalformedReplyError(f"Unknown type code {c!r} in signature {sig!r}")
+
+
+def _compile(sig: str, endian: str) -> _Read:
+    c = sig[0]
+    if c in _FIXED:
+        return _fixed_reader(c, endian)
+    if c in "so":
+        u32 = struct.Struct(endian + "I").unpack_from
+
+        def read_string(b: bytes, p: int) -> tuple[Any, int]:
+            p += -p % 4
+            n = u32(b, p)[0]
+            p += 4
+            if b[p + n] != 0:
+                raise MalformedReplyError("A string is not NUL-terminated.")
+            return b[p : p + n].decode("utf-8", "replace"), p + n + 1
+
+        return read_string
+    if c == "g":
+
+        def read_signature(b: bytes, p: int) -> tuple[Any, int]:
+            n = b[p]
+            return b[p + 1 : p + 1 + n].decode("ascii"), p + n + 2
+
+        return read_signature
+    if c == "v":
+
+        def read_variant(b: bytes, p: int) -> tuple[Any, int]:
+            n = b[p]
+            inner = b[p + 1 : p + 1 + n].decode("ascii")
+            value, p = _type_reader(inner, endian)(b, p + n + 2)
+            return (inner, value), p
+
+        return read_variant
+    if c == "(":
+        return _struct_reader(_split(sig[1:-1]), endian, align=True)
+    if c == "a":
+        return _array_reader(sig[1:], endian)
+    raise MalformedReplyError(f"Unknown type {sig!r}")
+
+
+def _fixed_reader(c: str, endian: str) -> _Read:
+    code, size = _FIXED[c]
+    unpack = struct.Struct(endian + code).unpack_from
+    if c == "b":
+
+        def read_bool(b: bytes, p: int) -> tuple[Any, int]:
+            p += -p % 4
+            return bool(unpack(b, p)[0]), p + 4
+
+        return read_bool
+
+    def read_fixed(b: bytes, p: int) -> tuple[Any, int]:
+        p += -p % size
+        return unpack(b, p)[0], p + size
+
+    return read_fixed
+
+
+def _struct_reader(members: list[str], endian: str, *, align: bool) -> _Read:
+    readers = tuple(_type_reader(m, endian) for m in members)
+
+    def read_struct(b: bytes, p: int) -> tuple[Any, int]:
+        if align:
+            p += -p % 8
+        out = []
+        for read in readers:
+            v, p = read(b, p)
+            out.append(v)
+        return tuple(out), p
+
+    return read_struct
+
+
+def _array_reader(elem: str, endian: str) -> _Read:
+    u32 = struct.Struct(endian + "I").unpack_from
+    align = _ALIGN[elem[0]]
+    if elem == "y":
+
+        def read_bytes(b: bytes, p: int) -> tuple[Any, int]:
+            p += -p % 4
+            n = u32(b, p)[0]
+            p += 4
+            return bytes(b[p : p + n]), p + n
+
+        return read_bytes
+    if elem in _FIXED and elem != "b":
+        code, size = _FIXED[elem]
+
+        def read_fixed_array(b: bytes, p: int) -> tuple[Any, int]:
+            p += -p % 4
+            n = u32(b, p)[0]
+            p += 4
+            p += -p % size
+            if n % size:
+                raise MalformedReplyError("An array length is not a multiple of its element size.")
+            return list(struct.unpack_from(f"{endian}{n // size}{code}", b, p)), p + n
+
+        return read_fixed_array
+    if elem[0] == "{":
+        key = _type_reader(elem[1], endian)
+        value = _type_reader(elem[2:-1], endian)
+
+        def read_dict(b: bytes, p: int) -> tuple[Any, int]:
+            p += -p % 4
+            n = u32(b, p)[0]
+            p += 4
+            p += -p % 8
+            end = p + n
+            out = {}
+            while p < end:
+                p += -p % 8
+                k, p = key(b, p)
+                out[k], p = value(b, p)
+            return out, p
+
+        return read_dict
+    read_elem = _type_reader(elem, endian)
+
+    def read_array(b: bytes, p: int) -> tuple[Any, int]:
+        p += -p % 4
+        n = u32(b, p)[0]
+        p += 4
+        p += -p % align
+        end = p + n
+        out = []
+        while p < end:
+            v, p = read_elem(b, p)
+            out.append(v)
+        return out, p
+
+    return read_array
