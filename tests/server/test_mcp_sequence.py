@@ -56,6 +56,23 @@ class ClockedExecutor(FakeExecutor):
                 self.now += self.step_s
 
 
+class RestartingExecutor(FakeExecutor):
+    """A fake executor whose app restarts (new pid and start time, same selector) once
+    ``after_step`` steps completed, just before the next step reaches it."""
+
+    def __init__(self, apps: list[FakeApp], *, after_step: int) -> None:
+        super().__init__(apps)
+        self.after_step = after_step
+        self.steps = 0
+
+    def _record(self, method: str, **args: object) -> None:
+        if method in MUTATING:
+            if self.steps == self.after_step:
+                self.restart(str(args["app"]))
+            self.steps += 1
+        super()._record(method, **args)
+
+
 def _text(result: types.CallToolResult) -> str:
     return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
 
@@ -243,3 +260,31 @@ async def test_failed_observation_says_the_steps_completed(service: Service, exe
     assert result.structured["status"] == "observation_failed"
     assert result.structured["resultUnknown"] is False
     assert (result.structured["completedSteps"], result.structured["totalSteps"]) == (2, 2)
+
+
+@pytest.mark.parametrize("after_step", [1, 3])
+async def test_a_restart_mid_batch_fails_the_next_step_with_stale_process(connect: Connect, after_step: int) -> None:
+    executor = RestartingExecutor([FakeApp("Mousepad", "org.xfce.mousepad", pid=4242)], after_step=after_step)
+    async with connect(Service(Host(executor, policy=AppPolicy()), None)) as client:
+        result = await client.call_tool("sequence", {"app": "Mousepad", "steps": STEPS})
+    assert result.is_error
+    assert _text(result) == (
+        f"Sequence step {after_step} failed: The target application changed process identity before the action. "
+        "Inspect the app before retrying; completed steps were not rolled back."
+    )
+    # One resolve for the batch; the step after the restart reached the executor and was refused
+    # there; no later step ran and nothing was observed (the new process was never acted on).
+    assert executor.methods().count("resolve") == 1
+    assert len(_mutations(executor)) == after_step + 1
+    assert "get_app_state" not in executor.methods()
+    fields = result.structured_content
+    assert fields is not None
+    assert (fields["status"], fields["failedStepIndex"]) == ("failed", after_step)
+    assert (fields["completedSteps"], fields["totalSteps"]) == (after_step, 5)
+    assert fields["resultUnknown"] is True
+
+
+async def test_every_step_goes_to_the_process_resolved_once(service: Service, executor: FakeExecutor) -> None:
+    result = await service.call("sequence", {"app": "Mousepad", "steps": STEPS})
+    assert not result.is_error, result.text
+    assert executor.methods() == ["resolve", "type_text", "press_key", "click", "scroll", "paste", "get_app_state"]

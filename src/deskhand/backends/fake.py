@@ -2,7 +2,9 @@
 
 Apps are scripted with :class:`FakeApp`. Every method call is recorded in ``calls`` with its
 arguments; a test can make the next call of a method fail with a given error (``fail``) or block
-until released (``block``), and can read which calls are in flight.
+until released (``block``), and can read which calls are in flight. Like a real backend, every
+method that takes a ``RunningApp`` first re-checks its identity (``stale_process`` after
+:meth:`FakeExecutor.restart`, ``process_gone`` once the app stopped running).
 
     fake = FakeExecutor([FakeApp("Mousepad", "org.xfce.mousepad", pid=4242)])
     gate = fake.block("click")            # the next click waits in its worker thread
@@ -35,6 +37,7 @@ from deskhand.core.errors import DeskhandError, NativeError
 #: A 1x1 JPEG is not needed by any test; these bytes only have to be recognisable.
 FAKE_JPEG: Final = b"\xff\xd8\xff\xe0fake-jpeg\xff\xd9"
 GATE_TIMEOUT_S: Final = 10.0
+STALE_PROCESS_TEXT: Final = "The target application changed process identity before the action."
 
 
 @dataclass(slots=True)
@@ -106,6 +109,18 @@ class FakeExecutor:
         self._gates[method].append(gate)
         return gate
 
+    def restart(self, display_name: str, *, pid: int | None = None) -> FakeApp:
+        """The app restarts: same name and app id, a new pid (default: old + 1000) and a later start time.
+
+        A ``RunningApp`` resolved before the restart no longer matches: the next call on it
+        raises ``stale_process``, while a new ``resolve`` finds the new process.
+        """
+        app = next(a for a in self.apps if a.display_name == display_name)
+        with self._lock:
+            app.pid = pid if pid is not None else app.pid + 1000
+            app.start_time += 1.0
+        return app
+
     def methods(self) -> list[str]:
         """The recorded method names, in call order."""
         return [c.method for c in self.calls]
@@ -119,6 +134,17 @@ class FakeExecutor:
             gate.wait()
         if error is not None:
             raise error
+
+    def _verify(self, app: RunningApp) -> FakeApp:
+        """The scripted app behind ``app``, if it is still the very process that was resolved."""
+        with self._lock:
+            same = [a for a in self.apps if (a.app_id, a.display_name) == (app.identity.app_id, app.display_name)]
+            current = next((a for a in same if a.running), None)
+            if current is None:
+                raise NativeError("process_gone", f"The target application (pid {app.pid}) is no longer running.")
+            if current.identity() != app.identity:
+                raise NativeError("stale_process", STALE_PROCESS_TEXT)
+        return current
 
     # --- Executor --------------------------------------------------------------------------
 
@@ -138,7 +164,7 @@ class FakeExecutor:
 
     def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
         self._record("get_app_state", app=app.display_name, disable_diff=disable_diff)
-        scripted = next(a for a in self.apps if a.pid == app.pid)
+        scripted = self._verify(app)
         text = scripted.state_text or f"App={scripted.app_id} (pid {scripted.pid})\nWindow: {scripted.display_name}"
         return AppState(text, scripted.image, scripted.display_name)
 
@@ -152,12 +178,14 @@ class FakeExecutor:
         count: int = 1,
     ) -> ActionResult:
         self._record("click", app=app.display_name, element=element, point=point, button=button, count=count)
+        self._verify(app)
         return ActionResult("clicked")
 
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
     ) -> ActionResult:
         self._record("drag", app=app.display_name, start=start, end=end, button=button)
+        self._verify(app)
         return ActionResult("dragged")
 
     def scroll(
@@ -170,18 +198,22 @@ class FakeExecutor:
         point: tuple[float, float] | None = None,
     ) -> ActionResult:
         self._record("scroll", app=app.display_name, direction=direction, pages=pages, element=element, point=point)
+        self._verify(app)
         return ActionResult("scrolled")
 
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
         self._record("press_key", app=app.display_name, key=key)
+        self._verify(app)
         return ActionResult("pressed")
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
         self._record("type_text", app=app.display_name, text=text)
+        self._verify(app)
         return ActionResult("typed")
 
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
         self._record("paste", app=app.display_name, text=text, fmt=fmt)
+        self._verify(app)
         return ActionResult("pasted", {"status": "completed"})
 
     def select_text(
@@ -203,14 +235,17 @@ class FakeExecutor:
             suffix=suffix,
             selection_type=selection_type,
         )
+        self._verify(app)
         return ActionResult("selected")
 
     def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
         self._record("set_value", app=app.display_name, element=element, value=value)
+        self._verify(app)
         return ActionResult("set")
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
         self._record("perform_secondary_action", app=app.display_name, element=element, action=action)
+        self._verify(app)
         return ActionResult("performed")
 
     def close(self) -> None:

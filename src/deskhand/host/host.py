@@ -16,12 +16,21 @@ Gate order for one call:
 
 Pre-dispatch refusals carry ``not_dispatched=True``; any other failure counts toward result-unknown.
 Nothing is ever retried or replayed.
+
+:meth:`Host.pinned` runs gates 3-5 once and then dispatches every call of a batch (``sequence``) to
+that one resolved process without resolving again; the executor re-proves its identity before
+each event, so a restarted app fails with ``stale_process`` instead of receiving the rest.
+
+No exception escapes a call: an unexpected one (a bug) is logged with its traceback and becomes
+an error result, not dispatched if it happened before the first executor call, else result-unknown.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import TypeVar
 
 import anyio
@@ -30,7 +39,7 @@ import anyio.to_thread
 from deskhand.backends.base import ActionResult, AppEntry, AppState, Executor, RunningApp
 from deskhand.core.axtree.render import frame_envelope
 from deskhand.core.counters import CallCounters
-from deskhand.core.errors import DeskhandError, NativeError, to_js_error
+from deskhand.core.errors import ArgumentError, DeskhandError, NativeError, to_js_error
 from deskhand.host import validate as v
 from deskhand.host.policy import AppPolicy
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
@@ -38,8 +47,11 @@ from deskhand.host.schemas import ACTION_RECEIPT, MUTATING_TOOLS, Schema, tool_s
 
 T = TypeVar("T")
 
+logger = logging.getLogger(__name__)
+
 NO_APPS_TEXT = "No running applications are available to control."
 QUEUE_RELEASED_TEXT = "Computer Use cancelled before dispatch: this caller no longer holds the session queue."
+PIN_REFUSED_TEXT = "Computer Use cancelled before dispatch: the pinned app did not pass the gates."
 
 
 def _unproven_message(selector: str) -> str:
@@ -49,9 +61,14 @@ def _unproven_message(selector: str) -> str:
     )
 
 
-def error_result(exc: BaseException) -> ToolResult:
-    """The ToolResult of a failed call; the not-dispatched flag only for pre-dispatch refusals."""
-    not_dispatched = isinstance(exc, DeskhandError) and exc.not_dispatched
+def error_result(exc: BaseException, *, not_dispatched: bool | None = None) -> ToolResult:
+    """The ToolResult of a failed call; the not-dispatched flag only for pre-dispatch refusals.
+
+    ``not_dispatched`` overrides the flag for an exception that carries none (a bug caught by the
+    safety net, whose phase only the caller knows).
+    """
+    if not_dispatched is None:
+        not_dispatched = isinstance(exc, DeskhandError) and exc.not_dispatched
     js = to_js_error(exc)
     structured: dict[str, object] = {"code": exc.code} if isinstance(exc, DeskhandError) else {}
     return ToolResult(
@@ -61,6 +78,23 @@ def error_result(exc: BaseException) -> ToolResult:
         native_error=js,
         not_dispatched=not_dispatched,
     )
+
+
+@dataclass(slots=True)
+class _Progress:
+    """How far one call got: once the executor was called, a failure leaves its effect unknown."""
+
+    executor_called: bool = False
+
+
+def unexpected_error_result(exc: Exception, *, where: str, dispatched: bool) -> ToolResult:
+    """The safety net: log ``exc`` with its traceback and turn it into an error result.
+
+    ``dispatched=False`` only when the failure happened before any native call; otherwise the
+    call's effect is unknown (native-contract.md 4.2).
+    """
+    logger.error("unexpected error in %s", where, exc_info=exc)
+    return error_result(exc, not_dispatched=not dispatched)
 
 
 class Host:
@@ -121,6 +155,34 @@ class Host:
             finally:
                 held.active = False
 
+    @asynccontextmanager
+    async def pinned(self, selector: str, *, counters: CallCounters | None = None) -> AsyncIterator[PinnedApp]:
+        """Hold the session queue, run the gates once for ``selector``, and pin the resolved process.
+
+        The gates are resolve, the deny policy and a proven identity (a batch mutates). When they
+        refuse, ``pin.refusal`` is that result (counted as one call) and the pin dispatches
+        nothing; otherwise ``pin.call_tool`` sends each call to the pinned process.
+        """
+        async with self._queue:
+            pin = PinnedApp(self, selector, counters)
+            progress = _Progress()
+            refusal: ToolResult | None = None
+            try:
+                pin.target = await self._gate(selector, mutating=True, progress=progress)
+            except DeskhandError as err:
+                refusal = error_result(err)
+            except Exception as exc:
+                where = f"pinning {selector!r}"
+                refusal = unexpected_error_result(exc, where=where, dispatched=progress.executor_called)
+            if refusal is not None:  # the refused gates count as one call; passing gates are no call
+                for c in self._counters(counters):
+                    c.start()
+                pin.refusal = self._finish(refusal, counters)
+            try:
+                yield pin
+            finally:
+                pin.active = False
+
     def _start(self, name: str, args: object, counters: CallCounters | None) -> v.Request | ToolResult:
         for c in self._counters(counters):
             c.start()
@@ -128,14 +190,19 @@ class Host:
             return self._parse(name, args)
         except DeskhandError as err:
             return self._finish(error_result(err), counters)
+        except Exception as exc:  # a validator bug: refused before dispatch, never an escaped exception
+            return self._finish(unexpected_error_result(exc, where=f"validating {name}", dispatched=False), counters)
 
-    async def _run(self, request: v.Request, counters: CallCounters | None) -> ToolResult:
+    async def _run(
+        self, request: v.Request, counters: CallCounters | None, *, target: RunningApp | None = None
+    ) -> ToolResult:
+        progress = _Progress()
         try:
-            result = await self._gate_and_dispatch(request)
+            result = await self._gate_and_dispatch(request, target, progress)
         except DeskhandError as err:
             result = error_result(err)
-        except Exception as exc:  # an executor bug still becomes a result, never an escaped exception
-            result = error_result(exc)
+        except Exception as exc:  # a bug still becomes a result, never an escaped exception
+            result = unexpected_error_result(exc, where=f"calling {request.tool}", dispatched=progress.executor_called)
         return self._finish(result, counters)
 
     def _finish(self, result: ToolResult, counters: CallCounters | None) -> ToolResult:
@@ -146,13 +213,24 @@ class Host:
     def _counters(self, extra: CallCounters | None) -> tuple[CallCounters, ...]:
         return (self.counters,) if extra is None else (self.counters, extra)
 
-    async def _gate_and_dispatch(self, request: v.Request) -> ToolResult:
+    async def _gate(self, selector: str, *, mutating: bool, progress: _Progress) -> RunningApp:
+        """Gates 3-5: resolve to one running app, the deny policy, a proven identity for mutations."""
+        progress.executor_called = True
+        target = await self._thread(lambda: self.executor.resolve(selector))
+        self.policy.check(target)
+        if mutating and not target.identity.proven:
+            raise NativeError("identity_unproven", _unproven_message(selector))
+        return target
+
+    async def _gate_and_dispatch(
+        self, request: v.Request, target: RunningApp | None, progress: _Progress
+    ) -> ToolResult:
+        """Gate and dispatch one request; a pinned ``target`` already passed the gates."""
+        progress.executor_called = True
         if isinstance(request, v.ListApps):
             return _list_apps_result(await self._thread(self.executor.list_apps))
-        target = await self._thread(lambda: self.executor.resolve(request.app))
-        self.policy.check(target)
-        if request.tool in MUTATING_TOOLS and not target.identity.proven:
-            raise NativeError("identity_unproven", _unproven_message(request.app))
+        if target is None:
+            target = await self._gate(request.app, mutating=request.tool in MUTATING_TOOLS, progress=progress)
         if isinstance(request, v.GetAppState):
             state = await self._thread(lambda: self.executor.get_app_state(target, disable_diff=request.disable_diff))
             return _state_result(state, _binding_key(request.app, target))
@@ -184,6 +262,41 @@ class HeldQueue:
                 error_result(DeskhandError(QUEUE_RELEASED_TEXT, code="cu_lock_held", dispatched=False)), counters
             )
         return await self._host._run(request, counters)
+
+
+class PinnedApp:
+    """One resolved process that a batch's calls all go to, while its holder keeps the session queue.
+
+    Made by :meth:`Host.pinned`. Calls are validated like any other, must name the pinned
+    selector as ``app``, and are dispatched without resolving again; the executor re-proves the
+    pinned identity before each event (``stale_process`` after a restart).
+    """
+
+    def __init__(self, host: Host, selector: str, counters: CallCounters | None) -> None:
+        self._host = host
+        self._counters = counters
+        self.selector = selector
+        #: The pinned process, once the gates passed.
+        self.target: RunningApp | None = None
+        #: The gates' error result when they refused; then nothing is ever dispatched.
+        self.refusal: ToolResult | None = None
+        #: False once the holder released the queue; later calls are refused before dispatch.
+        self.active = True
+
+    async def call_tool(self, name: str, args: dict[str, object]) -> ToolResult:
+        request = self._host._start(name, args, self._counters)
+        if isinstance(request, ToolResult):
+            return request
+        refusal: DeskhandError | None = None
+        if not self.active:
+            refusal = DeskhandError(QUEUE_RELEASED_TEXT, code="cu_lock_held", dispatched=False)
+        elif self.target is None:
+            refusal = DeskhandError(PIN_REFUSED_TEXT, code="cu_lock_held", dispatched=False)
+        elif isinstance(request, v.ListApps) or request.app != self.selector.strip():
+            refusal = ArgumentError(f"{name} is pinned to the app '{self.selector.strip()}'.")
+        if refusal is not None:
+            return self._host._finish(error_result(refusal), self._counters)
+        return await self._host._run(request, self._counters, target=self.target)
 
 
 def _act(executor: Executor, app: RunningApp, r: v.Targeted) -> ActionResult:

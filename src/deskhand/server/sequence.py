@@ -1,8 +1,9 @@
 """`sequence`: the JSON batch of 1-256 mutating steps for one app (native-contract.md section 1.5).
 
-Every step is parsed before anything runs; then the steps run serially with a cooperative 60 s
-deadline checked before and after each step (an in-flight step always finishes), no retries,
-and one observation at the end.
+Every step is parsed before anything runs; then the gates run once (the caller pins the app's
+process, :meth:`deskhand.host.Host.pinned`) and the steps run serially against that process with a
+cooperative 60 s deadline checked before and after each step (an in-flight step always finishes),
+no retries, and one observation at the end.
 """
 
 from __future__ import annotations
@@ -143,7 +144,11 @@ async def run_sequence(
     clock: Callable[[], float] = time.monotonic,
     deadline_s: float = DEADLINE_S,
 ) -> ToolResult:
-    """Run parsed steps serially; never retry; observe once when every step completed."""
+    """Run parsed steps serially; never retry; observe once when every step completed.
+
+    ``call_tool`` is the pinned process's (the gates already passed), so any error of a step,
+    including ``stale_process`` after a restart, fails the batch there.
+    """
     run = _Run(len(steps), clock())
 
     def stop_status() -> str | None:
@@ -161,10 +166,6 @@ async def run_sequence(
                 result = await call_tool(step.tool, step.args)
             except Exception as err:
                 return _failed(run, clock, i, str(err))
-            if result.is_error and i == 0 and result.not_dispatched:
-                # The gates (policy, grant, queue) refused before anything ran: a pre-dispatch
-                # refusal of the whole batch, not a failed step whose effect is unknown.
-                return result
             if result.is_error:
                 return _failed(run, clock, i, result.text or "the step returned an error")
             run.durations_ms.append(round((clock() - began) * 1000))

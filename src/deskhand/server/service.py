@@ -3,16 +3,24 @@
 The MCP server, the CLI's ``js`` command and the tests all go through a ``Service``: it advertises
 the tools of the running platform, validates the `js` family before any kernel exists, runs
 `sequence`, and passes semantic tools to the host's gate. A `js` cell holds the host's session
-queue for its whole run; `js_reset` is never queued.
+queue for its whole run; so does a `sequence`, whose steps all go to the one process the host
+pinned for it. `js_reset` is never queued.
+
+No exception escapes :meth:`Service.call`: an unexpected one is logged with its traceback and
+becomes an error result (not dispatched when it happened while checking the arguments, else
+result-unknown).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
+from deskhand.host.host import unexpected_error_result
 from deskhand.host.result import TextBlock, ToolResult
 from deskhand.server import jstool
 from deskhand.server.sequence import (
@@ -22,6 +30,8 @@ from deskhand.server.sequence import (
     run_sequence,
     sequence_schema,
 )
+
+logger = logging.getLogger(__name__)
 
 #: The 11 semantic tools: the two observations, then the mutating tools `sequence` may batch.
 SEMANTIC_TOOLS = ("list_apps", "get_app_state", *MUTATING_TOOLS)
@@ -35,12 +45,23 @@ class ToolSpec:
     annotations: dict[str, bool]
 
 
+class PinnedLike(Protocol):
+    """What `sequence` needs from ``deskhand.host.PinnedApp``."""
+
+    @property
+    def refusal(self) -> ToolResult | None: ...
+
+    async def call_tool(self, name: str, args: dict[str, object]) -> ToolResult: ...
+
+
 class HostLike(Protocol):
     """What the service needs from ``deskhand.host.Host``."""
 
     platform: str
 
     async def call_tool(self, name: str, args: dict[str, object]) -> ToolResult: ...
+
+    def pinned(self, selector: str) -> AbstractAsyncContextManager[PinnedLike]: ...
 
     def validate(self, name: str, args: dict[str, object]) -> None: ...
 
@@ -115,6 +136,13 @@ class Service:
         return specs
 
     async def call(self, name: str, args: object) -> ToolResult:
+        """One tool call; always a result, never an exception (the host's own net is the first one)."""
+        try:
+            return await self._call(name, args)
+        except Exception as exc:
+            return unexpected_error_result(exc, where=f"the {name!r} tool", dispatched=True)
+
+    async def _call(self, name: str, args: object) -> ToolResult:
         handlers: dict[str, Callable[[object], Awaitable[ToolResult]]] = {
             "js": self._js,
             "js_reset": self._js_reset,
@@ -134,6 +162,8 @@ class Service:
             request = jstool.parse_js(args)
         except jstool.JsArgumentError as err:
             return _error(str(err))
+        except Exception as exc:  # a parser bug: nothing ran yet
+            return unexpected_error_result(exc, where="validating js", dispatched=False)
         if self._kernel_factory is None:
             return _error("This Computer Use host does not provide an isolated JavaScript kernel.")
         if self._kernel is None:
@@ -155,7 +185,13 @@ class Service:
             app, steps = parse_sequence(args, schemas, self.host.validate)
         except SequenceArgumentError as err:
             return _error(str(err))
-        return await run_sequence(app, steps, self.host.call_tool, clock=self._clock)
+        except Exception as exc:  # a parser bug: nothing ran yet
+            return unexpected_error_result(exc, where="validating sequence", dispatched=False)
+        # The gates run once; every step then goes to the one pinned process (contract 1.5).
+        async with self.host.pinned(app) as pin:
+            if pin.refusal is not None:
+                return pin.refusal
+            return await run_sequence(app, steps, pin.call_tool, clock=self._clock)
 
     async def close(self) -> None:
         """End the kernel, then release the executor (its X and bus connections)."""
