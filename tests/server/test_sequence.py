@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from deskhand.core.errors import ArgumentError
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
 from deskhand.server.sequence import (
     CHORD_BUDGET,
@@ -33,7 +34,7 @@ SCHEMAS: dict[str, dict[str, object]] = {
 
 def _accept(tool: str, args: dict[str, object]) -> None:
     if tool == "click" and ("x" in args) != ("y" in args):
-        raise ValueError("click x and y must be provided together")
+        raise ArgumentError("click x and y must be provided together")
 
 
 class Recorder:

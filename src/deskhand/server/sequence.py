@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+from deskhand.core.errors import DeskhandError
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
 
 MUTATING_TOOLS: Final = (
@@ -112,7 +113,7 @@ def parse_sequence(
         full = {"app": app, **step_args}
         try:
             validate(tool, full)
-        except Exception as err:
+        except DeskhandError as err:  # the typed pre-dispatch errors; a bug propagates to the safety net
             msg = f"sequence step {i}: {err}"
             raise SequenceArgumentError(msg) from err
         parsed.append(Step(tool, full))
