@@ -119,9 +119,13 @@ def active_window(x: XConnection) -> int | None:
     return int(value[0])
 
 
-def key_window(x: XConnection, pid: int) -> WindowInfo | None:
-    """``_NET_ACTIVE_WINDOW`` when it belongs to ``pid``, else the pid's topmost mapped window."""
-    windows = [w for w in windows_of(x, pid) if w.mapped and w.frame.width > 1 and w.frame.height > 1]
+def key_window(x: XConnection, pid: int, windows: list[WindowInfo] | None = None) -> WindowInfo | None:
+    """``_NET_ACTIVE_WINDOW`` when it belongs to ``pid``, else the pid's topmost mapped window.
+
+    ``windows``: the pid's windows as ``windows_of`` just read them (saves reading them again)."""
+    if windows is None:
+        windows = windows_of(x, pid)
+    windows = [w for w in windows if w.mapped and w.frame.width > 1 and w.frame.height > 1]
     active = active_window(x)
     for w in windows:
         if w.id == active:

@@ -1,7 +1,8 @@
 """The X11 connection of the Linux backend: one python-xlib display, its atoms and extensions.
 
 One ``XConnection`` is shared by the observer (windows, capture) and the actor (XTest); every
-use holds ``XConnection.lock`` because python-xlib replies are read on the calling thread.
+use holds ``XConnection.lock`` because python-xlib replies are read on the calling thread
+(``atom`` and ``property`` take it themselves; it is reentrant).
 """
 
 from __future__ import annotations
@@ -41,13 +42,18 @@ class XConnection:
     def atom(self, name: str) -> int:
         a = self._atoms.get(name)
         if a is None:
-            a = self._atoms[name] = self.display.intern_atom(name)
+            with self.lock:
+                a = self._atoms[name] = self.display.intern_atom(name)
         return a
 
     def property(self, window: Any, name: str, kind: int = X.AnyPropertyType) -> Any:
-        """A window property's value list (or bytes for strings), None when absent or gone."""
+        """A window property's value list (or bytes for strings), None when absent or gone.
+
+        Takes ``lock`` itself: a capture may run on a worker thread while another thread reads
+        properties, and python-xlib loses replies when two threads talk to one display unlocked."""
         try:
-            prop = window.get_full_property(self.atom(name), kind)
+            with self.lock:
+                prop = window.get_full_property(self.atom(name), kind)
         except XError:
             return None
         return None if prop is None else prop.value

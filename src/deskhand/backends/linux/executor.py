@@ -9,12 +9,17 @@ It owns the shared native connections (one X display, one AT-SPI bus connection)
 
 An observation is bounded: the AT-SPI read has ``observe_timeout_s`` in total and 2 s per call,
 so a hung app yields a truncated state (with a notice) or an ``ax_failed`` error by then.
+
+The key window's capture (MIT-SHM read, fit, JPEG) runs on a worker thread while the tree is
+read: the read mostly waits for the app, and the capture's native work releases the GIL. The
+checks that follow a capture (identity, key window unchanged) run after both have finished.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Final
 
 from deskhand.backends import inventory
@@ -44,7 +49,7 @@ from deskhand.backends.linux._atspi import (
     Failed,
     Snapshot,
 )
-from deskhand.backends.linux._capture import Grabber, encode
+from deskhand.backends.linux._capture import Capture, Grabber, encode
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
 from deskhand.core import screenshot
@@ -81,6 +86,7 @@ class LinuxExecutor:
         self.settle = SettleClock()
         self.observe_timeout_s = observe_timeout_s
         self._grabber = Grabber(self.x)
+        self._capture_worker: ThreadPoolExecutor | None = None
         self._transforms: dict[int, screenshot.ShotTransform] = {}
         self._installed: list[_inventory.DesktopApp] | None = None
         self._actor: Any = None
@@ -144,9 +150,10 @@ class LinuxExecutor:
         """
         return _identity.verify(app.identity, self._desktop_ids())
 
-    def key_window(self, app: RunningApp) -> WindowInfo | None:
-        """The app's key window: ``_NET_ACTIVE_WINDOW`` if it is the app's, else its topmost."""
-        return windows.key_window(self.x, app.pid)
+    def key_window(self, app: RunningApp, wins: list[WindowInfo] | None = None) -> WindowInfo | None:
+        """The app's key window: ``_NET_ACTIVE_WINDOW`` if it is the app's, else its topmost
+        (``wins``: the app's windows as ``windows`` just returned them)."""
+        return windows.key_window(self.x, app.pid, wins)
 
     def windows(self, app: RunningApp) -> list[WindowInfo]:
         """The app's top-level windows, bottom to top."""
@@ -206,23 +213,30 @@ class LinuxExecutor:
         if wait > 0:
             time.sleep(wait)  # the contract's settle rule (6.12), not a synchronization sleep
         self._transforms.pop(app.pid, None)
-        key = self.key_window(app)
-        tree, notices = self._read_tree(app, key)
-        obs = self.observer.observe(
-            tree,
-            app_key=_app_key(app),
-            identity=identity,
-            key_window_id=key.id if key else None,
-            disable_diff=disable_diff,
-        )
-        image = self._shoot(app, key, identity) if key is not None else None
+        xwins = self.windows(app)
+        key = self.key_window(app, xwins)
+        shot = self._capture_pool().submit(self._capture, key) if key is not None else None
+        try:
+            tree, notices = self._read_tree(app, key, xwins)
+            obs = self.observer.observe(
+                tree,
+                app_key=_app_key(app),
+                identity=identity,
+                key_window_id=key.id if key else None,
+                disable_diff=disable_diff,
+            )
+        except BaseException:
+            if shot is not None:
+                shot.cancel()  # a capture already running ends on its own; its result is dropped
+            raise
+        image = self._shoot(app, key, identity, shot) if key is not None and shot is not None else None
         text = obs.text.rstrip()
         if notices:
             text += "\n\n" + "\n".join(notices)
         title = key.title if key else (tree.windows[0].title if tree.windows else "")
         return AppState(text=text, image=image, window_title=title)
 
-    def _read_tree(self, app: RunningApp, key: WindowInfo | None) -> tuple[AppTree, list[str]]:
+    def _read_tree(self, app: RunningApp, key: WindowInfo | None, xwins: list[WindowInfo]) -> tuple[AppTree, list[str]]:
         bus = self._bus_of(app.pid)
         notices: list[str] = []
         if bus is None:
@@ -238,7 +252,7 @@ class LinuxExecutor:
                 f"{app.display_name} (pid {app.pid}) did not answer accessibility requests within "
                 f"{self.observe_timeout_s:g} s; the app may be hung. Nothing was read.",
             )
-        tree = self._app_tree(app, snap, key)
+        tree = self._app_tree(app, snap, key, xwins)
         if snap.timed_out:
             tree.truncated = tree.timed_out = True
             notices.append(
@@ -252,8 +266,7 @@ class LinuxExecutor:
         pids = self.atspi.pids(buses, Deadline(2.0))
         return next((b for b, p in pids.items() if p == pid), None)
 
-    def _app_tree(self, app: RunningApp, snap: Snapshot, key: WindowInfo | None) -> AppTree:
-        xwins = self.windows(app)
+    def _app_tree(self, app: RunningApp, snap: Snapshot, key: WindowInfo | None, xwins: list[WindowInfo]) -> AppTree:
         trees: list[WindowTree] = []
         focused: Element | None = None
         menu_bar: Element | None = None
@@ -281,13 +294,33 @@ class LinuxExecutor:
             menu_bar=menu_bar,
         )
 
-    def _shoot(self, app: RunningApp, key: WindowInfo, identity: ProcessIdentity) -> Image | None:
+    def _capture_pool(self) -> ThreadPoolExecutor:
+        if self._capture_worker is None:
+            self._capture_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deskhand-capture")
+        return self._capture_worker
+
+    def _capture(self, key: WindowInfo) -> tuple[Capture, screenshot.FittedSize, bytes] | None:
+        """The key window's pixels, fitted and encoded (on the capture worker); None when it
+        cannot be captured (the contract's capture never throws: failure means text only)."""
         try:
             cap = self._grabber.grab(key)
         except NativeError:
-            return None  # the contract's capture never throws: failure means text only
+            return None
         fitted = screenshot.fitted_size(cap.frame.width, cap.frame.height)
-        data = encode(cap.pixels, fitted.width, fitted.height)
+        return cap, fitted, encode(cap.pixels, fitted.width, fitted.height)
+
+    def _shoot(
+        self,
+        app: RunningApp,
+        key: WindowInfo,
+        identity: ProcessIdentity,
+        shot: Future[tuple[Capture, screenshot.FittedSize, bytes] | None],
+    ) -> Image | None:
+        """The capture's image once it is done, after the checks that follow every capture."""
+        got = shot.result()
+        if got is None:
+            return None
+        cap, fitted, data = got
         if _identity.read_identity(app.pid, self._desktop_ids()) != identity:
             raise NativeError("stale_process", screenshot.STALE_PROCESS_MESSAGE)
         now_key = self.key_window(app)
@@ -385,6 +418,8 @@ class LinuxExecutor:
     def close(self) -> None:
         if self._actor is not None and hasattr(self._actor, "close"):
             self._actor.close()
+        if self._capture_worker is not None:
+            self._capture_worker.shutdown(wait=True, cancel_futures=True)
         self._grabber.close()
         self.atspi.close()
         self.x.close()
