@@ -31,7 +31,8 @@ from deskhand.core.keypolicy import needs_grant
 from deskhand.core.keys import check_press_budget, parse_keys
 from deskhand.host.schemas import DIRECTIONS, MOUSE_BUTTONS, PASTE_FORMATS, SCHEMAS, SELECTION_MODES
 
-_HANDLE: Final = re.compile(r"g(0|[1-9]\d*):(0|[1-9]\d*)")
+#: ASCII digits only, as the schema's ``\d`` means in JSON Schema (ECMA-262); Python's ``\d`` is Unicode.
+_HANDLE: Final = re.compile(r"g(0|[1-9]\d*):(0|[1-9]\d*)", re.ASCII)
 _BUTTON_ALIASES: Final[Mapping[str, MouseButton]] = {"l": "left", "m": "middle", "r": "right"}
 _LEGACY_BUTTONS: Final[Mapping[int, MouseButton]] = {1: "left", 2: "middle", 3: "right", 4: "back", 5: "forward"}
 _DIRECTION_ALIASES: Final[Mapping[str, Direction]] = {"u": "up", "d": "down", "l": "left", "r": "right"}
