@@ -87,7 +87,9 @@ def test_no_apps_text() -> None:
 
 def test_deskhand_itself_is_never_liftable() -> None:
     me = FakeApp("deskhand", "deskhand", pid=os.getpid(), executable="/usr/bin/python3")
-    policy = AppPolicy.from_mapping({"allow": {"apps": ["deskhand", "python3"]}})
+    with pytest.raises(PolicyFileError, match="cannot lift 'deskhand'"):
+        AppPolicy.from_mapping({"allow": {"apps": ["deskhand"]}})
+    policy = AppPolicy.from_mapping({"allow": {"apps": ["python3"]}})  # our interpreter: still our pid
     host, _ = make([me], policy)
     assert call(host, "click", {"app": "deskhand", "x": 1, "y": 1}).not_dispatched
     worker = FakeApp("kernel", "org.example.worker", pid=777)

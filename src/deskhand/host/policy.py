@@ -12,7 +12,11 @@ The policy file (TOML; ``$DESKHAND_POLICY``, else ``$XDG_CONFIG_HOME/deskhand/po
     [deny]
     apps = ["org.mozilla.firefox"]   # also denied
     [allow]
-    apps = ["xterm"]                 # lifts a default (never deskhand itself)
+    apps = ["xterm"]                 # lifts a default
+
+A name in both lists stays denied. The file fails closed: an unreadable file, a table or key other
+than ``[deny]``/``[allow]`` ``apps``, or an attempt to allow deskhand itself is a
+:class:`PolicyFileError`, so deskhand does not start with a policy the user did not mean.
 """
 
 from __future__ import annotations
@@ -96,8 +100,15 @@ class AppPolicy:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, object], *, source: str = "policy") -> AppPolicy:
+        """Defaults, minus the file's ``[allow]`` names, plus its ``[deny]`` names (deny wins)."""
+        unknown = sorted(set(data) - {"deny", "allow"})
+        if unknown:
+            raise PolicyFileError(f"{source}: unknown table [{unknown[0]}]; only [deny] and [allow] are read")
         extra, lifted = _app_list(data, "deny", source), _app_list(data, "allow", source)
-        return cls(denied=(DEFAULT_DENIED | extra) - lifted)
+        intrinsic = sorted(lifted & INTRINSIC)
+        if intrinsic:
+            raise PolicyFileError(f"{source}: [allow] cannot lift '{intrinsic[0]}'; deskhand never operates itself")
+        return cls(denied=(DEFAULT_DENIED - lifted) | extra)
 
     def with_own_pids(self, pids: Iterable[int]) -> AppPolicy:
         return AppPolicy(self.denied, self.own_pids | frozenset(pids))
@@ -116,6 +127,8 @@ class AppPolicy:
 
 def _app_list(data: Mapping[str, object], table: str, source: str) -> frozenset[str]:
     section = data.get(table, {})
+    if isinstance(section, dict) and set(section) - {"apps"}:
+        raise PolicyFileError(f"{source}: [{table}] takes only apps, not {sorted(set(section) - {'apps'})[0]!r}")
     apps = section.get("apps", []) if isinstance(section, dict) else None
     if not isinstance(apps, list) or not all(isinstance(a, str) and a for a in apps):
         raise PolicyFileError(f"{source}: [{table}] apps must be a list of non-empty strings")
