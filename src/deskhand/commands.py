@@ -54,13 +54,19 @@ def configure_serve(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
     p.add_argument("--token", default=os.environ.get("DESKHAND_TOKEN"), help="bearer token for HTTP clients")
     p.add_argument("--semantic-tools", action="store_true", help="also advertise the semantic tools and sequence")
+    p.add_argument(
+        "--grant-system-keys",
+        action="store_true",
+        help="allow system key combinations (ctrl+alt+Delete, alt+F4, super+l, ...) for this session; "
+        "only the user can give this grant, never a tool call",
+    )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from deskhand.runtime import open_service  # noqa: PLC0415
     from deskhand.server import mcp  # noqa: PLC0415
 
-    service = open_service(advertise_semantic=args.semantic_tools)
+    service = open_service(advertise_semantic=args.semantic_tools, system_keys_granted=args.grant_system_keys)
     if args.transport == "stdio":
         anyio.run(mcp.serve_stdio, service)
     else:

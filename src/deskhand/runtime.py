@@ -119,9 +119,21 @@ class JsKernel:
 
 
 def open_service(
-    *, env: Mapping[str, str] | None = None, backend: str | None = None, advertise_semantic: bool = False
+    *,
+    env: Mapping[str, str] | None = None,
+    backend: str | None = None,
+    advertise_semantic: bool = False,
+    system_keys_granted: bool = False,
 ) -> Service:
-    """One client's service over a new executor and host."""
+    """One client's service over a new executor and host.
+
+    ``system_keys_granted`` is the user's session grant for system key combinations
+    (``deskhand serve --grant-system-keys``); no tool argument can set it.
+    """
     executor = open_executor(env, backend=backend)
-    host = Host(executor)
+    try:
+        host = Host(executor, system_keys_granted=system_keys_granted)
+    except BaseException:  # an unusable policy file: release the executor's connections
+        executor.close()
+        raise
     return Service(host, lambda: JsKernel(host), advertise_semantic=advertise_semantic, on_close=executor.close)
