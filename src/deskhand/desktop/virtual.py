@@ -22,7 +22,7 @@ from types import TracebackType
 from typing import IO, Final
 
 from deskhand.core.errors import BackendUnavailable
-from deskhand.desktop import _procs
+from deskhand.desktop import _openbox, _procs
 from deskhand.desktop.atspi import A11yBus, a11y_address_from_session
 from deskhand.desktop.registry import DesktopState, ProcessRecord, registry_dir, teardown
 
@@ -103,7 +103,7 @@ class VirtualDesktop:
 
     Args:
         size: screen as ``(width, height, depth)`` or ``"WxHxD"``.
-        wm: start openbox as the window manager.
+        wm: start openbox as the window manager (with deskhand's own configuration, ``_openbox``).
         detached: leave the desktop running when this process exits (``deskhand desktop start``);
             otherwise a watchdog ends it when the owner dies.
         start_timeout_s: deadline for the whole stack to come up.
@@ -190,7 +190,11 @@ class VirtualDesktop:
         if not self.detached:
             self._start_watchdog()
         self.timings["xvfb"] = time.monotonic() - t0
-        wm = self._spawn("openbox", ["openbox", "--sm-disable"]) if self.wm else None
+        wm = None
+        if self.wm:
+            # deskhand's own rc.xml: no button grabs on client windows (see ``_openbox``).
+            config = _openbox.write_config(self.runtime_dir)
+            wm = self._spawn("openbox", ["openbox", "--sm-disable", "--config-file", str(config)])
         t1 = time.monotonic()
         self._start_dbus(deadline)
         self.timings["dbus"] = time.monotonic() - t1

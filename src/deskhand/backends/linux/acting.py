@@ -15,6 +15,19 @@ Input goes out through XTest on the actor's own X connection; a burst is queued 
 one ``XSync``, so there is no pause between events. A burst that fails half way releases every
 held button at the last posted point and every held key (``XInput.release_all``) and is never
 replayed.
+
+What a drag guarantees, and where (contract 6.4: press, three motions, release, in order and at
+their points in the app). On deskhand's own desktop openbox runs with ``desktop/_openbox.py``'s
+configuration, which grabs no button on client windows: the five events are one burst, flushed
+once, with no wait. On a desktop we do not own, the window manager may grab presses
+synchronously (stock openbox does on every client window; others on unfocused ones), freezing
+the pointer until it replays the press, and motions posted during the freeze reach the app at the
+final position. The gate therefore probes, in the same round trip as its other checks, whether
+another client grabs the drag's button on the window or its frame (``_grabs.GrabProbe``); only
+then the burst is split after the press and waits for the manager to answer a no-op configure
+request (``_grabs.ReplayWaiter``, typically about 1 ms; at most ``_grabs.REPLAY_TIMEOUT_S``, after
+which the motions are posted anyway and the path may be lost). Clicks need no wait: a freeze only
+delays a press and its release, it keeps their order and place.
 """
 
 from __future__ import annotations
@@ -33,6 +46,7 @@ from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton,
 from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, A11y, Ref
 from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
 from deskhand.backends.linux._atspi import Deadline
+from deskhand.backends.linux._grabs import GrabProbe, ReplayWaiter, ancestors
 from deskhand.backends.linux._input import PointerState, XInput
 from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
 from deskhand.core import keys as corekeys
@@ -51,8 +65,8 @@ ROW_ANCESTOR_HOPS: Final = 8
 DESCENDANT_DEPTH: Final = 3
 #: How long the actor waits for the app to process a burst that used temporary keycodes.
 KEYMAP_SETTLE_S: Final = 1.0
-#: How long a press may keep the pointer frozen by a window manager's grab before motions follow.
-THAW_TIMEOUT_S: Final = 0.5
+#: Windows whose ancestor chain (for the button-grab probe) is remembered.
+CHAIN_CACHE: Final = 256
 #: Read-back of a text selection: every 10 ms for up to 200 ms (sdk-contract.md 6.2).
 SELECTION_READBACK_S: Final = 0.2
 #: Pixels one wheel click scrolls in GTK and Qt for a scroll bar's step (reported, not assumed exact).
@@ -64,11 +78,16 @@ STATE_FOCUSED: Final = 1 << 12
 
 
 class _Gate(NamedTuple):
-    """What a passed gate proved: the key window, the action's root points, the pointer."""
+    """What a passed gate proved: the key window, the action's root points, the pointer.
+
+    ``grabbed``: another client (the window manager) grabs the probed button on the window or its
+    frame, so a press will freeze the pointer until it is replayed (see ``_grabs``).
+    """
 
     window: int
     points: list[Point]
     pointer: PointerState
+    grabbed: bool = False
 
 
 def _card32(reply: Any) -> int | None:
@@ -117,12 +136,18 @@ class LinuxActor:
         self._clipboard: Any = None
         self._atoms: dict[str, int] = {}
         self._a11y: A11y | None = None
+        self._chains: dict[int, tuple[int, ...]] = {}
+        self._probed_mods = 0
+        self._replay: ReplayWaiter | None = None
 
     def close(self) -> None:
         with self._lock:
             if self._clipboard is not None:
                 self._clipboard.close()
                 self._clipboard = None
+            if self._replay is not None:
+                self._replay.close()
+                self._replay = None
             self._d.close()
 
     # -- the executor seam --------------------------------------------------------------------
@@ -145,7 +170,14 @@ class LinuxActor:
         """The app's key window, activated and verified; the window every gate compares with."""
         return self._gate(app).window
 
-    def _gate(self, app: RunningApp, window: int | None = None, points: Sequence[tuple[float, float]] = ()) -> _Gate:
+    def _gate(
+        self,
+        app: RunningApp,
+        window: int | None = None,
+        points: Sequence[tuple[float, float]] = (),
+        *,
+        button: int | None = None,
+    ) -> _Gate:
         """Right before a burst: same process, same window (id and pid), and it is active.
 
         Returns the key window, ``points`` (screenshot pixels) in root coordinates checked against
@@ -153,10 +185,14 @@ class LinuxActor:
         listing (see ``_probe``): ``_NET_ACTIVE_WINDOW`` is the window the screenshot was taken of
         and its ``_NET_WM_PID`` is the app's, so it is the key window and already active. Otherwise
         the executor's full lookup runs, and the key window is activated and its focus verified.
+        With ``button``, the same round trip also probes for a window manager's grab of it.
         """
         identity = self._x.verify_identity(app)
         transform = self._x.transform(app)
         bound = transform.window_id if transform is not None else window
+        probe = None
+        if button is not None and bound is not None:
+            probe = GrabProbe(self._d, self._chain(bound), button, self._probed_mods)
         active, bound_pid, here = self._probe(bound)
         if bound is not None and active == bound and bound_pid == app.pid:
             key = bound
@@ -178,7 +214,32 @@ class LinuxActor:
             raise _not_dispatched(
                 "target_window_changed", "The target window changed before the action; observe the app again."
             )
-        return _Gate(key, out, here)
+        grabbed = False
+        if button is not None:
+            if probe is None or key != bound or active != key:
+                # slow path: the window changed or was just activated (managers that grab only
+                # unfocused windows drop their grab on focus), so probe now, one more round trip
+                probe = GrabProbe(self._d, self._chain(key), button, self._probed_mods)
+                self._d.sync()
+            mods = here.mask & 0xFF
+            # A grab for other modifiers (NumLock on, say) is invisible to a probe without them:
+            # assume one when the modifiers changed since the last probe, and probe with them next.
+            grabbed = probe.grabbed or mods != self._probed_mods
+            self._probed_mods = mods
+        return _Gate(key, out, here, grabbed)
+
+    def _chain(self, window: int) -> tuple[int, ...]:
+        """``window`` and its frame(s) below the root, remembered per window."""
+        chain = self._chains.get(window)
+        if chain is None:
+            try:
+                chain = ancestors(self._d, window)
+            except XError:
+                return ()  # gone: the gate's pid check reports it
+            if len(self._chains) >= CHAIN_CACHE:
+                self._chains.clear()
+            self._chains[window] = chain
+        return chain
 
     def _probe(self, window: int | None) -> tuple[int, int | None, PointerState]:
         """``_NET_ACTIVE_WINDOW``, ``window``'s ``_NET_WM_PID`` (None when gone) and the pointer.
@@ -247,8 +308,14 @@ class LinuxActor:
             self.input.release_all()
             raise
 
-    def _pointer_events(self, events: Sequence[corepointer.PointerEvent], here: PointerState) -> None:
-        """Post a gesture; a first motion to its start only when the pointer (``here``) is elsewhere."""
+    def _pointer_events(
+        self, events: Sequence[corepointer.PointerEvent], here: PointerState, *, grabbed_by_wm: int | None = None
+    ) -> None:
+        """Post a gesture; a first motion to its start only when the pointer (``here``) is elsewhere.
+
+        ``grabbed_by_wm``: the window a manager's synchronous grab covers (``_Gate.grabbed``); a
+        motion after a press then waits until the manager has replayed the press (``_grabs``).
+        """
         steps: list[Callable[[], None]] = []
         start = events[0].point
         if (here.x, here.y) != (round(start.x), round(start.y)):
@@ -262,40 +329,28 @@ class LinuxActor:
             elif ev.kind == "up":
                 steps.append(partial(self.input.button_up, button))
             else:
-                if pressed:
-                    steps.append(self._wait_thawed)
-                    pressed = False
+                if pressed and grabbed_by_wm is not None:
+                    steps.append(partial(self._await_replay, grabbed_by_wm))
+                pressed = False
                 steps.append(partial(self.input.move, ev.point.x, ev.point.y))
         self._post(steps)
 
-    def _wait_thawed(self) -> None:
-        """After a press, wait while another client's synchronous grab freezes the pointer.
-
-        Window managers (openbox always, others on unfocused windows) grab the button passively in
-        synchronous mode: the press freezes the pointer until the manager replays it to the app.
-        Motions posted meanwhile are queued by the server and reach the app with the pointer's
-        final position, so the drag's path would be lost. GrabPointer answers ``GrabFrozen`` while
-        the freeze lasts; once it is over the app holds the implicit grab (``AlreadyGrabbed``).
-        """
-        self._d.sync()
-        deadline = time.monotonic() + THAW_TIMEOUT_S
-        while True:
-            status = self._root.grab_pointer(False, 0, X.GrabModeAsync, X.GrabModeAsync, X.NONE, X.NONE, X.CurrentTime)
-            if status == X.GrabSuccess:
-                self._d.ungrab_pointer(X.CurrentTime)  # nobody held the pointer: give it straight back
-                return
-            if status != X.GrabFrozen or time.monotonic() >= deadline:
-                return  # still frozen at the deadline: post anyway, the server keeps the order
+    def _await_replay(self, window: int) -> None:
+        """After a grabbed press: flush it, then wait until the manager replayed it to the app."""
+        self.input.flush()
+        if self._replay is None:
+            self._replay = ReplayWaiter(self._d.get_display_name())
+        self._replay.wait(window)
 
     # -- pointer ------------------------------------------------------------------------------
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
     ) -> ActionResult:
         with self._lock:
-            gate = self._gate(app, points=(start, end))
+            gate = self._gate(app, points=(start, end), button=corepointer.X_BUTTONS[button])
             a, b = gate.points
             events = corepointer.drag_events(a, b, button, self._numbers)
-            self._pointer_events(events, gate.pointer)
+            self._pointer_events(events, gate.pointer, grabbed_by_wm=gate.window if gate.grabbed else None)
             return ActionResult("Dragged.", {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)})
 
     def click(
