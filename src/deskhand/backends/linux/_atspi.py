@@ -32,7 +32,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from jeepney import DBusAddress, Message, new_method_call
 from jeepney.bus import get_connectable_addresses
@@ -71,6 +71,8 @@ WALK_PROPS: Final = ("Name", "Description")
 MEMO_SIZE: Final = 100_000
 #: Text longer than this is not read in full: the state text shows 160 characters anyway.
 TEXT_READ_LIMIT: Final = 4096
+#: Calls of an app's last read sent along with the first call of its next read (its plan).
+MAX_PLAN_CALLS: Final = 4096
 
 # AT-SPI state bits (AtspiStateType) used by the reader; the full set is in ``_mapping``.
 STATE_FOCUSED: Final = 1 << 12
@@ -97,9 +99,9 @@ class Deadline:
         return time.monotonic() >= self.at
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One AT-SPI method call to send in a pipeline."""
+class Call(NamedTuple):
+    """One AT-SPI method call to send in a pipeline (a tuple: a read hashes each call several
+    times, and a tuple's hash is computed in C)."""
 
     bus: str
     path: str
@@ -222,6 +224,8 @@ class AtspiConnection:
         self._seen_showing: dict[tuple[str, str], bool] = {}
         #: Per app bus name: its direct link, or None when it has none (Qt) or refused one.
         self._peers: dict[str, _Link | None] = {}
+        #: Per app bus name: the calls its last complete read made, in order (see ``_snapshot``).
+        self._plans: dict[str, tuple[Call, ...]] = {}
 
     def close(self) -> None:
         with self.lock:
@@ -358,15 +362,39 @@ class AtspiConnection:
             return self._snapshot(bus, deadline, start)
 
     def _snapshot(self, bus: str, deadline: Deadline, start: float) -> Snapshot:
-        snap = self._from_cache(bus, deadline)
+        """One read in rounds (cache or walk, then the lazy children, then details), each round
+        deciding its calls from the replies of the ones before.
+
+        The rounds' calls are those of the app's previous read when nothing changed, so that
+        read's calls (its plan) go out with the first call, in one pipeline: an unchanged app
+        is read in one round trip. Each round still asks for exactly the calls it needs, and
+        takes a reply from the plan only for the same call (same object, method and arguments)
+        in this read; what the plan did not foresee is sent then. Plan replies are as fresh as
+        any: they answer calls sent during this read. Replies nobody asks for are dropped."""
+        r = _Read(bus, deadline)
+        snap = self._from_cache(r, self._plans.pop(bus, ()))
         if snap is None:
-            snap = self._walk(bus, deadline)
+            snap = self._walk(r)
         elif not snap.timed_out:
-            snap.timed_out = not self._complete(snap, deadline)
+            snap.timed_out = not self._complete(snap, r)
         if not snap.timed_out:
-            snap.timed_out = not self._enrich(snap, deadline)
+            snap.timed_out = not self._enrich(snap, r)
+        if not snap.timed_out:
+            if len(self._plans) >= MAX_PEERS:
+                self._plans.pop(next(iter(self._plans)))
+            self._plans[bus] = tuple(dict.fromkeys(r.used))[:MAX_PLAN_CALLS]
         snap.elapsed_s = time.monotonic() - start
         return snap
+
+    def _ask(self, r: _Read, calls: Sequence[Call], plan: Sequence[Call] = ()) -> list[Any]:
+        """The replies to ``calls`` in read ``r``: sent now (with ``plan``) unless already answered."""
+        send = [c for c in dict.fromkeys([*calls, *plan]) if c not in r.replies]
+        if send:
+            for c, reply in zip(send, self.pipeline(send, r.deadline, direct=True), strict=True):
+                if reply is not TIMED_OUT:
+                    r.replies[c] = reply
+        r.used.extend(calls)
+        return [r.replies.get(c, TIMED_OUT) for c in calls]
 
     def _connect_peer(self, bus: str, deadline: Deadline) -> None:
         """Open the app's direct link once (atk-bridge apps have one; Qt answers with an error)."""
@@ -390,19 +418,16 @@ class AtspiConnection:
                 dropped.close()
         self._peers[bus] = link
 
-    def _from_cache(self, bus: str, deadline: Deadline) -> Snapshot | None:
-        reply = self.call(
-            Call(bus, "/org/a11y/atspi/cache", "org.a11y.atspi.Cache", "GetItems"),
-            timeout_s=deadline.remaining(),
-            direct=True,
-        )
+    def _from_cache(self, r: _Read, plan: Sequence[Call]) -> Snapshot | None:
+        bus = r.bus
+        [reply] = self._ask(r, [Call(bus, "/org/a11y/atspi/cache", "org.a11y.atspi.Cache", "GetItems")], plan)
         if reply is TIMED_OUT:
             return Snapshot(bus, {}, [], "cache", timed_out=True)
         if isinstance(reply, Failed) or not reply[0]:
             return None  # no cache (Qt answers with an empty list)
         nodes: dict[str, Node] = {}
         for item in reply[0]:
-            (_sb, path), _app, (pbus, ppath), index, _count, ifaces, name, role, desc, states = item
+            (_sb, path), _app, (pbus, ppath), index, count, ifaces, name, role, desc, states = item
             node = Node(
                 path,
                 int(role),
@@ -412,6 +437,7 @@ class AtspiConnection:
                 frozenset(ifaces),
                 parent=ppath if pbus == bus else "",
                 index=int(index),
+                child_count=int(count),
             )
             nodes[path] = node
         order: dict[str, list[Node]] = {}
@@ -425,24 +451,25 @@ class AtspiConnection:
         windows = [k.path for k in order.get(ROOT_PATH, [])]
         return Snapshot(bus, nodes, windows, "cache")
 
-    def _walk(self, bus: str, deadline: Deadline) -> Snapshot:
-        root_kids = self.call(
-            Call(bus, ROOT_PATH, ACCESSIBLE, "GetChildren"), timeout_s=deadline.remaining(), direct=True
-        )
+    def _walk(self, r: _Read) -> Snapshot:
+        bus = r.bus
+        [root_kids] = self._ask(r, [Call(bus, ROOT_PATH, ACCESSIBLE, "GetChildren")])
         if isinstance(root_kids, Failed):
             return Snapshot(bus, {}, [], "walk", timed_out=root_kids is TIMED_OUT)
         windows = [p for b, p in root_kids[0] if b == bus]
         snap = Snapshot(bus, {}, windows, "walk")
-        snap.timed_out = not self._walk_from(snap, [(p, ROOT_PATH, i) for i, p in enumerate(windows)], deadline)
+        snap.timed_out = not self._walk_from(snap, [(p, ROOT_PATH, i) for i, p in enumerate(windows)], r)
         return snap
 
-    def _complete(self, snap: Snapshot, deadline: Deadline) -> bool:
-        """Walk below shown nodes that have more children than the cache holds: GTK creates some
-        accessibles (list box rows, tree view cells) only when a client asks for them, and the
-        cache then reports a child count of 0. One pipelined ``GetChildren`` read finds them."""
+    def _complete(self, snap: Snapshot, r: _Read) -> bool:
+        """Walk below shown nodes whose children are not in the cache: GTK creates some
+        accessibles (list box rows, tree view cells) only when a client asks for them, and
+        atk-bridge reports a child count of -1 for their containers (MANAGES_DESCENDANTS). The
+        count is read live, so a leaf with a count of 0 has no children to ask for. One
+        pipelined ``GetChildren`` read finds them."""
         bus = snap.bus
-        leaves = [n for n in _shown(snap) if not n.children]
-        replies = self.pipeline([Call(bus, n.path, ACCESSIBLE, "GetChildren") for n in leaves], deadline, direct=True)
+        leaves = [n for n in _shown(snap) if not n.children and n.child_count != 0]
+        replies = self._ask(r, [Call(bus, n.path, ACCESSIBLE, "GetChildren") for n in leaves])
         if any(r is TIMED_OUT for r in replies):
             return False
         frontier: list[tuple[str, str, int]] = []
@@ -452,9 +479,9 @@ class AtspiConnection:
             node.children = [p for b, p in reply[0] if b == bus]
             node.child_count = len(node.children)
             frontier.extend((p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes)
-        return self._walk_from(snap, frontier, deadline) if frontier else True
+        return self._walk_from(snap, frontier, r) if frontier else True
 
-    def _walk_from(self, snap: Snapshot, frontier: list[tuple[str, str, int]], deadline: Deadline) -> bool:
+    def _walk_from(self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: _Read) -> bool:
         """Breadth-first below shown nodes only; False on timeout.
 
         Every node's role and states are read; its children, name and description only when it
@@ -471,7 +498,7 @@ class AtspiConnection:
                 if self._seen_showing.get((bus, path), True):
                     calls.extend(self._detail_calls(bus, path))
                 first.append(calls)
-            replies = self._grouped(first, deadline)
+            replies = self._grouped(first, r)
             if replies is None:
                 return False
             late: list[int] = []
@@ -489,7 +516,7 @@ class AtspiConnection:
                 else:
                     late.append(k)
             if late:
-                more = self._grouped([self._detail_calls(bus, frontier[k][0]) for k in late], deadline)
+                more = self._grouped([self._detail_calls(bus, frontier[k][0]) for k in late], r)
                 if more is None:
                     return False
                 for k, detail in zip(late, more, strict=True):
@@ -528,9 +555,9 @@ class AtspiConnection:
             self._interfaces.clear()
         self._seen_showing[(bus, path)] = showing
 
-    def _grouped(self, groups: list[list[Call]], deadline: Deadline) -> list[list[Any]] | None:
+    def _grouped(self, groups: list[list[Call]], r: _Read) -> list[list[Any]] | None:
         """One pipeline for several groups of calls; the replies regrouped, None on timeout."""
-        flat = self.pipeline([c for g in groups for c in g], deadline, direct=True)
+        flat = self._ask(r, [c for g in groups for c in g])
         if any(r is TIMED_OUT for r in flat):
             return None
         out: list[list[Any]] = []
@@ -540,7 +567,7 @@ class AtspiConnection:
             at += len(g)
         return out
 
-    def _enrich(self, snap: Snapshot, deadline: Deadline) -> bool:
+    def _enrich(self, snap: Snapshot, r: _Read) -> bool:
         """Read extents, values, texts, selections and actions of shown nodes; False on timeout."""
         calls: list[Call] = []
         targets: list[tuple[Node, str]] = []
@@ -561,11 +588,23 @@ class AtspiConnection:
             if ACTION in ifs:
                 calls.append(Call(b, p, ACTION, "GetActions"))
                 targets.append((node, "actions"))
-        replies = self.pipeline(calls, deadline, direct=True)
+        replies = self._ask(r, calls)
         for (node, what), reply in zip(targets, replies, strict=True):
             if not isinstance(reply, Failed):
                 _apply(node, what, reply)
         return not any(r is TIMED_OUT for r in replies)
+
+
+class _Read:
+    """The state of one tree read: its deadline, the calls it made and every reply it got."""
+
+    __slots__ = ("bus", "deadline", "replies", "used")
+
+    def __init__(self, bus: str, deadline: Deadline) -> None:
+        self.bus = bus
+        self.deadline = deadline
+        self.replies: dict[Call, Any] = {}
+        self.used: list[Call] = []
 
 
 def _shown(snap: Snapshot) -> Iterable[Node]:

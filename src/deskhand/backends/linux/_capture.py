@@ -34,6 +34,10 @@ from deskhand.core.geometry import Rect
 
 #: JPEG quality 0.8 of the contract, on libjpeg-turbo's 0-100 scale.
 JPEG_QUALITY: Final = 80
+#: Chroma at half resolution both ways (4:2:0, the usual JPEG choice and the one the Linux stack
+#: notes measured): half the encoding time of 4:4:4 and about half the bytes; luminance, which
+#: carries text edges, stays at full resolution with the same quantization.
+CHROMA_SUBSAMPLING: Final = "420"
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +146,10 @@ def encode(pixels: Any, width: int, height: int) -> bytes:
     h, w = pixels.shape[:2]
     if (w, h) != (width, height):
         pixels = cv2.resize(pixels, (width, height), interpolation=cv2.INTER_LINEAR)
-    return bytes(simplejpeg.encode_jpeg(np.ascontiguousarray(pixels), quality=JPEG_QUALITY, colorspace="BGRX"))
+    data = simplejpeg.encode_jpeg(
+        np.ascontiguousarray(pixels), quality=JPEG_QUALITY, colorspace="BGRX", colorsubsampling=CHROMA_SUBSAMPLING
+    )
+    return bytes(data)
 
 
 def _intersects(a: Rect, b: Rect) -> bool:
