@@ -20,19 +20,18 @@ Error texts (the contract fixes only "click x and y must be provided together"; 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal, cast
 
 from deskhand.backends.base import Direction, MouseButton, PasteFormat, SelectionType
+from deskhand.core.axtree.handles import HANDLE_PATTERN
 from deskhand.core.errors import ArgumentError, GrantRequiredError
 from deskhand.core.keypolicy import needs_grant
 from deskhand.core.keys import check_press_budget, parse_keys
 from deskhand.host.schemas import DIRECTIONS, MOUSE_BUTTONS, PASTE_FORMATS, SCHEMAS, SELECTION_MODES
 
 #: ASCII digits only, as the schema's ``\d`` means in JSON Schema (ECMA-262); Python's ``\d`` is Unicode.
-_HANDLE: Final = re.compile(r"g(0|[1-9]\d*):(0|[1-9]\d*)", re.ASCII)
 _BUTTON_ALIASES: Final[Mapping[str, MouseButton]] = {"l": "left", "m": "middle", "r": "right"}
 _LEGACY_BUTTONS: Final[Mapping[int, MouseButton]] = {1: "left", 2: "middle", 3: "right", 4: "back", 5: "forward"}
 _DIRECTION_ALIASES: Final[Mapping[str, Direction]] = {"u": "up", "d": "down", "l": "left", "r": "right"}
@@ -200,7 +199,7 @@ class _Args:
         value = self.args.get("element_index")
         if value is None or value == "":
             return None
-        if not isinstance(value, str) or not _HANDLE.fullmatch(value):
+        if not isinstance(value, str) or not HANDLE_PATTERN.fullmatch(value):
             raise self.fail("element_index must be an element handle like g1:23 from get_app_state.")
         return value
 

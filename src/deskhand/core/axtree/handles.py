@@ -17,7 +17,8 @@ from typing import Final
 from deskhand.core.errors import NativeError
 
 #: The handle grammar of the facade (``g0`` is accepted there; natively epochs start at 1).
-HANDLE_PATTERN: Final = re.compile(r"^g(0|[1-9]\d*):(0|[1-9]\d*)$")
+#: A whole handle (use ``fullmatch``): ASCII digits only, no leading zeros.
+HANDLE_PATTERN: Final = re.compile(r"g(0|[1-9][0-9]*):(0|[1-9][0-9]*)", re.ASCII)
 
 BAD_HANDLE_MESSAGE: Final = (
     "element_index must be the opaque handle copied from the beginning of a get_app_state line (for example g17:4)"
@@ -37,7 +38,7 @@ class Handle:
     @classmethod
     def parse(cls, text: str) -> Handle:
         """Parse ``gN:id`` (plain decimals, no leading zeros) or raise ``bad_payload``."""
-        match = HANDLE_PATTERN.match(text) if isinstance(text, str) else None
+        match = HANDLE_PATTERN.fullmatch(text) if isinstance(text, str) else None
         if match is None:
             raise NativeError("bad_payload", BAD_HANDLE_MESSAGE, dispatched=False)
         return cls(int(match.group(1)), int(match.group(2)))

@@ -76,7 +76,7 @@ class IndexMap(Mapping[int, str]):
 
     def resolve(self, target: object) -> str:
         """A ``gN:id`` handle passes through; an integer maps through the current aliases."""
-        if isinstance(target, str) and HANDLE_PATTERN.match(target):
+        if isinstance(target, str) and HANDLE_PATTERN.fullmatch(target):
             return target
         if isinstance(target, int) and not isinstance(target, bool) and 0 <= target <= _MAX_SAFE_INTEGER:
             handle = self._handles.get(target)
