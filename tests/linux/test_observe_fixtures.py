@@ -178,3 +178,43 @@ def test_stopped_app_ends_by_deadline(launch, desktop, kit):
         assert "push button Apply" in ex.get_app_state(app, disable_diff=True).text
     finally:
         ex.close()
+
+
+def test_reads_reuse_no_reply_so_a_change_between_two_reads_always_appears(launch, desktop, executor, kit):
+    """Consecutive reads of an unchanged app give the no-change text. A change made between two
+    reads (a value, a state, a subtree that was hidden) appears in the next one, although that
+    read starts from the calls of the one before; and its full text equals a fresh executor's."""
+    fx = start(launch, kit)
+    app = executor.resolve(str(fx.pid))
+    first = executor.get_app_state(app).text
+    again = executor.get_app_state(app).text
+    assert again.startswith(f'There has been no change in the accessibility tree for Window: "{kit.title}".'), again
+
+    entry = executor.element(app, handle_of(first, r" text \(settable, string\) Name"))
+    check = executor.element(app, handle_of(first, r" check box Enable sync"))
+    expander = executor.element(app, handle_of(first, " " + kit.details + " Details"))
+    executor.atspi.call(Call(entry.ref.bus, entry.ref.path, EDITABLE_TEXT, "SetTextContents", "s", ("cached?",)))
+    executor.atspi.call(Call(check.ref.bus, check.ref.path, ACTION, "DoAction", "i", (0,)))
+    executor.atspi.call(Call(expander.ref.bus, expander.ref.path, ACTION, "DoAction", "i", (0,)))
+    fx.events.wait_for("text", name="Name", text="cached?")
+    fx.events.wait_for("toggled", name="Enable sync", active=True)
+    fx.events.wait_for("expanded", name="Details", expanded=True)
+    executor.mark_mutation(app)
+
+    diff = executor.get_app_state(app).text
+    assert re.search(r"^~\t+g\d+:\d+ text \(settable, string\) Name, Value: cached\?$", diff, re.M), diff
+    assert re.search(r"^~\t+g\d+:\d+ check box Enable sync, Value: on$", diff, re.M), diff
+    assert re.search(r"^\+\t+g\d+:\d+ label Hidden details text$", diff, re.M), diff
+    assert executor.get_app_state(app).text.startswith("There has been no change")
+
+    fresh = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+    try:
+        fresh_text = fresh.get_app_state(fresh.resolve(str(fx.pid)), disable_diff=True).text
+    finally:
+        fresh.close()
+    ours = executor.get_app_state(app, disable_diff=True).text
+    assert without_handles(ours) == without_handles(fresh_text)
+
+
+def without_handles(text: str) -> str:
+    return re.sub(r"g\d+:\d+", "gN:N", text)
