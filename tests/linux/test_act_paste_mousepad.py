@@ -170,3 +170,25 @@ def test_previous_owner_listing_bad_atoms(mousepad, ex, desktop, capfd):
     finally:
         sloppy.close()
     assert "BadAtom" not in capfd.readouterr().err
+
+
+def test_text_events_count_the_documents_changes(mousepad, ex):
+    # The paste's event signal: Mousepad's document emits object:text-changed and
+    # object:text-caret-moved once someone registered for them; the counter sees only this element.
+    from deskhand.backends.linux.paste import TEXT_EVENTS, TextEvents  # noqa: PLC0415
+
+    bound, doc = mousepad
+    a11y = A11y(ex.atspi)
+    assert a11y.set_text_contents(doc, "")
+    ex.actor.register_events(TEXT_EVENTS)
+    events = TextEvents(ex.actor.a11y_address, doc)
+    try:
+        assert events.count() == 0
+        # The app learns of the registration asynchronously: edit until its events arrive.
+        poll(lambda: a11y.insert_text(doc, 0, "x") and events.count() > 0, what="a text event from the document")
+        seen = events.count()
+        result = bound.ex.paste(bound.app, "pasted", "text")
+        assert result.structured["receipt"]["status"] == "completed"
+        poll(lambda: events.count() > seen, what="text events from the paste")
+    finally:
+        events.close()

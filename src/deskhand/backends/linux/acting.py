@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any, Final, NamedTuple
 
@@ -45,7 +45,7 @@ from Xlib.protocol import request
 from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
 from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, A11y, Ref
 from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
-from deskhand.backends.linux._atspi import Deadline
+from deskhand.backends.linux._atspi import Call, Deadline, Failed
 from deskhand.backends.linux._grabs import GrabProbe, ReplayWaiter, ancestors
 from deskhand.backends.linux._input import PointerState, XInput
 from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
@@ -139,6 +139,7 @@ class LinuxActor:
         self._chains: dict[int, tuple[int, ...]] = {}
         self._probed_mods = 0
         self._replay: ReplayWaiter | None = None
+        self._registered_events: set[str] = set()
 
     def close(self) -> None:
         with self._lock:
@@ -710,6 +711,23 @@ class LinuxActor:
 
     def focused_text(self, app: RunningApp) -> Ref | None:
         return self._focused(app)
+
+    @property
+    def a11y_address(self) -> str:
+        """The AT-SPI bus address (for a second connection, e.g. the paste's event counter)."""
+        return str(self._x.atspi.address)
+
+    def register_events(self, names: Iterable[str]) -> None:
+        """Register AT-SPI event names with the registry, once each (atk-bridge emits only those)."""
+        for name in names:
+            if name in self._registered_events:
+                continue
+            reply = self._x.atspi.call(
+                Call("org.a11y.atspi.Registry", "/org/a11y/atspi/registry", "org.a11y.atspi.Registry",
+                     "RegisterEvent", "sass", (name, [], ""))
+            )  # fmt: skip
+            if not isinstance(reply, Failed):
+                self._registered_events.add(name)
 
     # -- text, values, actions ----------------------------------------------------------------
     def select_text(

@@ -6,14 +6,19 @@ this module supplies its three small interfaces on Linux:
 * ``X11Clipboard``: snapshot of every target of the current owner, ownership served from the
   owner thread (``_clipboard.ClipboardOwner``), restore only while we still own the selection;
 * ``AtspiPasteTarget``: the focused element's ``CharacterCount`` and ``CaretOffset`` as the baseline
-  (re-read through AT-SPI), and ctrl+v posted through the actor's gates;
+  (re-read through AT-SPI), its ``object:text-changed`` and ``object:text-caret-moved`` events
+  (``TextEvents``, counted on a second bus connection), and ctrl+v posted through the actor's gates;
 * the core's ``SystemClock``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
+
+from jeepney.bus_messages import MatchRule, message_bus
+from jeepney.io.blocking import DBusConnection, open_dbus_connection
+from jeepney.low_level import MessageType
 
 from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
 from deskhand.backends.linux._clipboard import ClipboardOwner, Item, Snapshot
@@ -23,7 +28,11 @@ if TYPE_CHECKING:
     from deskhand.backends.linux._a11y_act import Ref
     from deskhand.backends.linux.acting import LinuxActor
 
-__all__ = ("AtspiPasteTarget", "X11Clipboard", "paste_into")
+__all__ = ("AtspiPasteTarget", "TextEvents", "X11Clipboard", "paste_into")
+
+EVENT_INTERFACE: Final = "org.a11y.atspi.Event.Object"
+#: AT-SPI event names (registered with the registry) and their D-Bus signal members.
+TEXT_EVENTS: Final = {"object:text-changed": "TextChanged", "object:text-caret-moved": "TextCaretMoved"}
 
 #: The type atom each served target carries (ICCCM: STRING is Latin-1, the rest UTF-8).
 _TYPES = {"STRING": "STRING", "TEXT": "UTF8_STRING"}
@@ -67,18 +76,24 @@ class AtspiPasteTarget:
         self._app = app
         self._window = window
         self._ref = ref
+        self._events: TextEvents | None = None
 
     def baseline(self) -> Mapping[str, object]:
         got = self.read(("characters", "caret"))
         return {k: v for k, v in (got or {}).items() if v is not None}
 
     def subscribe(self) -> bool:
-        # Text-changed events need a second bus connection with match rules; the baseline
-        # values (re-read every 25 ms by the core) are the signals we rely on.
-        return False
+        if self._ref is None:
+            return False
+        try:
+            self._actor.register_events(TEXT_EVENTS)
+            self._events = TextEvents(self._actor.a11y_address, self._ref)
+        except (OSError, ConnectionError, TimeoutError):
+            return False
+        return True
 
     def event_count(self) -> int:
-        return 0
+        return self._events.count() if self._events is not None else 0
 
     def read(self, keys: Collection[str]) -> Mapping[str, object] | None:
         if self._ref is None:
@@ -99,7 +114,50 @@ class AtspiPasteTarget:
         self._actor.post_chord(self._app, self._window, "ctrl+v")
 
     def close(self) -> None:
-        return None
+        if self._events is not None:
+            self._events.close()
+            self._events = None
+
+
+class TextEvents:
+    """Counts one element's text-changed and caret-moved signals on a second bus connection.
+
+    atk-bridge emits an event only while some client has registered for it with the registry, so
+    both are registered (``LinuxActor.register_events``, once per actor; an app learns of it asynchronously, so the
+    first paste after that may see no events and rely on the baseline values alone). Matching is
+    by sender (the app's bus name) and object path: only the focused element's own events count.
+    """
+
+    def __init__(self, address: str, ref: Ref) -> None:
+        self._ref = ref
+        self._seen = 0
+        self._conn: DBusConnection = open_dbus_connection(bus=address)
+        try:
+            for member in TEXT_EVENTS.values():
+                rule = MatchRule(type="signal", sender=ref.bus, interface=EVENT_INTERFACE, member=member, path=ref.path)
+                self._conn.send_and_get_reply(message_bus.AddMatch(rule), timeout=2.0)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def count(self) -> int:
+        """Signals received so far (reads what is waiting, never blocks)."""
+        members = set(TEXT_EVENTS.values())
+        while True:
+            try:
+                msg = self._conn.receive(timeout=0)
+            except TimeoutError:
+                return self._seen
+            h = msg.header
+            if (
+                h.message_type == MessageType.signal
+                and h.fields.get(3) in members  # MEMBER
+                and h.fields.get(1) == self._ref.path  # PATH
+            ):
+                self._seen += 1
+
+    def close(self) -> None:
+        self._conn.close()
 
 
 def paste_into(actor: LinuxActor, app: RunningApp, window: int, text: str, fmt: PasteFormat) -> ActionResult:
