@@ -12,7 +12,8 @@ so a hung app yields a truncated state (with a notice) or an ``ax_failed`` error
 
 The key window's capture (MIT-SHM read, fit, JPEG) runs on a worker thread while the tree is
 read: the read mostly waits for the app, and the capture's native work releases the GIL. The
-checks that follow a capture (identity, key window unchanged) run after both have finished.
+worker reads the key window again right after the capture; the identity is compared once both
+have finished.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Final
 
 from deskhand.backends import inventory
@@ -63,6 +65,8 @@ from deskhand.core.geometry import Point, Rect
 OBSERVE_TIMEOUT_S: Final = 3.0
 #: Discovery asks each app for its name; a hung app must not stall ``list_apps``.
 NAME_TIMEOUT_S: Final = 0.5
+#: Bus names remembered per pid (then the memo starts over).
+MAX_KNOWN_BUSES: Final = 1024
 _WINDOW_ROLES: Final = frozenset({2, 16, 23, 28, 69})
 
 
@@ -87,6 +91,8 @@ class LinuxExecutor:
         self.observe_timeout_s = observe_timeout_s
         self._grabber = Grabber(self.x)
         self._capture_worker: ThreadPoolExecutor | None = None
+        #: pid -> the bus name it had on the accessibility bus (checked again before each use).
+        self._buses: dict[int, str] = {}
         self._transforms: dict[int, screenshot.ShotTransform] = {}
         self._installed: list[_inventory.DesktopApp] | None = None
         self._actor: Any = None
@@ -215,7 +221,7 @@ class LinuxExecutor:
         self._transforms.pop(app.pid, None)
         xwins = self.windows(app)
         key = self.key_window(app, xwins)
-        shot = self._capture_pool().submit(self._capture, key) if key is not None else None
+        shot = self._capture_pool().submit(self._capture, app, key) if key is not None else None
         try:
             tree, notices = self._read_tree(app, key, xwins)
             obs = self.observer.observe(
@@ -262,9 +268,22 @@ class LinuxExecutor:
         return tree, notices
 
     def _bus_of(self, pid: int) -> str | None:
+        """The pid's bus name: the one found last time while the bus daemon still says it is
+        this pid's (unique names are never reused, so it is the same live connection), else the
+        registry's."""
+        known = self._buses.get(pid)
+        if known is not None and self.atspi.pids([known], Deadline(2.0)).get(known) == pid:
+            return known
         buses = self.atspi.apps(Deadline(2.0))
         pids = self.atspi.pids(buses, Deadline(2.0))
-        return next((b for b, p in pids.items() if p == pid), None)
+        bus = next((b for b, p in pids.items() if p == pid), None)
+        if bus is None:
+            self._buses.pop(pid, None)
+        else:
+            if len(self._buses) >= MAX_KNOWN_BUSES:
+                self._buses.clear()
+            self._buses[pid] = bus
+        return bus
 
     def _app_tree(self, app: RunningApp, snap: Snapshot, key: WindowInfo | None, xwins: list[WindowInfo]) -> AppTree:
         trees: list[WindowTree] = []
@@ -299,31 +318,27 @@ class LinuxExecutor:
             self._capture_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deskhand-capture")
         return self._capture_worker
 
-    def _capture(self, key: WindowInfo) -> tuple[Capture, screenshot.FittedSize, bytes] | None:
-        """The key window's pixels, fitted and encoded (on the capture worker); None when it
-        cannot be captured (the contract's capture never throws: failure means text only)."""
+    def _capture(self, app: RunningApp, key: WindowInfo) -> _Shot | None:
+        """The key window's pixels, fitted and encoded, and the key window read again after the
+        capture (on the capture worker); None when it cannot be captured (the contract's
+        capture never throws: failure means text only)."""
         try:
             cap = self._grabber.grab(key)
         except NativeError:
             return None
         fitted = screenshot.fitted_size(cap.frame.width, cap.frame.height)
-        return cap, fitted, encode(cap.pixels, fitted.width, fitted.height)
+        return _Shot(cap, fitted, encode(cap.pixels, fitted.width, fitted.height), self.key_window(app))
 
     def _shoot(
-        self,
-        app: RunningApp,
-        key: WindowInfo,
-        identity: ProcessIdentity,
-        shot: Future[tuple[Capture, screenshot.FittedSize, bytes] | None],
+        self, app: RunningApp, key: WindowInfo, identity: ProcessIdentity, shot: Future[_Shot | None]
     ) -> Image | None:
         """The capture's image once it is done, after the checks that follow every capture."""
         got = shot.result()
         if got is None:
             return None
-        cap, fitted, data = got
+        cap, fitted, data, now_key = got.capture, got.fitted, got.jpeg, got.key_after
         if _identity.read_identity(app.pid, self._desktop_ids()) != identity:
             raise NativeError("stale_process", screenshot.STALE_PROCESS_MESSAGE)
-        now_key = self.key_window(app)
         if now_key is None or now_key.id != key.id:
             return None
         if screenshot.record_allowed(
@@ -423,6 +438,17 @@ class LinuxExecutor:
         self._grabber.close()
         self.atspi.close()
         self.x.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Shot:
+    """A capture made on the capture worker."""
+
+    capture: Capture
+    fitted: screenshot.FittedSize
+    jpeg: bytes
+    #: The key window as read again right after the capture (None: the app has none now).
+    key_after: WindowInfo | None
 
 
 def _app_key(app: RunningApp) -> str:
