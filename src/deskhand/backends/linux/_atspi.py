@@ -30,6 +30,7 @@ import select
 import struct
 import threading
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
@@ -371,7 +372,7 @@ class AtspiConnection:
         takes a reply from the plan only for the same call (same object, method and arguments)
         in this read; what the plan did not foresee is sent then. Plan replies are as fresh as
         any: they answer calls sent during this read. Replies nobody asks for are dropped."""
-        r = _Read(bus, deadline)
+        r = _Read(bus, deadline, self._peers.get(bus) or self._bus)
         snap = self._from_cache(r, self._plans.pop(bus, ()))
         if snap is None:
             snap = self._walk(r)
@@ -387,14 +388,67 @@ class AtspiConnection:
         return snap
 
     def _ask(self, r: _Read, calls: Sequence[Call], plan: Sequence[Call] = ()) -> list[Any]:
-        """The replies to ``calls`` in read ``r``: sent now (with ``plan``) unless already answered."""
-        send = [c for c in dict.fromkeys([*calls, *plan]) if c not in r.replies]
-        if send:
-            for c, reply in zip(send, self.pipeline(send, r.deadline, direct=True), strict=True):
-                if reply is not TIMED_OUT:
-                    r.replies[c] = reply
+        """The replies to ``calls`` in read ``r`` (a ``Failed`` for an error, ``TIMED_OUT`` past
+        the deadline), with ``plan`` queued behind them.
+
+        A call is sent once per read. Calls go out in order with up to MAX_IN_FLIGHT in flight,
+        and ``_ask`` returns as soon as the replies to ``calls`` are in: the app answers the
+        rest of the plan while the caller works on these."""
+        fresh = [c for c in dict.fromkeys(calls) if c not in r.asked]
+        r.asked.update(fresh)
+        r.queue.extendleft(reversed(fresh))  # what a round needs goes before what it may need
+        for c in plan:
+            if c not in r.asked:
+                r.asked.add(c)
+                r.queue.append(c)
+        need = {c for c in calls if c not in r.replies}
+        while need and not r.dead:
+            try:
+                self._send_queued(r)
+                reply = _next_reply(r.link, r.deadline)
+            except OSError as e:
+                self._link_broke(r, e)
+                continue
+            if reply is None:
+                r.dead = True  # deadline: stop feeding a hung app; late replies are dropped by serial
+                break
+            answered = r.waiting.pop(reply.serial, None)
+            if answered is not None:
+                r.replies[answered] = Failed(reply.error) if reply.error else reply.body
+                need.discard(answered)
         r.used.extend(calls)
         return [r.replies.get(c, TIMED_OUT) for c in calls]
+
+    def _send_queued(self, r: _Read) -> None:
+        """Send queued calls of ``r`` in one write, up to MAX_IN_FLIGHT in flight."""
+        link = r.link
+        if not r.queue or len(r.waiting) >= MAX_IN_FLIGHT:
+            return
+        batch: list[bytes] = []
+        while r.queue and len(r.waiting) < MAX_IN_FLIGHT:
+            c = r.queue.popleft()
+            serial = next(link.outgoing_serial)
+            batch.append(self._wire(c, serial))
+            r.waiting[serial] = c
+        if link.direct:
+            # An app that stops reading must not block the write past the deadline.
+            link.sock.settimeout(max(r.deadline.remaining(), 0.001))
+        link.sock.sendall(b"".join(batch))
+
+    def _link_broke(self, r: _Read, e: OSError) -> None:
+        """A direct link failed mid-read: never use it again (a half-written message would
+        corrupt it), and send the unanswered calls again over the bus; an app that stopped
+        reading is hung, so the read ends. A failing bus connection is not handled here."""
+        if not r.link.direct:
+            raise e
+        self._peers[r.bus] = None
+        r.link.close()
+        if isinstance(e, TimeoutError):
+            r.dead = True
+            return
+        r.queue.extendleft(reversed(list(r.waiting.values())))
+        r.waiting.clear()
+        r.link = self._bus
 
     def _connect_peer(self, bus: str, deadline: Deadline) -> None:
         """Open the app's direct link once (atk-bridge apps have one; Qt answers with an error)."""
@@ -596,15 +650,22 @@ class AtspiConnection:
 
 
 class _Read:
-    """The state of one tree read: its deadline, the calls it made and every reply it got."""
+    """The state of one tree read: its link and deadline, the calls it asked for and every
+    reply it got, and the calls still queued or waiting for a reply (by serial)."""
 
-    __slots__ = ("bus", "deadline", "replies", "used")
+    __slots__ = ("asked", "bus", "dead", "deadline", "link", "queue", "replies", "used", "waiting")
 
-    def __init__(self, bus: str, deadline: Deadline) -> None:
+    def __init__(self, bus: str, deadline: Deadline, link: _Link) -> None:
         self.bus = bus
         self.deadline = deadline
+        self.link = link
         self.replies: dict[Call, Any] = {}
         self.used: list[Call] = []
+        self.asked: set[Call] = set()
+        self.queue: deque[Call] = deque()
+        self.waiting: dict[int, Call] = {}
+        #: The app stopped answering (deadline passed, or it stopped reading): nothing more is read.
+        self.dead = False
 
 
 def _shown(snap: Snapshot) -> Iterable[Node]:
