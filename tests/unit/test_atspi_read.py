@@ -1,0 +1,116 @@
+"""One tree read's calls (``AtspiConnection._ask``) against a fake app on a socket pair.
+
+The fake app answers each method call with its member and path, in order, and counts what it
+received; it stays silent for ``Hang``, and one made with ``breaks=True`` closes its socket on
+``Close``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import socket
+import threading
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+from jeepney import new_method_return
+from jeepney.low_level import MessageType, Parser
+
+from deskhand.backends.linux import _atspi
+from deskhand.backends.linux._atspi import TIMED_OUT, AtspiConnection, Call, Deadline
+from deskhand.backends.linux._wire import ReplyReader
+
+BUS = ":1.42"
+
+
+class FakeApp:
+    def __init__(self, *, breaks: bool = False) -> None:
+        self.breaks = breaks
+        self.ours, theirs = socket.socketpair()
+        self.received: Counter[tuple[str, str]] = Counter()
+        self._thread = threading.Thread(target=self._serve, args=(theirs,), daemon=True)
+        self._thread.start()
+
+    def _serve(self, sock: socket.socket) -> None:
+        parser = Parser()
+        with sock:
+            while data := sock.recv(1 << 16):
+                parser.add_data(data)
+                while (msg := parser.get_next_message()) is not None:
+                    if msg.header.message_type != MessageType.method_call:
+                        continue
+                    member, path = msg.header.fields[3], msg.header.fields[1]
+                    self.received[(member, path)] += 1
+                    if member == "Close" and self.breaks:
+                        return
+                    if member != "Hang":
+                        sock.sendall(new_method_return(msg, "s", (f"{member} {path}",)).serialise(serial=1))
+
+    def link(self, *, direct: bool) -> _atspi._Link:
+        link = _atspi._Link.__new__(_atspi._Link)
+        link.sock, link.reader, link.outgoing_serial, link.direct = self.ours, ReplyReader(), itertools.count(1), direct
+        return link
+
+
+@pytest.fixture
+def app() -> Iterator[FakeApp]:
+    fake = FakeApp()
+    yield fake
+    fake.ours.close()
+
+
+def connection(app: FakeApp, bus: FakeApp | None = None) -> AtspiConnection:
+    conn = AtspiConnection.__new__(AtspiConnection)
+    conn.lock = threading.RLock()
+    conn._wire_cache = {}
+    conn._peers = {BUS: app.link(direct=True)}
+    conn._bus = (bus or app).link(direct=False)
+    return conn
+
+
+def read(conn: AtspiConnection, seconds: float) -> _atspi._Read:
+    link = conn._peers[BUS]
+    assert link is not None
+    return _atspi._Read(BUS, Deadline(seconds), link)
+
+
+def call(member: str, path: str = "/a") -> Call:
+    return Call(BUS, path, "org.a11y.atspi.Accessible", member)
+
+
+def test_a_round_gets_its_replies_and_a_planned_call_is_sent_once(app: FakeApp) -> None:
+    conn = connection(app)
+    r = read(conn, 2.0)
+    assert conn._ask(r, [call("GetItems")], [call("GetRole", "/b"), call("GetState", "/b")]) == [("GetItems /a",)]
+    assert conn._ask(r, [call("GetRole", "/b"), call("GetChildren", "/c")]) == [("GetRole /b",), ("GetChildren /c",)]
+    assert conn._ask(r, [call("GetRole", "/b")]) == [("GetRole /b",)]
+    assert app.received[("GetRole", "/b")] == 1
+    assert r.used == [call("GetItems"), call("GetRole", "/b"), call("GetChildren", "/c"), call("GetRole", "/b")]
+
+
+def test_an_unanswered_call_times_out_by_the_deadline_and_the_read_ends(app: FakeApp) -> None:
+    conn = connection(app)
+    r = read(conn, 0.2)
+    assert conn._ask(r, [call("GetRole"), call("Hang")]) == [("GetRole /a",), TIMED_OUT]
+    assert r.dead
+    assert conn._ask(r, [call("GetState")]) == [TIMED_OUT]  # nothing more is sent to a hung app
+    assert app.received[("GetState", "/a")] == 0
+
+
+def test_a_broken_direct_link_is_dropped_and_the_unanswered_calls_go_over_the_bus() -> None:
+    app, bus = FakeApp(breaks=True), FakeApp()
+    try:
+        conn = connection(app, bus)
+        r = read(conn, 2.0)
+        assert conn._ask(r, [call("GetState"), call("Close"), call("GetRole")]) == [
+            ("GetState /a",),
+            ("Close /a",),
+            ("GetRole /a",),
+        ]
+        assert conn._peers[BUS] is None
+        assert app.received[("GetState", "/a")] == 1
+        assert bus.received == Counter({("Close", "/a"): 1, ("GetRole", "/a"): 1})
+    finally:
+        app.ours.close()
+        bus.ours.close()
