@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import time
+from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Final
@@ -232,8 +233,8 @@ class LinuxExecutor:
                 disable_diff=disable_diff,
             )
         except BaseException:
-            if shot is not None:
-                shot.cancel()  # a capture already running ends on its own; its result is dropped
+            if shot is not None and not shot.cancel():
+                futures.wait([shot])  # the X connection is shared: the capture ends before anything else uses it
             raise
         image = self._shoot(app, key, identity, shot) if key is not None and shot is not None else None
         text = obs.text.rstrip()
