@@ -62,8 +62,13 @@ class XInput:
         xtest.fake_input(self._d, X.MotionNotify, x=ix, y=iy)
         self.last_point = (ix, iy)
 
-    def button_down(self, button: int) -> None:
-        xtest.fake_input(self._d, X.ButtonPress, button)
+    def button_down(self, button: int, *, delay_ms: int = 0) -> None:
+        """Press ``button``; ``delay_ms`` > 0 makes the server process it that much later.
+
+        The delay is XTest's own (the server holds this client's request stream, the client does
+        not sleep), so a burst stays one flush; it gives the press a later server timestamp.
+        """
+        xtest.fake_input(self._d, X.ButtonPress, button, time=delay_ms)
         self._buttons.append(button)
 
     def button_up(self, button: int) -> None:

@@ -58,6 +58,8 @@ from deskhand.core.geometry import Point, Rect
 
 __all__ = ("LinuxActor",)
 
+#: Server-side delay before each later press of a multi-click (``_pointer_events``).
+MULTI_CLICK_DELAY_MS: Final = 1
 #: Contract pause between repeated AX presses (6.12).
 PRESS_REPEAT_S: Final = 0.05
 #: How far up a row is searched for its list (6.3 tier 1) and down for a pressable child (tier 3).
@@ -325,7 +327,12 @@ class LinuxActor:
         for ev in events:
             button = corepointer.X_BUTTONS[ev.button]
             if ev.kind == "down":
-                steps.append(partial(self.input.button_down, button))
+                # A later press of a multi-click goes out one millisecond after the previous one,
+                # held by the server (see ``XInput.button_down``): the events of a burst otherwise
+                # share one timestamp, and Qt 6 does not count a press stamped with its
+                # predecessor's millisecond as the next click (no double click at all).
+                delay = MULTI_CLICK_DELAY_MS if ev.click_state > 1 else 0
+                steps.append(partial(self.input.button_down, button, delay_ms=delay))
                 pressed = True
             elif ev.kind == "up":
                 steps.append(partial(self.input.button_up, button))
