@@ -254,7 +254,32 @@ def _fixed_reader(c: str, endian: str) -> _Read:
 
 
 def _struct_reader(members: list[str], endian: str, *, align: bool) -> _Read:
+    """Structs (and bodies) of fixed-size numbers are one ``unpack``; one or two members are
+    read without a loop (most AT-SPI replies have one or two values)."""
+    if members and all(m in _FIXED and m != "b" for m in members):
+        return _fixed_struct_reader(members, endian, align=align)
     readers = tuple(_type_reader(m, endian) for m in members)
+    if len(readers) == 1:
+        [first] = readers
+
+        def read_one(b: bytes, p: int) -> tuple[Any, int]:
+            if align:
+                p += -p % 8
+            v, p = first(b, p)
+            return (v,), p
+
+        return read_one
+    if len(readers) == 2:
+        first, second = readers
+
+        def read_two(b: bytes, p: int) -> tuple[Any, int]:
+            if align:
+                p += -p % 8
+            v, p = first(b, p)
+            w, p = second(b, p)
+            return (v, w), p
+
+        return read_two
 
     def read_struct(b: bytes, p: int) -> tuple[Any, int]:
         if align:
@@ -266,6 +291,24 @@ def _struct_reader(members: list[str], endian: str, *, align: bool) -> _Read:
         return tuple(out), p
 
     return read_struct
+
+
+def _fixed_struct_reader(members: list[str], endian: str, *, align: bool) -> _Read:
+    """Members at their natural alignment from an 8-aligned start, as one struct format."""
+    fmt, size = endian, 0
+    for m in members:
+        code, width = _FIXED[m]
+        pad = -size % width
+        fmt += "x" * pad + code
+        size += pad + width
+    unpack = struct.Struct(fmt).unpack_from
+
+    def read_fixed_struct(b: bytes, p: int) -> tuple[Any, int]:
+        if align:
+            p += -p % 8
+        return unpack(b, p), p + size
+
+    return read_fixed_struct
 
 
 def _array_reader(elem: str, endian: str) -> _Read:
