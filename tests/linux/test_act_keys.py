@@ -1,4 +1,4 @@
-"""Keys and typing against the GTK fixture, checked in its key log and its own text fields."""
+"""Keys and typing against the GTK and Qt fixtures, checked in their key logs and their own text fields."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ def ex(desktop) -> Iterator[LinuxExecutor]:
     yield from executor_fixture(desktop)
 
 
-@pytest.fixture
-def gtk(launch, ex):
-    running = launch.gtk_fixture()
+@pytest.fixture(params=["gtk", "qt"])
+def app(request, launch, ex):
+    running = launch.gtk_fixture() if request.param == "gtk" else launch.qt_fixture()
     running.events.wait_for("ready")
     return running, bind(ex, running.pid)
 
@@ -32,8 +32,8 @@ def _focus_canvas(running, bound):
     running.events.wait_for("release", since=since)
 
 
-def test_typing_on_the_canvas_uses_keys_and_restores_the_keymap(gtk, desktop):
-    running, bound = gtk
+def test_typing_on_the_canvas_uses_keys_and_restores_the_keymap(app, desktop):
+    running, bound = app
     _focus_canvas(running, bound)
     actor = bound.ex.actor
     before = [actor.keymap.row(k) for k in actor.keymap.spare]
@@ -51,8 +51,8 @@ def test_typing_on_the_canvas_uses_keys_and_restores_the_keymap(gtk, desktop):
     assert nothing_held(desktop) == ((), set())
 
 
-def test_named_keys_and_chords_reach_the_canvas(gtk, desktop):
-    running, bound = gtk
+def test_named_keys_and_chords_reach_the_canvas(app, desktop):
+    running, bound = app
     _focus_canvas(running, bound)
     since = time.monotonic()
     bound.ex.press_key(bound.app, "ctrl+a BackSpace Delete Return shift+Tab")
@@ -66,8 +66,8 @@ def test_named_keys_and_chords_reach_the_canvas(gtk, desktop):
     assert nothing_held(desktop) == ((), set())
 
 
-def test_type_text_into_an_entry_and_edit_keys(gtk, desktop):
-    running, bound = gtk
+def test_type_text_into_an_entry_and_edit_keys(app, desktop):
+    running, bound = app
     entry = bound.handle(r"text \(settable, string\) Name")
     bound.ex.click(bound.app, element=entry)
     bound.ex.set_value(bound.app, entry, "")

@@ -10,7 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from deskhand.backends.linux._atspi import ACCESSIBLE, ACTION, COMPONENT, EDITABLE_TEXT, TEXT, VALUE, Call, Failed
+from deskhand.backends.linux._atspi import (
+    ACCESSIBLE,
+    ACTION,
+    APPLICATION,
+    COMPONENT,
+    EDITABLE_TEXT,
+    ROOT_PATH,
+    TEXT,
+    VALUE,
+    Call,
+    Failed,
+)
 
 __all__ = ()
 
@@ -38,6 +49,7 @@ class A11y:
 
     def __init__(self, conn: Any) -> None:
         self._conn = conn
+        self._toolkits: dict[str, str] = {}
 
     def _call(self, ref: Ref, iface: str, method: str, sig: str | None = None, *body: Any) -> Any:
         reply = self._conn.call(Call(ref.bus, ref.path, iface, method, sig, tuple(body)))
@@ -48,6 +60,17 @@ class A11y:
         return None if reply is None else reply[0][1]
 
     # -- structure ----------------------------------------------------------------------------
+    def toolkit(self, bus: str) -> str:
+        """The app's ``ToolkitName`` (``GTK``, ``Qt``, ...), lowercased; ``""`` when unknown."""
+        name = self._toolkits.get(bus)
+        if name is None:
+            value = self._prop(Ref(bus, ROOT_PATH), APPLICATION, "ToolkitName")
+            name = str(value).lower() if value is not None else ""
+            if len(self._toolkits) >= 256:
+                self._toolkits.clear()
+            self._toolkits[bus] = name
+        return name
+
     def interfaces(self, ref: Ref) -> frozenset[str]:
         reply = self._call(ref, ACCESSIBLE, "GetInterfaces")
         return frozenset(reply[0]) if reply else frozenset()
@@ -145,8 +168,11 @@ class A11y:
         return bool(reply and reply[0])
 
     def insert_text(self, ref: Ref, offset: int, text: str) -> bool:
-        # atk-bridge hands ``length`` to GTK as a byte count of the UTF-8 text, not characters.
-        reply = self._call(ref, EDITABLE_TEXT, "InsertText", "isi", offset, text, len(text.encode()))
+        # ``length`` has no agreed unit: atk-bridge hands it to GTK as a byte count of the UTF-8
+        # text, while Qt resizes its UTF-16 string to it (padding with garbage when it is longer).
+        qt = self.toolkit(ref.bus).startswith("qt")
+        length = len(text.encode("utf-16-le")) // 2 if qt else len(text.encode())
+        reply = self._call(ref, EDITABLE_TEXT, "InsertText", "isi", offset, text, length)
         return bool(reply and reply[0])
 
     def delete_text(self, ref: Ref, start: int, end: int) -> bool:
