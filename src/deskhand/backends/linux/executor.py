@@ -10,10 +10,10 @@ It owns the shared native connections (one X display, one AT-SPI bus connection)
 An observation is bounded: the AT-SPI read has ``observe_timeout_s`` in total and 2 s per call,
 so a hung app yields a truncated state (with a notice) or an ``ax_failed`` error by then.
 
-The key window's capture (MIT-SHM read, fit, JPEG) runs on a worker thread while the tree is
-read: the read mostly waits for the app, and the capture's native work releases the GIL. The
-worker reads the key window again right after the capture; the identity is compared once both
-have finished.
+The app's windows are read and the key window captured (MIT-SHM read, fit, JPEG) on a worker
+thread while the tree is read: the read mostly waits for the app, and the capture's native
+work releases the GIL. The worker reads the key window again right after the capture; the
+identity is compared once both have finished.
 """
 
 from __future__ import annotations
@@ -220,11 +220,10 @@ class LinuxExecutor:
         if wait > 0:
             time.sleep(wait)  # the contract's settle rule (6.12), not a synchronization sleep
         self._transforms.pop(app.pid, None)
-        xwins = self.windows(app)
-        key = self.key_window(app, xwins)
-        shot = self._capture_pool().submit(self._capture, app, key) if key is not None else None
+        seen: Future[tuple[list[WindowInfo], WindowInfo | None]] = Future()
+        shot = self._capture_pool().submit(self._look, app, seen)
         try:
-            tree, notices = self._read_tree(app, key, xwins)
+            tree, notices, key = self._read_tree(app, seen)
             obs = self.observer.observe(
                 tree,
                 app_key=_app_key(app),
@@ -233,17 +232,21 @@ class LinuxExecutor:
                 disable_diff=disable_diff,
             )
         except BaseException:
-            if shot is not None and not shot.cancel():
+            if not shot.cancel():
                 futures.wait([shot])  # the X connection is shared: the capture ends before anything else uses it
             raise
-        image = self._shoot(app, key, identity, shot) if key is not None and shot is not None else None
+        image = self._shoot(app, key, identity, shot) if key is not None else None
         text = obs.text.rstrip()
         if notices:
             text += "\n\n" + "\n".join(notices)
         title = key.title if key else (tree.windows[0].title if tree.windows else "")
         return AppState(text=text, image=image, window_title=title)
 
-    def _read_tree(self, app: RunningApp, key: WindowInfo | None, xwins: list[WindowInfo]) -> tuple[AppTree, list[str]]:
+    def _read_tree(
+        self, app: RunningApp, seen: Future[tuple[list[WindowInfo], WindowInfo | None]]
+    ) -> tuple[AppTree, list[str], WindowInfo | None]:
+        """The app's tree, notices about it, and its key window (``seen``: the app's windows and
+        key window, read by the capture worker while the tree is read)."""
         bus = self._bus_of(app.pid)
         notices: list[str] = []
         if bus is None:
@@ -259,6 +262,7 @@ class LinuxExecutor:
                 f"{app.display_name} (pid {app.pid}) did not answer accessibility requests within "
                 f"{self.observe_timeout_s:g} s; the app may be hung. Nothing was read.",
             )
+        xwins, key = seen.result()
         tree = self._app_tree(app, snap, key, xwins)
         if snap.timed_out:
             tree.truncated = tree.timed_out = True
@@ -266,7 +270,7 @@ class LinuxExecutor:
                 f"The accessibility tree is incomplete: {app.display_name} stopped answering within "
                 f"{self.observe_timeout_s:g} s (the app may be busy or hung)."
             )
-        return tree, notices
+        return tree, notices, key
 
     def _bus_of(self, pid: int) -> str | None:
         """The pid's bus name: the one found last time while the bus daemon still says it is
@@ -318,6 +322,18 @@ class LinuxExecutor:
         if self._capture_worker is None:
             self._capture_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deskhand-capture")
         return self._capture_worker
+
+    def _look(self, app: RunningApp, seen: Future[tuple[list[WindowInfo], WindowInfo | None]]) -> _Shot | None:
+        """On the capture worker: the app's windows and key window (into ``seen``), then the
+        key window's capture."""
+        try:
+            xwins = self.windows(app)
+            key = self.key_window(app, xwins)
+        except BaseException as e:
+            seen.set_exception(e)
+            raise
+        seen.set_result((xwins, key))
+        return self._capture(app, key) if key is not None else None
 
     def _capture(self, app: RunningApp, key: WindowInfo) -> _Shot | None:
         """The key window's pixels, fitted and encoded, and the key window read again after the
