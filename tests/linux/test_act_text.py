@@ -1,4 +1,4 @@
-"""Paste, selectText, setValue and scroll against the GTK fixture, checked from the app's side."""
+"""Paste, selectText, setValue, element clicks and scroll on the GTK and Qt fixtures, checked in the apps."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ def ex(desktop) -> Iterator[LinuxExecutor]:
     yield from executor_fixture(desktop)
 
 
-@pytest.fixture
-def gtk(launch, ex):
-    running = launch.gtk_fixture()
-    running.events.wait_for("ready")
+@pytest.fixture(params=["gtk", "qt"])
+def app(request, launch, ex):
+    running = launch.gtk_fixture() if request.param == "gtk" else launch.qt_fixture()
+    running.extra["toolkit"] = running.events.wait_for("ready")["toolkit"]
     return running, bind(ex, running.pid)
 
 
@@ -45,8 +45,8 @@ def _entry(bound) -> str:
     ("fmt", "content", "inserted"),
     [("text", "héllo ✓", "héllo ✓"), ("md", "**bold** x", "**bold** x"), ("html", "<b>Hi</b> there", "Hi there")],
 )
-def test_paste_inserts_and_restores_every_target(gtk, other_client, desktop, fmt, content, inserted):
-    running, bound = gtk
+def test_paste_inserts_and_restores_every_target(app, other_client, desktop, fmt, content, inserted):
+    running, bound = app
     entry = _entry(bound)
     bound.ex.set_value(bound.app, entry, "")
     bound.ex.click(bound.app, element=entry)
@@ -66,8 +66,8 @@ def test_paste_inserts_and_restores_every_target(gtk, other_client, desktop, fmt
     assert nothing_held(desktop) == ((), set())
 
 
-def test_external_copy_during_paste_wins(gtk, other_client, desktop):
-    _running, bound = gtk
+def test_external_copy_during_paste_wins(app, other_client, desktop):
+    _running, bound = app
     entry = _entry(bound)
     bound.ex.click(bound.app, element=entry)
     other_client.own(text_items("before"))
@@ -100,8 +100,8 @@ def test_external_copy_during_paste_wins(gtk, other_client, desktop):
         reader.close()
 
 
-def test_clipboard_owner_gone_fails_before_dispatch(gtk, desktop):
-    _running, bound = gtk
+def test_clipboard_owner_gone_fails_before_dispatch(app, desktop):
+    _running, bound = app
     entry = _entry(bound)
     bound.ex.set_value(bound.app, entry, "keep")
     bound.ex.click(bound.app, element=entry)
@@ -119,8 +119,8 @@ def test_clipboard_owner_gone_fails_before_dispatch(gtk, desktop):
     assert nothing_held(desktop) == ((), set())
 
 
-def test_select_text_selects_the_unique_match(gtk):
-    running, bound = gtk
+def test_select_text_selects_the_unique_match(app):
+    running, bound = app
     entry = _entry(bound)
     bound.ex.set_value(bound.app, entry, "a🙂b banana")
     bound.ex.click(bound.app, element=entry)
@@ -136,9 +136,28 @@ def test_select_text_selects_the_unique_match(gtk):
     assert info.value.code == "text_not_found"
 
 
-def test_set_value_and_not_settable(gtk):
-    running, bound = gtk
+def test_select_text_in_multi_line_notes(app):
+    running, bound = app
+    notes = bound.handle(r"text \(settable, string\) Notes")
+    bound.ex.set_value(bound.app, notes, "first line\nsécond ✓ line\nthird line")
     since = time.monotonic()
+    result = bound.ex.select_text(bound.app, notes, "line", prefix="✓ ")
+    assert result.structured["location"] == 20 and result.structured["length"] == 4
+    assert result.structured["verified"] is True
+    running.events.wait_for("selection", name="Notes", start=20, end=24, since=since)
+    with pytest.raises(NativeError) as info:
+        bound.ex.select_text(bound.app, notes, "line")
+    assert info.value.code == "ambiguous_text"
+    with pytest.raises(NativeError) as info:
+        bound.ex.select_text(bound.app, notes, "fourth")
+    assert info.value.code == "text_not_found"
+
+
+def test_set_value_and_not_settable(app):
+    running, bound = app
+    since = time.monotonic()
+    bound.ex.set_value(bound.app, _entry(bound), "Zoë ✓")
+    running.events.wait_for("text", name="Name", text="Zoë ✓", since=since)
     bound.ex.set_value(bound.app, bound.handle(r"slider \(settable, float\) Volume"), "42")
     running.events.wait_for("value", name="Volume", value=42, since=since)
     with pytest.raises(NativeError) as info:
@@ -146,14 +165,29 @@ def test_set_value_and_not_settable(gtk):
     assert info.value.code == "not_settable"
 
 
-def test_scroll_half_page_is_pixel_exact(gtk):
-    running, bound = gtk
-    area = bound.handle(r"scroll pane Scroll area")
+def test_click_apply_by_element(app):
+    running, bound = app
+    since = time.monotonic()
+    result = bound.ex.click(bound.app, element=bound.handle(r"push button Apply"))
+    assert result.structured["route"] == "action"
+    # Qt's "Press" action only schedules the click (animateClick): the log shows it later.
+    running.events.wait_for("clicked", name="Apply", since=since)
+    bound.ex.click(bound.app, element=bound.handle(r"check box Enable sync"))
+    running.events.wait_for("toggled", name="Enable sync", active=True, since=since)
+    assert [e["name"] for e in running.events.of_type("clicked", since=since)] == ["Apply"]
+
+
+def test_scroll_half_page_is_pixel_exact(app):
+    running, bound = app
+    area = bound.handle(r"(?:scroll pane|container) Scroll area")
     frame = bound.frame(area)
     want = corescroll.scroll_delta("down", 0.5, frame.height)
     since = time.monotonic()
     result = bound.ex.scroll(bound.app, direction="down", pages=0.5, element=area)
+    # Pixel-exact on both: GTK's scroll pane bar counts pixels; for Qt's scroll area (a filler) the
+    # content's on-screen move confirmed the bar's unit.
     assert result.structured["route"] == "scroll_bar_value"
+    assert result.structured["exact"] is True
     ev = running.events.wait_for("scroll", name="Scroll area", since=since)
     assert ev["y"] == -want.dy
     assert result.structured["achieved"] == [0, want.dy]

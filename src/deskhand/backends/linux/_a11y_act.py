@@ -2,7 +2,8 @@
 
 Thin, typed wrappers over ``AtspiConnection.call``: each returns our own values (or ``None``
 when the element does not answer or lacks the interface) so ``acting.py`` never sees a D-Bus
-reply. Offsets here are AT-SPI's: Unicode code points, not UTF-16 units.
+reply. Offsets here are the app's: Unicode code points as AT-SPI specifies (GTK), except that
+Qt counts UTF-16 units (``A11y.utf16``).
 """
 
 from __future__ import annotations
@@ -128,6 +129,14 @@ class A11y:
         return bool(reply and reply[0])
 
     # -- text ---------------------------------------------------------------------------------
+    def utf16(self, ref: Ref) -> bool:
+        """Whether the app counts text offsets in UTF-16 units (Qt) instead of code points."""
+        return self.toolkit(ref.bus).startswith("qt")
+
+    def length(self, ref: Ref, text: str) -> int:
+        """``len(text)`` in the app's text offset unit (see ``utf16``)."""
+        return len(text.encode("utf-16-le")) // 2 if self.utf16(ref) else len(text)
+
     def text(self, ref: Ref) -> str | None:
         count = self.character_count(ref)
         if count is None:
@@ -170,8 +179,7 @@ class A11y:
     def insert_text(self, ref: Ref, offset: int, text: str) -> bool:
         # ``length`` has no agreed unit: atk-bridge hands it to GTK as a byte count of the UTF-8
         # text, while Qt resizes its UTF-16 string to it (padding with garbage when it is longer).
-        qt = self.toolkit(ref.bus).startswith("qt")
-        length = len(text.encode("utf-16-le")) // 2 if qt else len(text.encode())
+        length = self.length(ref, text) if self.utf16(ref) else len(text.encode())
         reply = self._call(ref, EDITABLE_TEXT, "InsertText", "isi", offset, text, length)
         return bool(reply and reply[0])
 

@@ -72,6 +72,7 @@ CHAIN_CACHE: Final = 256
 #: Read-back of a text selection: every 10 ms for up to 200 ms (sdk-contract.md 6.2).
 SELECTION_READBACK_S: Final = 0.2
 #: Pixels one wheel click scrolls in GTK and Qt for a scroll bar's step (reported, not assumed exact).
+ROLE_FILLER: Final = 20
 ROLE_SCROLL_BAR: Final = 48
 ROLE_SCROLL_PANE: Final = 49
 TEXT_ENTRY_ROLES: Final = frozenset({40, 52, 61, 73, 79, 82, 94})
@@ -497,42 +498,83 @@ class LinuxActor:
     def _scroll_by_value(
         self, app: RunningApp, ref: Ref, direction: Direction, delta: corescroll.ScrollDelta
     ) -> ActionResult | None:
-        """Pixel-exact: move the scroll pane's bar by the delta through its AT-SPI Value."""
+        """Pixel-exact: move the scroll pane's bar by the delta through its AT-SPI Value.
+
+        A GTK scroll pane's bar counts pixels. A container of another role with scroll bar children
+        (Qt's scroll areas are fillers) may count rows or lines, so there the achieved delta is
+        what a content child moved on screen, and the result is exact only when that equals the
+        bar's change and the request.
+        """
         a11y = self.a11y
         vertical = direction in ("up", "down")
-        bar = self._scroll_bar(ref, vertical)
-        if bar is None:
+        found = self._scroll_bar(ref, vertical)
+        if found is None:
             return None
+        bar, witness = found
         value = a11y.value(bar)
         if value is None:
             return None
         current, low, high = value
         step = -(delta.dy if vertical else delta.dx)  # the contract's sign: negative is down/right
         target = min(max(current + step, low), high)
+        axis = 1 if vertical else 0
+        before = a11y.extents(witness) if witness is not None else None
         self._x.verify_identity(app)
         if not a11y.set_value(bar, target):
             raise NativeError("ax_failed", "The scroll bar did not accept the new value.", dispatched=None)
         after = a11y.value(bar)
-        achieved = (after[0] if after else target) - current
-        dx, dy = (0, -round(achieved)) if vertical else (-round(achieved), 0)
+        changed = round((after[0] if after else target) - current)
+        moved = changed
+        if witness is not None:
+            now = a11y.extents(witness)
+            moved = before[axis] - now[axis] if before is not None and now is not None else 0
+        exact = moved == changed and (changed == round(step) or target != current + step)
+        dx, dy = (0, -moved) if vertical else (-moved, 0)
         return ActionResult(
-            "Scrolled.",
-            {"route": "scroll_bar_value", "requested": [delta.dx, delta.dy], "achieved": [dx, dy], "exact": True},
+            "Scrolled."
+            if exact
+            else "Scrolled through the scroll bar; the achieved distance differs from the request.",
+            {"route": "scroll_bar_value", "requested": [delta.dx, delta.dy], "achieved": [dx, dy], "exact": exact},
         )
 
-    def _scroll_bar(self, ref: Ref, vertical: bool) -> Ref | None:
+    def _scroll_bar(self, ref: Ref, vertical: bool) -> tuple[Ref, Ref | None] | None:
+        """The scroll bar along the axis of ``ref`` or its nearest scrolling ancestor, and a witness.
+
+        A GTK scroll pane holds its bars as children. A Qt scroll area (a filler) holds three
+        fillers: the viewport with the content, and one around each bar. The witness is ``None``
+        for a scroll pane; otherwise it is a content element whose on-screen move measures the
+        scroll (without one the bar is not used and the wheel scrolls).
+        """
         a11y = self.a11y
         node: Ref | None = ref
         for _ in range(3):
             if node is None:
                 return None
-            if a11y.role(node) == ROLE_SCROLL_PANE:
-                for child in a11y.children(node):
-                    if a11y.role(child) != ROLE_SCROLL_BAR:
-                        continue
-                    ext = a11y.extents(child)
-                    if ext is not None and (ext[3] > ext[2]) == vertical:
-                        return child
+            pane = a11y.role(node) == ROLE_SCROLL_PANE
+            bars: list[Ref] = []
+            witness: Ref | None = None
+            for child in a11y.children(node):
+                role = a11y.role(child)
+                if role == ROLE_SCROLL_BAR:
+                    bars.append(child)
+                elif pane:
+                    continue
+                elif role != ROLE_FILLER:
+                    if witness is None and a11y.extents(child) is not None:
+                        witness = child
+                else:
+                    inner = a11y.children(child)
+                    inner_bars = [g for g in inner if a11y.role(g) == ROLE_SCROLL_BAR]
+                    bars.extend(inner_bars)
+                    if witness is None and not inner_bars:
+                        witness = next((g for g in inner if a11y.extents(g) is not None), None)
+            for bar in bars:
+                ext = a11y.extents(bar)
+                if ext is not None and (ext[3] > ext[2]) == vertical:
+                    if pane:
+                        return bar, None
+                    return (bar, witness) if witness is not None else None
+            if pane or bars:
                 return None
             node = a11y.parent(node)
         return None
@@ -699,7 +741,7 @@ class LinuxActor:
             start = caret
         if not a11y.insert_text(ref, start, text):
             raise NativeError("text_edit_state_unknown", "The text insert failed after editing began.", dispatched=None)
-        a11y.set_caret(ref, start + len(text))
+        a11y.set_caret(ref, start + a11y.length(ref, text))
         return True
 
     # -- paste --------------------------------------------------------------------------------
@@ -756,7 +798,10 @@ class LinuxActor:
             if source is None:
                 raise _not_dispatched("not_selectable", "The element has no readable text value.")
             found = textmatch.select_range(source, text, prefix=prefix or "", suffix=suffix or "", mode=selection_type)
-            start, end = textmatch.to_code_points(source, found)
+            if a11y.utf16(ref):
+                start, end = found.location, found.location + found.length
+            else:
+                start, end = textmatch.to_code_points(source, found)
             self._x.verify_identity(app)
             if a11y.text(ref) != source:
                 raise _not_dispatched("stale_element", "Text changed before selection; observe again.")
