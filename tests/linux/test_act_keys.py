@@ -82,3 +82,19 @@ def test_type_text_into_an_entry_and_edit_keys(app, desktop):
     bound.ex.press_key(bound.app, "Home Delete")
     running.events.wait_for("text", name="Name", text="yz", since=since)
     assert nothing_held(desktop) == ((), set())
+
+
+def test_typing_after_an_emoji_continues_after_it(app):
+    # The accessible-text route sets the caret after what it inserted, in the app's own offset
+    # unit (Qt counts UTF-16 units, GTK code points); the next insert lands after the emoji.
+    running, bound = app
+    entry = bound.handle(r"text \(settable, string\) Name")
+    bound.ex.set_value(bound.app, entry, "")
+    since = time.monotonic()
+    bound.ex.click(bound.app, element=entry)
+    # type_text reads the focus from the app: wait until the app has taken the click.
+    running.events.wait_for("focus", name="Name", since=since)
+    assert bound.ex.type_text(bound.app, "a🙂").structured["route"] == "accessible_text"
+    bound.ex.type_text(bound.app, "b")
+    running.events.wait_for("text", name="Name", text="a🙂b", since=since)
+    running.events.wait_for("selection", name="Name", start=3, end=3, since=since)
