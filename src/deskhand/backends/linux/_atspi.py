@@ -20,6 +20,10 @@ with its replies.
 jeepney opens connections (authentication, ``Hello``) and serializes calls; replies are read
 by ``_wire.ReplyReader``, which parses only what a caller needs (most of a read's CPU time
 was jeepney's general message parsing).
+
+A tree read sends the calls of the app's previous read (its plan) with its first call, so an
+unchanged app is read in one round trip; no reply outlives the read that asked for it (see
+``AtspiConnection._snapshot``).
 """
 
 from __future__ import annotations
