@@ -34,8 +34,19 @@ LIST_ROWS = 40
 
 # X11 core modifier and button bits of an event's state field, low bit first.
 _STATE_BITS = (
-    "shift", "lock", "control", "mod1", "mod2", "mod3", "mod4", "mod5",
-    "button1", "button2", "button3", "button4", "button5",
+    "shift",
+    "lock",
+    "control",
+    "mod1",
+    "mod2",
+    "mod3",
+    "mod4",
+    "mod5",
+    "button1",
+    "button2",
+    "button3",
+    "button4",
+    "button5",
 )
 
 

@@ -55,10 +55,7 @@ def _css():
 
     qw, qh = CANVAS_SIZE[0] // 2, CANVAS_SIZE[1] // 2
     line = "rgba(0, 0, 128, 0.35)"
-    grid_line = (
-        "repeating-linear-gradient({}, "
-        + f"{line} 0px, {line} 1px, transparent 1px, transparent 100px)"
-    )
+    grid_line = "repeating-linear-gradient({}, " + f"{line} 0px, {line} 1px, transparent 1px, transparent 100px)"
     return f"""
 #deskhand-canvas {{
   background-color: black;
@@ -307,9 +304,7 @@ class Fixture:
 
     def _emit_ready(self):
         gdk_window = self.win.get_window()
-        self.log.emit(
-            "ready", toolkit="gtk", pid=os.getpid(), title=TITLE, window_id=gdk_window.get_xid()
-        )
+        self.log.emit("ready", toolkit="gtk", pid=os.getpid(), title=TITLE, window_id=gdk_window.get_xid())
         return False
 
     def _on_destroy(self, _win):
@@ -322,9 +317,7 @@ class Fixture:
     def _on_entry_selection(self, entry, _pspec):
         bounds = entry.get_selection_bounds()
         start, end = bounds if bounds else (entry.get_position(), entry.get_position())
-        self.log.emit_changed(
-            "selection", "Name", (start, end), start=start, end=end, caret=entry.get_position()
-        )
+        self.log.emit_changed("selection", "Name", (start, end), start=start, end=end, caret=entry.get_position())
 
     @staticmethod
     def _buffer_text(buf):
@@ -339,9 +332,7 @@ class Fixture:
     def _on_rows_changed(self, listbox):
         rows = listbox.get_selected_rows()
         indices = [r.get_index() for r in rows]
-        self.log.emit(
-            "list_selection", name="Rows", indices=indices, rows=[f"Row {i + 1}" for i in indices]
-        )
+        self.log.emit("list_selection", name="Rows", indices=indices, rows=[f"Row {i + 1}" for i in indices])
 
     def _on_scrolled(self, _adj):
         h, v = self.hadj, self.vadj
@@ -402,9 +393,7 @@ class Fixture:
             direction = "smooth"
         else:
             direction, dx, dy = _SCROLL_DIRECTIONS[event.direction]
-        self.log.emit(
-            "wheel", direction=direction, delta_x=_num(dx), delta_y=_num(dy), **self._pointer_fields(event)
-        )
+        self.log.emit("wheel", direction=direction, delta_x=_num(dx), delta_y=_num(dy), **self._pointer_fields(event))
         return True
 
     def _on_canvas_key(self, _area, event):

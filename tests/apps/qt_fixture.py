@@ -153,7 +153,9 @@ class Canvas(QWidget):
         self.setFocus(Qt.FocusReason.MouseFocusReason)
         before = event.buttons() & ~event.button()  # X reports the state before the event
         self.log.emit(
-            "press", button=_BUTTONS.get(event.button(), 0), click_count=1,
+            "press",
+            button=_BUTTONS.get(event.button(), 0),
+            click_count=1,
             **self._pointer_fields(event, before),
         )
 
@@ -161,7 +163,9 @@ class Canvas(QWidget):
         # Qt delivers the second press of a double click as this event instead of a press.
         before = event.buttons() & ~event.button()
         self.log.emit(
-            "press", button=_BUTTONS.get(event.button(), 0), click_count=2,
+            "press",
+            button=_BUTTONS.get(event.button(), 0),
+            click_count=2,
             **self._pointer_fields(event, before),
         )
 
@@ -178,7 +182,10 @@ class Canvas(QWidget):
         vertical = abs(dy) >= abs(dx)
         direction = ("down" if dy > 0 else "up") if vertical else ("right" if dx > 0 else "left")
         self.log.emit(
-            "wheel", direction=direction, delta_x=_num(dx), delta_y=_num(dy),
+            "wheel",
+            direction=direction,
+            delta_x=_num(dx),
+            delta_y=_num(dy),
             **self._pointer_fields(event, event.buttons()),
         )
         event.accept()
@@ -310,9 +317,7 @@ class Fixture(QMainWindow):
         # Row 2: notes, the list, the canvas.
         self.notes = _named(QPlainTextEdit(), "Notes")
         self.notes.setFixedSize(330, 300)
-        self.notes.textChanged.connect(
-            lambda: self.log.emit("text", name="Notes", text=self.notes.toPlainText())
-        )
+        self.notes.textChanged.connect(lambda: self.log.emit("text", name="Notes", text=self.notes.toPlainText()))
         self.notes.cursorPositionChanged.connect(self._on_notes_selection)
         self.notes.selectionChanged.connect(self._on_notes_selection)
         grid.addWidget(self.notes, 2, 0)

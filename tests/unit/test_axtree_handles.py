@@ -18,7 +18,10 @@ class TestHandle:
         assert (handle.epoch, handle.id) == (epoch, element)
         assert str(handle) == text
 
-    @pytest.mark.parametrize("text", ["g07:1", "g7:01", "7:1", "g7", "g7:1 ", "G7:1", "g-1:2", "", "g7:1:2", "g7:1\n", "g\u0661:2", "g7:\uff11"])
+    @pytest.mark.parametrize(
+        "text",
+        ["g07:1", "g7:01", "7:1", "g7", "g7:1 ", "G7:1", "g-1:2", "", "g7:1:2", "g7:1\n", "g\u0661:2", "g7:\uff11"],
+    )
     def test_malformed_handles_are_bad_payload(self, text: str) -> None:
         with pytest.raises(NativeError) as caught:
             Handle.parse(text)
