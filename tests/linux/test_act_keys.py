@@ -7,7 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 from _act_support import bind, executor_fixture, named_rect, nothing_held, poll
+from Xlib import display as xdisplay
 
+from deskhand.backends.linux._input import AppPing
+from deskhand.backends.linux._keyboard import char_keysym
 from deskhand.backends.linux.executor import LinuxExecutor
 
 pytestmark = pytest.mark.desktop
@@ -92,9 +95,80 @@ def test_typing_after_an_emoji_continues_after_it(app):
     bound.ex.set_value(bound.app, entry, "")
     since = time.monotonic()
     bound.ex.click(bound.app, element=entry)
-    # type_text reads the focus from the app: wait until the app has taken the click.
-    running.events.wait_for("focus", name="Name", since=since)
+    # No wait for the app's focus event: type_text confirms the app took the click before it
+    # reads the focus (a ping round trip).
     assert bound.ex.type_text(bound.app, "a🙂").structured["route"] == "accessible_text"
     bound.ex.type_text(bound.app, "b")
     running.events.wait_for("text", name="Name", text="a🙂b", since=since)
     running.events.wait_for("selection", name="Name", start=3, end=3, since=since)
+
+
+def _keymap_rows(desktop) -> list[tuple[int, ...]]:
+    """The server's whole core keymap, read on a fresh connection."""
+    d = xdisplay.Display(f":{desktop.display}")
+    try:
+        lo, hi = d.display.info.min_keycode, d.display.info.max_keycode
+        return [tuple(row) for row in d.get_keyboard_mapping(lo, hi - lo + 1)]
+    finally:
+        d.close()
+
+
+def test_temporary_keys_twice_in_a_row_into_the_qt_name_field(launch, ex, desktop):
+    # Two key bursts right after each other, each with characters missing from the keymap: the
+    # second binds the keycodes the first used, which is only right once Qt processed the first
+    # (Qt answers the ping that confirms it; before, the actor waited 1 s and restored blind).
+    running = launch.qt_fixture()
+    running.events.wait_for("ready")
+    bound = bind(ex, running.pid)
+    entry = bound.handle(r"text \(settable, string\) Name")
+    bound.ex.click(bound.app, element=entry)
+    bound.ex.set_value(bound.app, entry, "")
+    keymap = _keymap_rows(desktop)
+    for _ in range(3):
+        since = time.monotonic()
+        bound.ex.press_key(bound.app, "ctrl+a BackSpace")
+        bound.ex.press_key(bound.app, "é ✓")
+        bound.ex.press_key(bound.app, "ü ★")
+        running.events.wait_for("text", name="Name", text="é✓ü★", since=since)
+        texts = [e["text"] for e in running.events.of_type("text", since=since) if e["name"] == "Name"]
+        assert texts[-4:] == ["é", "é✓", "é✓ü", "é✓ü★"]
+        assert bound.ex.actor.keymap.temporary == {}
+        assert _keymap_rows(desktop) == keymap
+    assert nothing_held(desktop) == ((), set())
+
+
+def test_clicked_field_gets_the_text_right_away(app):
+    # type_text right after a click: it reads the focus only after the app took the click, so
+    # the text goes through the accessible text into the field just clicked.
+    running, bound = app
+    fields = {name: bound.handle(rf"text \(settable, string\) {name}") for name in ("Name", "Notes")}
+    for i, name in enumerate(["Notes", "Name", "Notes", "Name"]):
+        for handle in fields.values():
+            bound.ex.set_value(bound.app, handle, "")
+        since = time.monotonic()
+        bound.ex.click(bound.app, element=fields[name])
+        result = bound.ex.type_text(bound.app, f"{i}é")
+        assert result.structured["route"] == "accessible_text", i
+        running.events.wait_for("text", name=name, text=f"{i}é", since=since)
+        assert [e["name"] for e in running.events.of_type("text", since=since)] == [name]
+
+
+def test_keys_stay_bound_until_the_app_confirms(app, desktop, monkeypatch):
+    # A window that does not take pings never confirms: its temporary keycodes stay bound (a
+    # second burst with the same character reuses them, a new character gets another keycode),
+    # and closing the actor empties them.
+    running, bound = app
+    _focus_canvas(running, bound)
+    keymap = _keymap_rows(desktop)
+    monkeypatch.setattr(AppPing, "_takes", lambda self, window: False)
+    since = time.monotonic()
+    bound.ex.type_text(bound.app, "é✓")
+    bound.ex.type_text(bound.app, "éü")
+    poll(lambda: len(running.events.of_type("key_release", since=since)) >= 4, what="key releases")
+    typed = "".join(e["text"] for e in running.events.of_type("key_press", since=since) if e["text"])
+    assert typed == "é✓éü"
+    actor = bound.ex.actor
+    assert sorted(actor.keymap.temporary.values()) == sorted(char_keysym(c) for c in "é✓ü")
+    assert _keymap_rows(desktop) != keymap
+    actor.close()  # the executor's close at the end closes it again, which does nothing
+    assert _keymap_rows(desktop) == keymap

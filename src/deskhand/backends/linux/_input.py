@@ -9,15 +9,31 @@ cancelled gesture ends.
 X11 facts this relies on: a button press happens where the pointer is, so a gesture at a point
 starts with a motion to it; a motion to the pointer's current position is still delivered to the
 client as a MotionNotify (checked on Xvfb), so the drag's "dragged at origin" event is real.
+
+Knowing the app has processed what was posted. ``AppPing`` sends the app a ``_NET_WM_PING``
+(EWMH) after a burst was flushed. The server appends the ClientMessage to the app's event stream
+behind the burst's events, and the app answers while handling it, after the events before it:
+GTK reads X events one at a time and only when its own queue is empty, and Qt answers from the
+same pass over its event queue that resolved the keys (the widgets get the input in that pass's
+window-system flush, before any AT-SPI request we send after the answer is served). Apps send the
+answer to the root window with ``SubstructureRedirect`` plus a notify mask, and the mask differs:
+GTK uses ``SubstructureNotify``, Qt 6 ``StructureNotify`` (checked with python-xlib on Xvfb:
+a listener with only one of the two never sees the other toolkit's answer). So the listener
+selects both on the root, and only while an answer is awaited.
 """
 
 from __future__ import annotations
 
+import itertools
+import select
+import time
 from dataclasses import dataclass
 from typing import Any, Final
 
-from Xlib import X
+from Xlib import X, display
+from Xlib.error import XError
 from Xlib.ext import xtest
+from Xlib.protocol import event
 
 __all__ = ()
 
@@ -30,6 +46,8 @@ WHEEL_LEFT: Final = 6
 WHEEL_RIGHT: Final = 7
 
 _BUTTON_MASKS: Final = (X.Button1Mask, X.Button2Mask, X.Button3Mask, X.Button4Mask, X.Button5Mask)
+#: The masks apps send their ping answer with, besides SubstructureRedirect: GTK and Qt 6.
+_ANSWER_MASK: Final = X.SubstructureNotifyMask | X.StructureNotifyMask
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,3 +135,109 @@ class XInput:
         """Keycodes the server reports as down (``XQueryKeymap``)."""
         bits = self._d.query_keymap()
         return {i * 8 + b for i, byte in enumerate(bits) for b in range(8) if byte & (1 << b)}
+
+
+class AppPing:
+    """``_NET_WM_PING`` round trips on a connection of their own (see the module docstring).
+
+    ``send(window)`` returns a token, or None when the window does not take pings (its
+    ``WM_PROTOCOLS`` lacks ``_NET_WM_PING``); ``answered(token, timeout_s)`` says whether the app
+    answered it, waiting up to ``timeout_s``. Several pings may be outstanding; each is kept (in
+    ``outstanding``) until ``forget(token)``.
+    """
+
+    def __init__(self, display_name: str) -> None:
+        self._d = display.Display(display_name)
+        self._root = self._d.screen().root
+        self._protocols = int(self._d.intern_atom("WM_PROTOCOLS"))
+        self._ping = int(self._d.intern_atom("_NET_WM_PING"))
+        self._takes_ping: dict[int, bool] = {}
+        # Tokens go in the timestamp field; starting from the clock keeps a late answer to an
+        # earlier actor's ping from matching.
+        self._tokens = itertools.count(int(time.monotonic() * 1000) & 0x3FFFFFFF)
+        self._waiting: dict[int, int] = {}  # token -> window
+        self._answered: set[int] = set()
+        self._listening = False
+
+    def close(self) -> None:
+        self._d.close()
+
+    def send(self, window: int) -> int | None:
+        if not self._takes(window):
+            return None
+        token = next(self._tokens) & 0x7FFFFFFF
+        self._waiting[token] = window
+        self._listen(True)
+        msg = event.ClientMessage(
+            window=window, client_type=self._protocols, data=(32, [self._ping, token, window, 0, 0])
+        )
+
+        def gone(*_args: object) -> None:  # the window is gone: no answer will come
+            self._waiting.pop(token, None)
+
+        self._d.create_resource_object("window", window).send_event(msg, event_mask=0, onerror=gone)
+        self._d.flush()
+        return token
+
+    def answered(self, token: int | None, timeout_s: float = 0.0) -> bool:
+        """True once the app answered ``token``; waits up to ``timeout_s`` for it."""
+        if token is None:
+            return False
+        deadline = time.monotonic() + timeout_s
+        while True:
+            self._read()
+            if token in self._answered:
+                return True
+            if token not in self._waiting:
+                return False  # never sent, forgotten, or sent to a window that is gone
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            select.select([self._d.fileno()], [], [], remaining)
+
+    @property
+    def outstanding(self) -> set[int]:
+        return set(self._waiting) | self._answered
+
+    def forget(self, token: int | None) -> None:
+        """Stop waiting for ``token`` (the listener stops when nothing is awaited)."""
+        if token is None:
+            return
+        self._waiting.pop(token, None)
+        self._answered.discard(token)
+        self._listen(bool(self._waiting))
+
+    def _read(self) -> None:
+        d = self._d
+        while d.pending_events():
+            ev = d.next_event()
+            if ev.type != X.ClientMessage or ev.client_type != self._protocols:
+                continue
+            _fmt, data = ev.data
+            token = int(data[1])
+            if int(data[0]) == self._ping and self._waiting.get(token) == int(data[2]):
+                del self._waiting[token]
+                self._answered.add(token)
+        self._listen(bool(self._waiting))
+
+    def _listen(self, on: bool) -> None:
+        """Select the answers on the root while any is awaited (the app sends them after this)."""
+        if on != self._listening:
+            self._root.change_attributes(event_mask=_ANSWER_MASK if on else 0)
+            self._d.flush()
+            self._listening = on
+
+    def _takes(self, window: int) -> bool:
+        takes = self._takes_ping.get(window)
+        if takes is None:
+            try:
+                prop = self._d.create_resource_object("window", window).get_full_property(
+                    self._protocols, X.AnyPropertyType
+                )
+            except XError:
+                return False
+            takes = prop is not None and self._ping in (int(a) for a in prop.value)
+            if len(self._takes_ping) >= 256:
+                self._takes_ping.clear()
+            self._takes_ping[window] = takes
+        return takes

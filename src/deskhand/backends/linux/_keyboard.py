@@ -2,10 +2,16 @@
 
 Typing must not depend on the keyboard layout. A keysym found on the keymap at level 0 or 1 is
 posted with its keycode (plus Shift for level 1). A keysym not on the keymap gets one of the
-keymap's empty keycodes for the duration of a burst: one keycode per *distinct* keysym, because
-a client resolves a keycode when it processes the event, not when it was posted, so rebinding one
-keycode within a burst turns ``é✓`` into ``✓✓``. ``Lease.restore()`` writes the empty rows back;
-the caller restores only after the app has processed the burst (see ``acting.py``).
+keymap's empty keycodes: one keycode per *distinct* keysym, because a client resolves a keycode
+when it processes the event, not when it was posted, so rebinding one keycode within a burst
+turns ``é✓`` into ``✓✓``. For the same reason a temporary keycode may only be emptied or bound
+to another keysym once the app has processed every event that used it.
+
+``Keymap.temporary`` holds the keycodes bound that way and not yet emptied; they stay on the
+server's keymap, so a later burst typing the same character reuses its keycode (``lease``
+reports it with the newly bound ones). ``restore(keycodes)`` writes the empty rows back. When
+that is safe is the caller's decision (``acting.py``: after the app answered a ping sent behind
+the last burst that used the keycode).
 """
 
 from __future__ import annotations
@@ -63,15 +69,9 @@ class Stroke:
 
 @dataclass(slots=True)
 class Lease:
-    """Spare keycodes bound to keysyms for one burst; ``restore()`` empties them again."""
+    """The temporary keycodes one burst uses: keysym -> keycode, newly bound or kept from earlier."""
 
-    keymap: Keymap
-    bound: dict[int, int] = field(default_factory=dict)  # keysym -> keycode
-
-    def restore(self) -> None:
-        if self.bound:
-            self.keymap._unbind(sorted(self.bound.values()))
-            self.bound.clear()
+    bound: dict[int, int] = field(default_factory=dict)
 
 
 class Keymap:
@@ -83,6 +83,8 @@ class Keymap:
         self._max = int(display.display.info.max_keycode)
         self._rows: list[tuple[int, ...]] = []
         self._per: int = 0
+        #: keycode -> keysym for the temporary bindings still on the server's keymap
+        self.temporary: dict[int, int] = {}
         self.refresh()
 
     def refresh(self) -> None:
@@ -113,21 +115,45 @@ class Keymap:
             raise NativeError("unknown_key", f"The modifier {name!r} has no key on this keymap.", dispatched=False)
         return found[0]
 
+    def missing(self, keysyms: Iterable[int]) -> list[int]:
+        """The distinct keysyms that need a temporary keycode (bound already or not), in order."""
+        out: list[int] = []
+        for keysym in dict.fromkeys(keysyms):
+            found = self.find(keysym)
+            if found is None or found[0] in self.temporary:
+                out.append(keysym)
+        return out
+
     def lease(self, keysyms: Iterable[int]) -> Lease:
-        """Bind a spare keycode to each distinct keysym missing from the keymap."""
-        missing = list(dict.fromkeys(k for k in keysyms if self.find(k) is None))
-        lease = Lease(self)
-        if not missing:
+        """A temporary keycode for each distinct keysym missing from the keymap.
+
+        A keysym already bound temporarily keeps its keycode; the others get spare keycodes.
+        """
+        lease = Lease()
+        unbound: list[int] = []
+        for keysym in self.missing(keysyms):
+            found = self.find(keysym)
+            if found is None:
+                unbound.append(keysym)
+            else:
+                lease.bound[keysym] = found[0]
+        if not unbound:
             return lease
         spare = self.spare
-        if len(missing) > len(spare):
-            msg = f"{len(missing)} characters need a temporary key but only {len(spare)} keycodes are free."
+        if len(unbound) > len(spare):
+            msg = f"{len(unbound)} characters need a temporary key but only {len(spare)} keycodes are free."
             raise NativeError("unknown_key", msg, dispatched=False)
-        for keysym, keycode in zip(missing, spare, strict=False):
+        for keysym, keycode in zip(unbound, spare, strict=False):
             self._bind(keycode, keysym)
             lease.bound[keysym] = keycode
         self._d.sync()
         return lease
+
+    def restore(self, keycodes: Iterable[int]) -> None:
+        """Empty temporary keycodes again (others are left alone)."""
+        mine = sorted(k for k in set(keycodes) if k in self.temporary)
+        if mine:
+            self._unbind(mine)
 
     def stroke(self, keysym: int, modifiers: Sequence[str] = (), lease: Lease | None = None) -> Stroke:
         """The keycode and modifier keycodes that produce ``keysym`` with ``modifiers`` held."""
@@ -143,19 +169,18 @@ class Keymap:
             mods.append(shift)
         return Stroke(keycode, tuple(mods))
 
-    def max_distinct_missing(self) -> int:
-        return len(self.spare)
-
     # -- binding ------------------------------------------------------------------------------
     def _bind(self, keycode: int, keysym: int) -> None:
         # The same keysym on every level, so Shift or Caps Lock state cannot change the character.
         row = tuple([keysym] * self._per)
         self._d.change_keyboard_mapping(keycode, [row])
         self._rows[keycode - self._min] = row
+        self.temporary[keycode] = keysym
 
     def _unbind(self, keycodes: Sequence[int]) -> None:
         empty = tuple([0] * self._per)
         for keycode in keycodes:
             self._d.change_keyboard_mapping(keycode, [empty])
             self._rows[keycode - self._min] = empty
+            self.temporary.pop(keycode, None)
         self._d.sync()

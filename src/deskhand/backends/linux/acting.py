@@ -28,13 +28,30 @@ then the burst is split after the press and waits for the manager to answer a no
 request (``_grabs.ReplayWaiter``, typically about 1 ms; at most ``_grabs.REPLAY_TIMEOUT_S``, after
 which the motions are posted anyway and the path may be lost). Clicks need no wait: a freeze only
 delays a press and its release, it keeps their order and place.
+
+Knowing the app has processed our input (``_input.AppPing``: a ``_NET_WM_PING`` the app answers
+only after handling every event posted before it; GTK and Qt answer within a few milliseconds).
+Two things wait for it:
+
+* Temporary keycodes (``_keyboard``). After a burst that used some, the actor pings the window
+  and empties them once the app answers, usually before the call returns. A keycode is never
+  emptied or bound to another character before the app answered a ping sent after the last burst
+  that used it: the app resolves a keycode when it processes the event, so it would type the
+  wrong character. Without an answer within ``PING_TIMEOUT_S`` (a busy app, or a window without
+  ``_NET_WM_PING`` in ``WM_PROTOCOLS``) the keycodes stay bound: a later burst typing the same
+  character reuses them, a later call empties the ones whose answer has come in by then, and a
+  burst short of free keycodes waits for those answers up to ``PING_TIMEOUT_S`` and otherwise
+  fails before posting (``type_text`` then pastes). ``close()`` empties whatever is left.
+* ``type_text``'s choice of route. It reads the app's focused element; when input was posted
+  since the last answer (the click that focused a field, say), it first waits for an answer, so
+  the focus it reads is the one that input produced, not the previously focused field.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any, Final, NamedTuple
 
@@ -47,7 +64,7 @@ from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_R
 from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
 from deskhand.backends.linux._atspi import Call, Deadline, Failed
 from deskhand.backends.linux._grabs import GrabProbe, ReplayWaiter, ancestors
-from deskhand.backends.linux._input import PointerState, XInput
+from deskhand.backends.linux._input import AppPing, PointerState, XInput
 from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
 from deskhand.core import keys as corekeys
 from deskhand.core import pointer as corepointer
@@ -65,8 +82,11 @@ PRESS_REPEAT_S: Final = 0.05
 #: How far up a row is searched for its list (6.3 tier 1) and down for a pressable child (tier 3).
 ROW_ANCESTOR_HOPS: Final = 8
 DESCENDANT_DEPTH: Final = 3
-#: How long the actor waits for the app to process a burst that used temporary keycodes.
-KEYMAP_SETTLE_S: Final = 1.0
+#: How long the actor waits for the app's answer to a ping (module docstring): after a burst with
+#: temporary keycodes, before reusing their keycodes, and before ``type_text`` reads the focus.
+PING_TIMEOUT_S: Final = 1.0
+#: How long ``type_text`` re-reads the focus when, right after input, no element has it yet.
+FOCUS_SETTLE_S: Final = 0.2
 #: Windows whose ancestor chain (for the button-grab probe) is remembered.
 CHAIN_CACHE: Final = 256
 #: Read-back of a text selection: every 10 ms for up to 200 ms (sdk-contract.md 6.2).
@@ -143,9 +163,26 @@ class LinuxActor:
         self._probed_mods = 0
         self._replay: ReplayWaiter | None = None
         self._registered_events: set[str] = set()
+        self._ping: AppPing | None = None
+        #: temporary keycode -> the ping sent after the last burst that used it (None: no ping)
+        self._keys_unconfirmed: dict[int, int | None] = {}
+        #: input was posted after the last answered ping
+        self._input_unconfirmed = False
+        self._closed = False
 
     def close(self) -> None:
+        """Empty any temporary keycodes left and close the connections; a second call does nothing."""
         with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self.keymap.temporary:
+                self._reclaim(wait=True)
+                # the actor goes away: leave the server's keymap as it was, answered or not
+                self.keymap.restore(list(self.keymap.temporary))
+            if self._ping is not None:
+                self._ping.close()
+                self._ping = None
             if self._clipboard is not None:
                 self._clipboard.close()
                 self._clipboard = None
@@ -304,6 +341,7 @@ class LinuxActor:
     # -- posting ------------------------------------------------------------------------------
     def _post(self, steps: Sequence[Callable[[], None]]) -> None:
         """Queue a burst and flush it once; on any failure release whatever is held."""
+        self._input_unconfirmed = True
         try:
             for step in steps:
                 step()
@@ -616,27 +654,119 @@ class LinuxActor:
             return ActionResult("Pressed.", {"chords": len(chords)})
 
     def _type_keysyms(self, app: RunningApp, window: int, plan: Sequence[tuple[tuple[int, ...], int]]) -> None:
-        """Post chords as one burst per group of at most ``spare`` distinct unmapped keysyms."""
-        limit = max(1, len(self.keymap.spare))
+        """Post chords as one burst per group of distinct keysyms that fit the temporary keycodes."""
+        limit = max(1, len(self.keymap.spare) + len(self.keymap.temporary))
         groups: list[list[tuple[tuple[int, ...], int]]] = [[]]
         missing: set[int] = set()
         for mods, keysym in plan:
-            if self.keymap.find(keysym) is None and keysym not in missing:
+            if keysym not in missing and self.keymap.missing([keysym]):
                 if len(missing) == limit:
                     groups.append([])
                     missing = set()
                 missing.add(keysym)
             groups[-1].append((mods, keysym))
-        for group in groups:
+        for i, group in enumerate(groups):
             self._gate(app, window)
-            lease = self.keymap.lease(k for _, k in group)
+            keysyms = [k for _, k in group]
+            try:
+                lease = self._lease(keysyms)
+            except NativeError as err:
+                if i == 0:
+                    raise
+                msg = (
+                    "Typed part of the text; the app did not confirm it processed it, so no key was free for the rest."
+                )
+                raise NativeError("text_edit_state_unknown", msg, dispatched=True) from err
             try:
                 strokes = [self._stroke(mods, keysym, lease) for mods, keysym in group]
                 self._post([step for s in strokes for step in self._stroke_steps(s)])
             finally:
                 if lease.bound:
-                    self._settle(window)
-                lease.restore()
+                    self._settle(window, lease)
+
+    def _pinger(self) -> AppPing:
+        if self._ping is None:
+            self._ping = AppPing(self._d.get_display_name())
+        return self._ping
+
+    def _lease(self, keysyms: Sequence[int]) -> Lease:
+        """Temporary keycodes for a burst: first empty those the app has confirmed (see the module
+        docstring), and when too few keycodes are free, wait for the other confirmations."""
+        if self.keymap.temporary:
+            needed = set(self.keymap.missing(keysyms))
+            self._reclaim(keep=needed)
+            short = len(needed - set(self.keymap.temporary.values())) > len(self.keymap.spare)
+            if short:
+                self._reclaim(keep=needed, wait=True)
+        return self.keymap.lease(keysyms)
+
+    def _reclaim(self, *, keep: Collection[int] = (), wait: bool = False) -> None:
+        """Empty the temporary keycodes whose last burst the app confirmed, except those bound to
+        ``keep``. With ``wait``, wait up to ``PING_TIMEOUT_S`` for the missing answers."""
+        ping = self._pinger()
+        deadline = time.monotonic() + (PING_TIMEOUT_S if wait else 0.0)
+        done: list[int] = []
+        for keycode, token in list(self._keys_unconfirmed.items()):
+            if self.keymap.temporary.get(keycode) in keep:
+                continue
+            if ping.answered(token, max(0.0, deadline - time.monotonic())):
+                done.append(keycode)
+        for keycode in done:
+            self._keys_unconfirmed.pop(keycode)
+        self._forget_unused_pings()
+        self.keymap.restore(done)
+
+    def _settle(self, window: int, lease: Lease) -> None:
+        """After a burst with temporary keycodes: ping the app and empty them once it answered."""
+        ping = self._pinger()
+        token = ping.send(window)
+        for keycode in lease.bound.values():
+            self._keys_unconfirmed[keycode] = token
+        if ping.answered(token, PING_TIMEOUT_S):
+            self._input_unconfirmed = False
+            done = [k for k, t in self._keys_unconfirmed.items() if t == token]
+            for keycode in done:
+                del self._keys_unconfirmed[keycode]
+            self.keymap.restore(done)
+        self._forget_unused_pings()
+
+    def _forget_unused_pings(self) -> None:
+        if self._ping is None:
+            return
+        live = set(self._keys_unconfirmed.values())
+        for token in list(self._ping.outstanding):
+            if token not in live:
+                self._ping.forget(token)
+
+    def _confirm_input(self, window: int) -> bool:
+        """Wait until the app has processed the input posted so far (one ping; none when nothing
+        was posted since the last answer). True when it answered now; without an answer in time
+        the caller goes on."""
+        if not self._input_unconfirmed:
+            return False
+        ping = self._pinger()
+        token = ping.send(window)
+        answered = ping.answered(token, PING_TIMEOUT_S)
+        if answered:
+            self._input_unconfirmed = False
+        ping.forget(token)
+        return answered
+
+    def _focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
+        """The focused element once the app processed our earlier input (module docstring).
+
+        GTK 3 marks the newly focused widget FOCUSED only from an idle callback after the event
+        that moved the focus, and the widget that lost it is no longer FOCUSED, so right after a
+        click none may be: then the read is repeated until one is, for up to ``FOCUS_SETTLE_S``.
+        """
+        just_confirmed = self._confirm_input(window)
+        focused = self._focused(app)
+        if focused is not None or not just_confirmed:
+            return focused
+        deadline = time.monotonic() + FOCUS_SETTLE_S
+        while focused is None and time.monotonic() < deadline:
+            focused = self._focused(app)
+        return focused
 
     def _stroke(self, mods: tuple[int, ...], keysym: int, lease: Lease) -> Stroke:
         stroke = self.keymap.stroke(keysym, (), lease)
@@ -657,47 +787,12 @@ class LinuxActor:
         steps.extend(partial(inp.key_up, m) for m in reversed(s.modifiers))
         return steps
 
-    def _settle(self, window: int) -> bool:
-        """Wait until the app has processed everything sent so far (``_NET_WM_PING`` round trip).
-
-        A client resolves keycodes when it processes the events, so temporary keycodes are only
-        restored after this returns. False when the app does not answer pings within the deadline.
-        """
-        protocols = self._d.intern_atom("WM_PROTOCOLS")
-        ping = self._d.intern_atom("_NET_WM_PING")
-        conn = display.Display(self._d.get_display_name())
-        try:
-            root = conn.screen().root
-            root.change_attributes(event_mask=X.SubstructureNotifyMask)
-            conn.sync()
-            stamp = int(time.monotonic() * 1000) & 0x7FFFFFFF
-            from Xlib.protocol import event  # noqa: PLC0415
-
-            msg = event.ClientMessage(window=window, client_type=protocols, data=(32, [ping, stamp, window, 0, 0]))
-            conn.create_resource_object("window", window).send_event(msg, event_mask=0)
-            conn.flush()
-            deadline = time.monotonic() + KEYMAP_SETTLE_S
-            while time.monotonic() < deadline:
-                while conn.pending_events():
-                    ev = conn.next_event()
-                    if ev.type == X.ClientMessage and ev.client_type == protocols:
-                        _fmt, data = ev.data
-                        if data[0] == ping and data[1] == stamp:
-                            return True
-                conn.display.socket.settimeout(None)
-                import select  # noqa: PLC0415
-
-                select.select([conn.fileno()], [], [], max(0.0, deadline - time.monotonic()))
-            return False
-        finally:
-            conn.close()
-
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
         if not text:
             return ActionResult("Nothing to type.", {"route": "none"})
         with self._lock:
             window = self._bind(app)
-            focused = self._focused(app)
+            focused = self._focused_after_input(app, window)
             if focused is not None and self._replace_text(app, focused, text):
                 return ActionResult("Typed.", {"route": "accessible_text"})
             plan = [((), char_keysym(ch)) for ch in text]
