@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -114,11 +114,3 @@ def nothing_held(desktop: Any) -> tuple[tuple[int, ...], set[int]]:
         return buttons, keys
     finally:
         d.close()
-
-
-def executor_fixture(desktop: Any) -> Iterator[LinuxExecutor]:
-    ex = executor_for(desktop)
-    try:
-        yield ex
-    finally:
-        ex.close()

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop import A11yApp, A11yBus, LaunchedApp, VirtualDesktop, cleanup_stale
 
@@ -210,3 +211,19 @@ def launch(desktop: VirtualDesktop, tmp_path: Path) -> Iterator[Launcher]:
 def a11y(desktop: VirtualDesktop) -> Iterator[A11yBus]:
     with desktop.a11y() as bus:
         yield bus
+
+
+@pytest.fixture
+def ex(desktop: VirtualDesktop) -> Iterator[LinuxExecutor]:
+    """A Linux executor on the session desktop, closed after the test."""
+    executor = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+    try:
+        yield executor
+    finally:
+        executor.close()
+
+
+@pytest.fixture
+def executor(ex: LinuxExecutor) -> LinuxExecutor:
+    """The same executor under the name the observation tests use."""
+    return ex

@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
-from _act_support import bind, executor_fixture, named_rect, nothing_held, poll
+from _act_support import bind, named_rect, nothing_held, poll
 from Xlib import display as xdisplay
 
 from deskhand.backends.linux._input import AppPing
 from deskhand.backends.linux._keyboard import char_keysym
-from deskhand.backends.linux.executor import LinuxExecutor
 
 pytestmark = pytest.mark.desktop
-
-
-@pytest.fixture
-def ex(desktop) -> Iterator[LinuxExecutor]:
-    yield from executor_fixture(desktop)
 
 
 @pytest.fixture(params=["gtk", "qt"])

@@ -12,12 +12,11 @@ afterwards (nobody owns it) rather than kept alive by us with nothing in it.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _act_support import bind, executor_fixture, mousepad_env, nothing_held, poll
+from _act_support import bind, mousepad_env, nothing_held, poll
 from Xlib import X
 from Xlib import display as xdisplay
 from Xlib.protocol import request
@@ -31,11 +30,6 @@ pytestmark = pytest.mark.desktop
 
 MOUSEPAD = shutil.which("mousepad")
 EDITABLE_TEXT = "org.a11y.atspi.EditableText"
-
-
-@pytest.fixture
-def ex(desktop) -> Iterator[LinuxExecutor]:
-    yield from executor_fixture(desktop)
 
 
 @pytest.fixture

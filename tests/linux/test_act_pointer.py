@@ -9,20 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _act_support import Bound, bind, executor_fixture, executor_for, named_rect, nothing_held, poll
+from _act_support import Bound, bind, executor_for, named_rect, nothing_held, poll
 from Xlib import display as xdisplay
 
 from conftest import Launcher
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
 from deskhand.desktop import VirtualDesktop
 
 pytestmark = pytest.mark.desktop
-
-
-@pytest.fixture
-def ex(desktop) -> Iterator[LinuxExecutor]:
-    yield from executor_fixture(desktop)
 
 
 TOOLKITS = ["gtk", "qt"]

@@ -6,19 +6,13 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from _act_support import bind, executor_fixture, nothing_held
+from _act_support import bind, nothing_held
 
 from deskhand.backends.linux._clipboard import ClipboardOwner, text_items
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core import scroll as corescroll
 from deskhand.core.errors import NativeError
 
 pytestmark = pytest.mark.desktop
-
-
-@pytest.fixture
-def ex(desktop) -> Iterator[LinuxExecutor]:
-    yield from executor_fixture(desktop)
 
 
 @pytest.fixture(params=["gtk", "qt"])

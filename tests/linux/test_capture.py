@@ -10,7 +10,6 @@ import pytest
 import simplejpeg
 
 from deskhand.backends.linux import _windows
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core import screenshot
 
 pytestmark = pytest.mark.desktop
@@ -21,13 +20,6 @@ QUADRANTS = {
     "bottom_left": (30, 70, 220),
     "bottom_right": (240, 200, 20),
 }
-
-
-@pytest.fixture
-def executor(desktop):
-    ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
-    yield ex
-    ex.close()
 
 
 def canvas_frame(executor, app):

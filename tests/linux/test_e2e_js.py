@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
-from _act_support import bind, executor_for, mousepad_env, named_rect, poll
+from _act_support import bind, mousepad_env, named_rect, poll
 
 from deskhand.backends.linux._a11y_act import A11y, Ref
 from deskhand.backends.linux._atspi import Deadline
@@ -20,15 +19,6 @@ from deskhand.host.result import ImageBlock
 from deskhand.runtime import open_service
 
 pytestmark = pytest.mark.desktop
-
-
-@pytest.fixture
-def ex(desktop) -> Iterator[LinuxExecutor]:
-    executor = executor_for(desktop)
-    try:
-        yield executor
-    finally:
-        executor.close()
 
 
 def run_cells(env: dict[str, str], cells: list[str]) -> list:

@@ -8,17 +8,9 @@ from pathlib import Path
 import pytest
 
 from deskhand.backends.linux import _identity
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
 
 pytestmark = pytest.mark.desktop
-
-
-@pytest.fixture
-def executor(desktop):
-    ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
-    yield ex
-    ex.close()
 
 
 def test_inventory_lists_running_apps_with_identities(launch, executor):

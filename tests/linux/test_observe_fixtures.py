@@ -40,13 +40,6 @@ def start(launch, kit: Toolkit):
     return started(getattr(launch, kit.launcher)())
 
 
-@pytest.fixture
-def executor(desktop):
-    ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
-    yield ex
-    ex.close()
-
-
 def started(fx):
     """The fixture once its window is mapped (it logs ``ready`` from its map handler)."""
     fx.events.wait_for("ready")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import shutil
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,19 +13,11 @@ import pytest
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux._atspi import EDITABLE_TEXT, Call
 from deskhand.backends.linux.executor import LinuxExecutor
-from deskhand.desktop import VirtualDesktop
 
 pytestmark = pytest.mark.desktop
 
 MOUSEPAD = shutil.which("mousepad")
 DOCUMENT = r"\t(g\d+:\d+) text \(settable, string\)"
-
-
-@pytest.fixture
-def executor(desktop: VirtualDesktop) -> Iterator[LinuxExecutor]:
-    ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
-    yield ex
-    ex.close()
 
 
 def state_with(executor: LinuxExecutor, app: RunningApp, pattern: str, timeout_s: float = 20.0) -> str:
