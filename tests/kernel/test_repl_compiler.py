@@ -120,3 +120,17 @@ def test_a_cell_at_the_size_limit_compiles_and_runs() -> None:
     )
     assert not first.is_error, first.text
     assert texts(second) == [js([expected, 0, 6, "s2", "undefined", "t8", "a", 20, 41, -(2 * count), "undefined"])]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "for await (const x of g)\n  f(x)",
+        "outer: inner: for await (var [a, b] of g) {\n  if (a) continue outer\n}",
+        "if (c) for await (x of g) ;\nelse y()",
+    ],
+)
+def test_for_await_keeps_its_lines_and_labels(code: str) -> None:
+    source = compile_cell(code).source
+    assert source.count("\n") == code.count("\n") + 1
+    assert "outer: inner: for await" in source or "outer" not in code

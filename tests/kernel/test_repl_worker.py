@@ -113,6 +113,7 @@ def test_top_level_await_identity_and_const_redeclaration() -> None:
     ]
 
 
+ENDED = "This JavaScript cell has ended; await every Computer Use operation."
 ABSENT = "(() => { try { %s; return 'BOUND' } catch { return 'ABSENT' } })()"
 
 
@@ -254,8 +255,47 @@ def test_native_await_continuations_of_an_ended_cell_cannot_invoke() -> None:
     )
     assert not any(r.is_error for r in results), [r.text for r in results]
     assert caller.calls == [("click", {"n": 1}), ("click", {"n": 2})]
-    ended = "This JavaScript cell has ended; await every Computer Use operation."
-    assert texts(results[1]) == [js([ended, ended])]
+    assert texts(results[1]) == [js([ENDED, ENDED])]
+
+
+def test_for_await_loops_of_an_ended_cell_cannot_invoke() -> None:
+    # The generator is started in cell 1 and keeps yielding while cell 2 runs; the loop body,
+    # and the code after a loop left by break or by a throw, still belong to cell 1.
+    caller = FakeCaller()
+    results = session_run(
+        caller,
+        "let release; const gate = new Promise(resolve => { release = resolve }); const log = []\n"
+        "async function* ticks(n) { await gate; for (let i = 0; i < n; i++) yield i }\n"
+        "const click = (x) => cua.computer.click({app: 'Fixture', x, y: 1}).catch(e => log.push(e.message))\n"
+        "async function body() { for await (const i of ticks(2)) await click(i) }\n"
+        "async function inline() { for await (const i of ticks(1)) log.push(await __cuInvoke('click', {i}).catch(e => e.message)) }\n"
+        "async function broken() { out: for await (const i of ticks(3)) { if (i === 1) break out } await click(10) }\n"
+        "async function thrown() { try { for await (const i of ticks(3)) throw i } catch (e) { await click(20) } }\n"
+        "const running = Promise.all([body(), inline(), broken(), thrown()])",
+        "release(); await running; nodeRepl.write(log)",
+    )
+    assert not any(r.is_error for r in results), [r.text for r in results]
+    assert caller.calls == []
+    assert texts(results[1]) == [js([ENDED] * 5)]
+
+
+def test_for_await_in_the_current_cell_dispatches() -> None:
+    caller = FakeCaller()
+    results = session_run(
+        caller,
+        "async function* ticks(n) { for (let i = 0; i < n; i++) { await Promise.resolve(); yield i } }\n"
+        "const seen = []\n"
+        "for await (const i of ticks(2)) await cua.computer.click({app: 'Fixture', x: i, y: 0})\n"
+        "outer: for (const row of [1, 2]) { for await (const i of ticks(3)) { if (i === 1) continue outer; seen.push([row, i]) } }\n"
+        "for await (var v of [Promise.resolve(5), 6]) { if (v === 6) break }\n"
+        "try { for await (const i of ticks(3)) throw new Error('stop ' + i) } catch (e) { seen.push(e.message) }\n"
+        "await __cuInvoke('click', {after: v})\n"
+        "async function later() { for await (const i of ticks(1)) await __cuInvoke('click', {later: i}) }",
+        "await later(); nodeRepl.write([seen, v])",
+    )
+    assert not any(r.is_error for r in results), [r.text for r in results]
+    assert [args.get("x", args) for _, args in caller.calls] == [0, 1, {"after": 6}, {"later": 0}]
+    assert texts(results[1]) == [js([[[1, 0], [2, 0], "stop 0"], 6])]
 
 
 def test_concurrent_cells_are_rejected_without_queueing() -> None:

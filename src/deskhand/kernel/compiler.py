@@ -10,7 +10,8 @@ runtime (``js/runtime.js``) calls with its binding registry (``__dh$r``) and cel
 * every free identifier (bound by no local scope) reads and writes through the registry,
   ``typeof free`` is a safe lookup, and callees and tags keep an undefined ``this``;
 * ``var`` and ``function`` bindings get "reached" markers for the failed-cell commit rule;
-* every ``await`` resumes in the cell it was suspended in (section 5.2, late calls);
+* every ``await``, and every ``for await`` body and the code after it, resumes in the cell it
+  was suspended in (section 5.2, late calls);
 * ``import``/``export``/``import()``/``import.meta`` and syntax errors fail before anything runs.
 
 Edits never add newlines, so line numbers in stack traces match the user's code. This module
@@ -315,8 +316,8 @@ class _Compiler:
             return
         self.insert(node.start_byte, f"{RESERVED_PREFIX}k.r(", 1)
         self.insert(argument.start_byte, f"{RESERVED_PREFIX}k.s({RESERVED_PREFIX}k.x(), ", 1)
-        self.insert(node.end_byte, "))", 0)
         self.visit_children(node)
+        self.insert(node.end_byte, "))", 0)
 
     def unary(self, node: tree_sitter.Node) -> None:
         arg = node.child_by_field_name("argument")
@@ -449,6 +450,34 @@ class _Compiler:
         self.scopes.pop()
 
     def for_loop(self, node: tree_sitter.Node) -> None:
+        if node.type == "for_in_statement" and any(child.type == "await" for child in node.children):
+            self.for_await(node)
+            return
+        self.for_loop_scope(node)
+
+    def for_await(self, node: tree_sitter.Node) -> None:
+        # Each iteration and the code after the loop resume from native awaits (next(), and
+        # return() when the loop is left early) that no Promise hook sees. Like await_, they
+        # restore the cell the loop started in: the body on entry, everything after the loop in
+        # a finally. The label stays on the loop, so break and continue keep their targets.
+        outer = node
+        while outer.parent is not None and outer.parent.type == "labeled_statement":
+            outer = outer.parent
+        cell = f"{RESERVED_PREFIX}c"
+        restore = f"{RESERVED_PREFIX}k.e({cell});"
+        self.insert(outer.start_byte, f"{{const {cell}={RESERVED_PREFIX}k.x();try{{", 1)
+        body = node.child_by_field_name("body")
+        block = body is not None and body.type == "statement_block"
+        if body is not None and block:
+            self.insert(body.start_byte + 1, restore, 1)
+        elif body is not None:
+            self.insert(body.start_byte, "{" + restore, 1)
+        self.for_loop_scope(node)
+        if body is not None and not block:
+            self.insert(body.end_byte, "}", 0)
+        self.insert(outer.end_byte, f"}}finally{{{restore}}}}}", 0)
+
+    def for_loop_scope(self, node: tree_sitter.Node) -> None:
         scope = _Scope()
         self.scopes.append(scope)
         kind = _field_text(node, "kind") if node.type == "for_in_statement" else None
@@ -486,7 +515,9 @@ class _Compiler:
                 self.insert(body.start_byte + 1, marks, 1)
             else:
                 self.insert(body.start_byte, "{" + marks, 1)
-                self.insert(body.end_byte, "}", 0)
+                self.visit(body)
+                self.insert(body.end_byte, "}", 0)  # after the body's own closing edits
+                return
         self.visit(body)
 
 

@@ -118,6 +118,8 @@
       x: current,
       s: suspend,
       r: resume,
+      // e: a for await body, or the code after the loop, re-enters the cell the loop started in
+      e: enter,
       c: lookup,
       t: typeOf,
     });
@@ -159,6 +161,10 @@
     context = box.ctx;
     if (!box.ok) throw box.v;
     return box.v;
+  }
+
+  function enter(ctx) {
+    context = ctx;
   }
 
   function wrap(fn, ctx) {
