@@ -11,6 +11,7 @@ from deskhand.core.axtree.text import (
     base_role_text,
     display_value,
     display_window_title,
+    match_secondary_action,
     pretty_action_name,
     sanitize,
     traits,
@@ -75,6 +76,34 @@ class TestSecondaryActions:
     def test_scroll_area_with_only_horizontal_page_actions_keeps_them(self) -> None:
         actions = ("AXScrollLeftByPage", "AXScrollRightByPage")
         assert visible_actions(Element("AXScrollArea", actions=actions)) == ["Scroll Left", "Scroll Right"]
+
+
+class TestSecondaryActionMatcher:
+    """6.8: exact raw names first, then the matcher's pretty form, case-insensitively."""
+
+    NAMES = ("Toggle", "AXExpandOrContract", "AXScrollDownByPage", "AXZoomWindow", "Set Focus")
+
+    @pytest.mark.parametrize(
+        ("requested", "index"),
+        [
+            ("toggle", 0),
+            ("AXEXPANDORCONTRACT", 1),
+            ("expand or contract", 1),
+            ("Scroll Down", 2),
+            ("axscrolldownbypage", 2),
+            ("Zoom Window", 3),
+            (" set focus ", 4),
+        ],
+    )
+    def test_matches(self, requested: str, index: int) -> None:
+        assert match_secondary_action(requested, self.NAMES) == index
+
+    @pytest.mark.parametrize("requested", ["zoom the window", "Scroll Down By Page", "Expand", ""])
+    def test_no_match(self, requested: str) -> None:
+        assert match_secondary_action(requested, self.NAMES) is None
+
+    def test_raw_match_wins_over_an_earlier_pretty_match(self) -> None:
+        assert match_secondary_action("press", ("AXPress", "Press")) == 1
 
 
 class TestRoleText:

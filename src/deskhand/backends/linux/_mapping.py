@@ -8,6 +8,15 @@ nodes (state SHOWING) become elements; hidden subtrees such as closed menus are 
 The locator step of an element is its AT-SPI role number plus its object path: paths are the
 toolkit's own object ids (stable while the object lives), so an element keeps its handle when
 siblings are inserted before it, and a recreated object never inherits an old handle.
+
+Scroll areas. AT-SPI scroll panes expose no page actions, so a scroll area that shows a scroll
+bar gets the contract's page-scroll actions (``AXScrollUpByPage``/``AXScrollDownByPage`` for a
+vertical bar, ``AXScrollLeftByPage``/``AXScrollRightByPage`` for a horizontal one; the actor
+performs them by moving that bar one page). A scroll area is a scroll pane (GTK) or a filler
+holding a viewport next to its scroll bars, each bar directly or in a filler of its own (Qt's
+``QAbstractScrollArea``, which has no AT-SPI role of its own). The Qt filler is mapped as the
+scroll pane it is: it reads "scroll pane" like GTK's, and the contract's rule for scroll areas
+(one with vertical page actions shows no horizontal ones) applies to both toolkits alike.
 """
 
 from __future__ import annotations
@@ -185,15 +194,23 @@ EDITABLE: Final = 1 << 7
 ENABLED: Final = 1 << 8
 EXPANDED: Final = 1 << 10
 FOCUSED: Final = 1 << 12
+HORIZONTAL: Final = 1 << 14
 MULTI_LINE: Final = 1 << 17
 PRESSED: Final = 1 << 20
 SELECTED: Final = 1 << 23
 SENSITIVE: Final = 1 << 24
+VERTICAL: Final = 1 << 29
 READ_ONLY: Final = 1 << 43
 
 _BOOLEAN_ROLES: Final = frozenset({7, 8, 44, 45, 62})
 _FLOAT_SETTABLE_ROLES: Final = frozenset({15, 48, 51, 52})
 _ROW_CHILD_ROLES: Final = frozenset({32, 90, 91})
+ROLE_FILLER: Final = 20
+ROLE_SCROLL_BAR: Final = 48
+ROLE_SCROLL_PANE: Final = 49
+#: Page-scroll actions a scroll area gets per axis of its shown scroll bars (contract 6.8 names).
+VERTICAL_PAGE_ACTIONS: Final = ("AXScrollUpByPage", "AXScrollDownByPage")
+HORIZONTAL_PAGE_ACTIONS: Final = ("AXScrollLeftByPage", "AXScrollRightByPage")
 
 #: AT-SPI action names → the contract's AX names (the renderer hides AXPress and friends).
 ACTION_NAMES: Final[dict[str, str]] = {
@@ -239,7 +256,8 @@ def _map(snap: Snapshot, path: str, focused: list[Element], depth: int) -> Eleme
     if node is None or not node.showing:
         return None
     parent = snap.nodes.get(node.parent)
-    el = element(node, snap.bus, parent_role=parent.role if parent else None)
+    axes = scroll_axes(snap, node)
+    el = element(node, snap.bus, parent_role=parent.role if parent else None, scroll_axes=axes)
     if node.states & FOCUSED:
         focused.append(el)
     for child in node.children:
@@ -253,12 +271,19 @@ def _map(snap: Snapshot, path: str, focused: list[Element], depth: int) -> Eleme
     return el
 
 
-def element(node: Node, bus: str, *, parent_role: int | None = None) -> Element:
-    """One element from one node (children are added by the caller)."""
-    ax = _ax_role(node, parent_role)
+def element(
+    node: Node, bus: str, *, parent_role: int | None = None, scroll_axes: tuple[bool, bool] | None = None
+) -> Element:
+    """One element from one node (children are added by the caller).
+
+    ``scroll_axes``: (vertical, horizontal) scroll bars shown when the node is a scroll area
+    (``scroll_axes()``); None otherwise.
+    """
+    ax = "AXScrollArea" if scroll_axes is not None else _ax_role(node, parent_role)
+    scroll_pane = scroll_axes is not None or node.role == ROLE_SCROLL_PANE
     el = Element(
         role=ax,
-        role_description=ROLE_NAMES.get(node.role, "unknown"),
+        role_description=ROLE_NAMES[ROLE_SCROLL_PANE] if scroll_pane else ROLE_NAMES.get(node.role, "unknown"),
         title=node.name or None,
         description=node.description or None,
         identifier=node.accessible_id or None,
@@ -273,11 +298,55 @@ def element(node: Node, bus: str, *, parent_role: int | None = None) -> Element:
     el.value = _value(node, ax)
     el.settable = _settable(node)
     el.actions = _actions(node.actions)
+    if scroll_axes is not None:
+        vertical, horizontal = scroll_axes
+        pages = (VERTICAL_PAGE_ACTIONS if vertical else ()) + (HORIZONTAL_PAGE_ACTIONS if horizontal else ())
+        el.actions += tuple(a for a in pages if a not in el.actions)
     if node.selection is not None and node.text is not None:
         start, end = node.selection
         el.selected_text = node.text[start:end]
     el.ref = AtspiRef(bus, node.path, node.role, node.interfaces, node.actions)
     return el
+
+
+def scroll_axes(snap: Snapshot, node: Node) -> tuple[bool, bool] | None:
+    """(vertical, horizontal): which scroll bars a scroll area shows; None when it is none.
+
+    A scroll pane always is one. A filler is one when it holds a shown scroll bar (directly or in
+    a filler of its own) and a viewport (any other shown child): Qt's bar container, a filler
+    with only its bar, is not.
+    """
+    if node.role not in (ROLE_SCROLL_PANE, ROLE_FILLER):
+        return None
+    bars: list[Node] = []
+    viewport = False
+    for child in _shown(snap, node.children):
+        if child.role == ROLE_SCROLL_BAR:
+            bars.append(child)
+            continue
+        inner = (
+            [g for g in _shown(snap, child.children) if g.role == ROLE_SCROLL_BAR] if child.role == ROLE_FILLER else []
+        )
+        if inner:
+            bars.extend(inner)
+        else:
+            viewport = True
+    if node.role == ROLE_FILLER and not (bars and viewport):
+        return None
+    vertical = any(_bar_is_vertical(b) for b in bars)
+    horizontal = any(not _bar_is_vertical(b) for b in bars)
+    return vertical, horizontal
+
+
+def _shown(snap: Snapshot, paths: list[str]) -> list[Node]:
+    return [n for p in paths if (n := snap.nodes.get(p)) is not None and n.showing]
+
+
+def _bar_is_vertical(bar: Node) -> bool:
+    """The bar's orientation state; without one, taller than wide."""
+    if bar.states & (VERTICAL | HORIZONTAL):
+        return bool(bar.states & VERTICAL)
+    return bar.extents is not None and bar.extents[3] > bar.extents[2]
 
 
 def _ax_role(node: Node, parent_role: int | None) -> str:

@@ -66,10 +66,12 @@ from deskhand.backends.linux._atspi import Call, Deadline, Failed
 from deskhand.backends.linux._grabs import GrabProbe, ReplayWaiter, ancestors
 from deskhand.backends.linux._input import AppPing, PointerState, XInput
 from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
+from deskhand.backends.linux._mapping import ACTION_NAMES
 from deskhand.core import keys as corekeys
 from deskhand.core import pointer as corepointer
 from deskhand.core import screenshot, textmatch
 from deskhand.core import scroll as corescroll
+from deskhand.core.axtree.text import match_secondary_action
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point, Rect
 
@@ -534,7 +536,7 @@ class LinuxActor:
         return Rect(-origin.x, -origin.y, geo.width, geo.height)
 
     def _scroll_by_value(
-        self, app: RunningApp, ref: Ref, direction: Direction, delta: corescroll.ScrollDelta
+        self, app: RunningApp, ref: Ref, direction: Direction, delta: corescroll.ScrollDelta, *, hops: int = 3
     ) -> ActionResult | None:
         """Pixel-exact: move the scroll pane's bar by the delta through its AT-SPI Value.
 
@@ -545,7 +547,7 @@ class LinuxActor:
         """
         a11y = self.a11y
         vertical = direction in ("up", "down")
-        found = self._scroll_bar(ref, vertical)
+        found = self._scroll_bar(ref, vertical, hops)
         if found is None:
             return None
         bar, witness = found
@@ -575,8 +577,9 @@ class LinuxActor:
             {"route": "scroll_bar_value", "requested": [delta.dx, delta.dy], "achieved": [dx, dy], "exact": exact},
         )
 
-    def _scroll_bar(self, ref: Ref, vertical: bool) -> tuple[Ref, Ref | None] | None:
-        """The scroll bar along the axis of ``ref`` or its nearest scrolling ancestor, and a witness.
+    def _scroll_bar(self, ref: Ref, vertical: bool, hops: int = 3) -> tuple[Ref, Ref | None] | None:
+        """The scroll bar along the axis of ``ref`` or its nearest scrolling ancestor (``ref`` and
+        up to ``hops - 1`` ancestors), and a witness.
 
         A GTK scroll pane holds its bars as children. A Qt scroll area (a filler) holds three
         fillers: the viewport with the content, and one around each bar. The witness is ``None``
@@ -585,7 +588,7 @@ class LinuxActor:
         """
         a11y = self.a11y
         node: Ref | None = ref
-        for _ in range(3):
+        for _ in range(hops):
             if node is None:
                 return None
             pane = a11y.role(node) == ROLE_SCROLL_PANE
@@ -946,28 +949,75 @@ class LinuxActor:
             raise _not_dispatched("not_settable", "The element's value cannot be set.")
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
+        """Perform an element's action by the name the state text shows or by a raw name (6.8).
+
+        The raw names on Linux are the element's AT-SPI action names ("Toggle", "Expand or
+        contract"), their contract names (``_mapping.ACTION_NAMES``: ``AXPress``,
+        ``AXExpandOrContract``, ``AXIncrement``, ...) and the page-scroll actions the element was
+        observed with (``_mapping`` gives them to scroll areas). The core's matcher picks one:
+        exact raw names first, then their matcher forms, case-insensitively. Nothing is sent for a
+        name that matches none (``invalid_action``). A page scroll moves the element's own scroll
+        bar by a page (``_page_scroll``); any other action is AT-SPI ``DoAction``. A failure after
+        the identity check is ``ax_failed`` and is not replayed.
+        """
         with self._lock:
-            _el, ref = self._ref(app, element)
-            names = self.a11y.actions(ref)
-            wanted = action.strip().lower()
-            index = next((i for i, n in enumerate(names) if n.lower() == wanted), None)
-            if index is None:
-                index = next((i for i, n in enumerate(names) if _pretty(n).lower() == wanted), None)
-            if index is None:
+            el, ref = self._ref(app, element)
+            native = self.a11y.actions(ref)
+            choices: list[tuple[str, int | str]] = [(name, i) for i, name in enumerate(native)]
+            for i, name in enumerate(native):
+                mapped = ACTION_NAMES.get(name.strip().lower())
+                if mapped is not None:
+                    choices.append((mapped, i))
+            choices += [(name, name) for name in el.actions if name in corescroll.PAGE_SCROLL_ACTIONS]
+            chosen = match_secondary_action(action, [name for name, _ in choices])
+            if chosen is None:
                 raise _not_dispatched("invalid_action", f"{action} is not a valid secondary action for {element}")
-            self._x.verify_identity(app)
-            if not self.a11y.do_action(ref, index):
-                raise NativeError("ax_failed", f"The app did not perform {names[index]}.", dispatched=None)
-            return ActionResult("Performed.", {"action": names[index]})
+            raw, target = choices[chosen]
+            if isinstance(target, str):
+                result = self._page_scroll(app, ref, el.frame, target)
+            else:
+                self._x.verify_identity(app)
+                if not self.a11y.do_action(ref, target):
+                    raise NativeError("ax_failed", f"The app did not perform {raw}.", dispatched=None)
+                result = ActionResult("Performed.", {"action": raw})
+            self._x.mark_mutation(app)
+            return result
 
+    def _page_scroll(self, app: RunningApp, ref: Ref, frame: Rect | None, raw: str) -> ActionResult:
+        """A page-scroll action: the element's own scroll bar along the axis moves by one page.
 
-def _pretty(raw: str) -> str:
-    """A raw action name as the state text shows it: strip ``AX``, drop ``ByPage``, split words."""
-    name = raw[2:] if raw.startswith("AX") else raw
-    name = name.replace("ByPage", "")
-    out: list[str] = []
-    for ch in name.replace("_", " ").replace("-", " "):
-        if ch.isupper() and out and out[-1] != " ":
-            out.append(" ")
-        out.append(ch)
-    return "".join(out).strip()
+        macOS presses the bar's page button (``PAGE_SCROLL_ACTIONS``); AT-SPI bars have no page
+        buttons, so the bar's Value moves by what a page button moves it: the scroll area's
+        visible extent along the axis, read from its viewport (GTK's adjustment page size and
+        Qt's page step equal it; neither is exposed, and ``Value.MinimumIncrement`` is a step,
+        not a page). The result reports the requested and achieved deltas as ``scroll`` does.
+        Only when the element has no such bar (or no viewport) now does it fall back to scrolling
+        the element itself by one page with the wheel at its centre.
+        """
+        direction = corescroll.PAGE_SCROLL_ACTIONS[raw].direction
+        vertical = direction in ("up", "down")
+        extent = self._visible_extent(ref, vertical)
+        if extent is not None:
+            delta = corescroll.scroll_delta(direction, 1.0, extent)
+            done = self._scroll_by_value(app, ref, direction, delta, hops=1)
+            if done is not None:
+                return ActionResult(done.text, {"action": raw, **done.structured})
+        if frame is None:
+            raise _not_dispatched("no_action", "The element has no scroll bar and no frame to scroll.")
+        done = self._scroll_wheel(app, corescroll.plan_indexed(direction, 1.0, frame), direction)
+        return ActionResult(done.text, {"action": raw, **done.structured})
+
+    def _visible_extent(self, ref: Ref, vertical: bool) -> int | None:
+        """The height (or width) of a scroll area's viewport: its first child with a frame that is
+        neither a scroll bar nor a filler around one (Qt's bar containers)."""
+        a11y = self.a11y
+        for child in a11y.children(ref):
+            role = a11y.role(child)
+            if role == ROLE_SCROLL_BAR:
+                continue
+            if role == ROLE_FILLER and any(a11y.role(g) == ROLE_SCROLL_BAR for g in a11y.children(child)):
+                continue
+            ext = a11y.extents(child)
+            if ext is not None and ext[2] > 0 and ext[3] > 0:
+                return ext[3] if vertical else ext[2]
+        return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import Final
 
 from deskhand.core.axtree.model import Element
@@ -36,6 +37,7 @@ FIXED_ROLE_TEXT: Final = {"AXRow": "row", "AXGroup": "container", "AXMenuBarItem
 DEFAULT_ROLE_TEXT: Final = {"AXStaticText": "text"}
 
 _CAMEL_BREAK = re.compile(r"(?<=.)(?=[A-Z])")
+_MATCHER_BREAK = re.compile(r"(?<=\S)(?=[A-Z])")
 
 
 def sanitize(text: str) -> str:
@@ -71,6 +73,31 @@ def pretty_action_name(raw: str) -> str:
     if raw == "AXZoomWindow":
         return "zoom the window"
     return split_camel_case(strip_ax(raw).replace("ByPage", ""))
+
+
+def matcher_action_name(raw: str) -> str:
+    """A raw action's form for the secondary-action matcher (6.8): strip ``AX``, drop ``ByPage``,
+    split camelCase.
+
+    Unlike ``pretty_action_name``, ``AXZoomWindow`` stays "Zoom Window": the contract keeps that
+    mismatch between the tree and the matcher. A raw name that already has spaces ("Expand or
+    contract", an AT-SPI name) gets no second space before its capitals.
+    """
+    return _MATCHER_BREAK.sub(" ", strip_ax(raw).replace("ByPage", ""))
+
+
+def match_secondary_action(requested: str, raw_names: Sequence[str]) -> int | None:
+    """The index in ``raw_names`` that ``requested`` names, or None (then ``invalid_action``).
+
+    First a case-insensitive exact match against the raw names, then against each raw name's
+    matcher form (``matcher_action_name``), both in order; the request is trimmed. Hidden actions
+    are raw names too: what the state text hides can still be performed by name.
+    """
+    wanted = requested.strip().lower()
+    for i, raw in enumerate(raw_names):
+        if raw.lower() == wanted:
+            return i
+    return next((i for i, raw in enumerate(raw_names) if matcher_action_name(raw).lower() == wanted), None)
 
 
 def visible_actions(element: Element) -> list[str]:
