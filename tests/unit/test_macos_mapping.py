@@ -13,13 +13,12 @@ from deskhand.backends.macos._mapping import (
     child_refs,
     element_from,
     locator_step,
-    match_action,
-    pretty_action,
     value_of,
     walk,
 )
 from deskhand.core.axtree.model import AppTree, WindowTree
 from deskhand.core.axtree.observer import Observer
+from deskhand.core.axtree.text import match_secondary_action
 from deskhand.core.geometry import Rect
 
 
@@ -133,11 +132,10 @@ def test_walked_tree_renders_through_the_core_observer() -> None:
 
 def test_secondary_action_matching() -> None:
     names = ("AXRaise", "AXScrollDownByPage", "AXZoomWindow")
-    assert pretty_action("AXScrollDownByPage") == "Scroll Down"
-    assert match_action("axraise", names) == "AXRaise"
-    assert match_action("scroll down", names) == "AXScrollDownByPage"
-    assert match_action("Zoom Window", names) == "AXZoomWindow"
-    assert match_action("zoom the window", names) is None
+    assert match_secondary_action("axraise", names) == 0
+    assert match_secondary_action("scroll down", names) == 1
+    assert match_secondary_action("Zoom Window", names) == 2
+    assert match_secondary_action("zoom the window", names) is None
 
 
 @pytest.mark.parametrize(

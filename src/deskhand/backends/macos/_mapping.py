@@ -16,7 +16,7 @@ compare by ``==`` (CFEqual in pyobjc); they are never hashed here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -221,23 +221,3 @@ def walk(
             kids.append((kid, got))
         stack.extend((kid, got, depth + 1) for kid, got in reversed(kids))
     return result
-
-
-def pretty_action(raw: str) -> str:
-    """A raw action's matcher form (6.8): strip ``AX``, drop ``ByPage``, split camelCase."""
-    name = (raw[2:] if raw.startswith("AX") else raw).replace("ByPage", "")
-    out: list[str] = []
-    for ch in name:
-        if ch.isupper() and out and out[-1] != " ":
-            out.append(" ")
-        out.append(ch)
-    return "".join(out).strip()
-
-
-def match_action(requested: str, names: Sequence[str]) -> str | None:
-    """Exact case-insensitive raw name first, then the pretty form (6.8)."""
-    wanted = requested.strip().lower()
-    for raw in names:
-        if raw.lower() == wanted:
-            return raw
-    return next((raw for raw in names if pretty_action(raw).lower() == wanted), None)

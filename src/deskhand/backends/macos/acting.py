@@ -17,12 +17,13 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
-from deskhand.backends.macos import _ax, _axerrors, _events, _keylayout, _mapping, _quartz_input, _tis
+from deskhand.backends.macos import _ax, _axerrors, _events, _keylayout, _quartz_input, _tis
 from deskhand.backends.macos._windows import CGWindow, bind_at_point
 from deskhand.core import keys as corekeys
 from deskhand.core import pointer as corepointer
 from deskhand.core import scroll as corescroll
 from deskhand.core import textchunks, textmatch
+from deskhand.core.axtree.text import match_secondary_action
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point
 from deskhand.core.paste import PastePayload, PasteTransaction
@@ -236,9 +237,11 @@ class MacActor:
         with self._lock:
             ref = self._x.element(app, element).ref
             raw = _ax.read(ref)
-            chosen = _mapping.match_action(action, raw.actions if raw else ())
-            if chosen is None:
+            names = raw.actions if raw else ()
+            index = match_secondary_action(action, names)
+            if index is None:
                 raise _refused("invalid_action", f"{action} is not a valid secondary action for {element}")
+            chosen = names[index]
             self._x.verify_identity(app)
             target, performed = self._page_button(app, ref, chosen) or (ref, chosen)
             _axerrors.check(_ax.perform(target, performed), performed, dispatched=None)
