@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -186,3 +188,97 @@ def test_killed_workers_are_reaped_once_by_asyncio(caplog: pytest.LogCaptureFixt
         pids = run(go())
     assert len(set(pids)) == 20
     assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
+
+
+def _home(pid: int) -> Path:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return Path(dict(item.decode().split("=", 1) for item in raw if item)["HOME"])
+
+
+def _children() -> set[int]:
+    """Our live child processes, from /proc (the workers are direct children)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == os.getpid():
+            found.add(int(stat.parent.name))
+    return found
+
+
+def test_the_spare_worker_after_reset_is_private_and_has_no_bindings() -> None:
+    async def go() -> tuple[int, Path, int | None, Path, str, list[str]]:
+        session = KernelSession(FakeCaller())
+        try:
+            await session.run("let x = 1; const app = await cua.getApp('Fixture')")
+            first = session.worker_pid
+            assert first is not None and session.spare_pid is None
+            first_home = _home(first)
+            await session.reset()
+            spare = session.spare_pid
+            assert spare is not None and spare != first
+            result = await session.run("nodeRepl.write([typeof x, typeof app])")
+            assert session.worker_pid == spare and session.spare_pid is None
+            limits = Path(f"/proc/{spare}/limits").read_text()
+            return first, first_home, spare, _home(spare), limits, texts(result)
+        finally:
+            await session.close()
+
+    first, first_home, spare, spare_home, limits, written = run(go())
+    assert written == ['["undefined","undefined"]']
+    assert spare_home != first_home and not first_home.exists() and not spare_home.exists()
+    assert not Path(f"/proc/{first}").exists() and not Path(f"/proc/{spare}").exists()
+    assert next(line for line in limits.splitlines() if line.startswith("Max file size")).split()[3] == "0"
+    assert next(line for line in limits.splitlines() if line.startswith("Max processes")).split()[2] == "0"
+
+
+def test_close_ends_the_spare_worker_and_removes_its_directory() -> None:
+    async def go() -> tuple[int, Path, bool]:
+        session = KernelSession(FakeCaller())
+        await session.run("1")
+        await session.reset()
+        spare = session.spare_pid
+        assert spare is not None
+        directory = _home(spare)
+        existed = directory.is_dir()
+        await session.close()
+        assert session.spare_pid is None and session.worker_pid is None
+        return spare, directory, existed
+
+    spare, directory, existed = run(go())
+    assert existed
+    assert not Path(f"/proc/{spare}").exists()
+    assert not directory.exists()
+
+
+def test_close_right_after_a_discard_leaves_no_worker_and_no_directory() -> None:
+    caller = FakeCaller()
+    caller.hold = {"click"}
+    temp = Path(tempfile.gettempdir())
+
+    async def go() -> tuple[set[int], set[Path]]:
+        caller.gate, caller.entered = asyncio.Event(), asyncio.Event()
+        before = set(temp.glob("deskhand-js-*"))
+        session = KernelSession(FakeCaller())
+        held = KernelSession(caller)
+        try:
+            await session.run("1")
+            await held.run("1")
+            # one session closes while its spare is still starting, the other in the middle of a cell
+            await asyncio.gather(session.reset(), session.close())
+            running = asyncio.ensure_future(held.run("await __cuInvoke('click', {})"))
+            await caller.entered.wait()
+            closing = asyncio.ensure_future(held.close())
+            caller.gate.set()
+            await closing
+            assert (await running).is_error
+        finally:
+            await session.close()
+            await held.close()
+        return _children(), set(temp.glob("deskhand-js-*")) - before
+
+    children, directories = run(go())
+    assert children == set()
+    assert directories == set()

@@ -5,7 +5,9 @@ runs one cell at a time in a worker process (:mod:`deskhand.kernel.worker`), for
 cell's native calls to a :class:`ToolCaller` one at a time, and enforces the per-cell limits.
 Timeout, cancellation, reset and every protocol or limit violation end the cell with the
 contract's text, let the one in-flight native call finish, start nothing queued, kill the
-worker and discard its bindings; the next cell gets a fresh worker.
+worker and discard its bindings; the next cell gets a fresh worker. A spare worker, started
+in the background once a worker is discarded, has run no cell (so it holds no bindings) and
+becomes that fresh worker, so the first cell after a reset does not wait for a start.
 """
 
 from __future__ import annotations
@@ -143,6 +145,10 @@ class KernelSession:
         self.target = target or _default_target(caller)
         self.limits = limits or KernelLimits()
         self._kernel: _Kernel | None = None
+        #: Started after a worker is discarded; it has run no cell and becomes the next worker.
+        self._spare: _Kernel | None = None
+        self._spawning: asyncio.Task[None] | None = None
+        self._closing = False
         self._cell: _Cell | None = None
         self._queue = asyncio.Lock()
         self._epoch = 0
@@ -158,6 +164,10 @@ class KernelSession:
     @property
     def worker_pid(self) -> int | None:
         return self._kernel.worker.pid if self._kernel is not None else None
+
+    @property
+    def spare_pid(self) -> int | None:
+        return self._spare.worker.pid if self._spare is not None else None
 
     # -- public API --------------------------------------------------------------------
     async def run(self, code: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, queue: bool = True) -> CellResult:
@@ -193,17 +203,29 @@ class KernelSession:
         if cell is not None:
             await cell.result
         await self._settle_reaping()
+        if self._spawning is not None:
+            await asyncio.shield(self._spawning)  # the spare's process exists when reset returns
         return CellResult((TextBlock(RESET_DONE),))
 
     async def close(self) -> None:
-        """Stop everything and wait until the worker is gone and its directory removed."""
+        """Stop everything and wait until every worker, the spare too, is gone and its directory removed."""
         self._epoch += 1
-        cell = self._cell
-        if cell is not None:
-            self._finish(cell, RESET_ACTIVE, invalidate=True)
-            await cell.result
-        self._discard()
-        await self._settle_reaping()
+        self._closing = True
+        try:
+            cell = self._cell
+            if cell is not None:
+                self._finish(cell, RESET_ACTIVE, invalidate=True)
+                await cell.result
+            async with self._queue:  # a cell still starting its worker has installed it
+                self._discard()
+                if self._spawning is not None:
+                    await asyncio.shield(self._spawning)
+                spare, self._spare = self._spare, None
+                if spare is not None:
+                    self._dispose(spare)
+                await self._settle_reaping()
+        finally:
+            self._closing = False
 
     # -- cells -------------------------------------------------------------------------
     async def _run(self, code: str, timeout_s: float) -> CellResult:
@@ -301,11 +323,19 @@ class KernelSession:
     async def _start(self) -> _Kernel:
         if self._kernel is not None:
             return self._kernel
+        if self._spawning is not None:
+            await asyncio.shield(self._spawning)
+        kernel, self._spare = self._spare, None
+        if kernel is None:
+            kernel = await self._launch()
+        self._kernel = kernel
+        return kernel
+
+    async def _launch(self) -> _Kernel:
         worker = await WorkerProcess.spawn()
         loop = asyncio.get_running_loop()
         kernel = _Kernel(worker, loop.create_future())
         kernel.ready.add_done_callback(lambda f: f.cancelled() or f.exception())
-        self._kernel = kernel
         kernel.tasks = [
             loop.create_task(self._read(kernel)),
             loop.create_task(worker.drain_stderr()),
@@ -372,6 +402,10 @@ class KernelSession:
     def _failed(self, kernel: _Kernel, text: str) -> None:
         if not kernel.ready.done():
             kernel.ready.set_exception(RuntimeError(text))
+        if kernel is self._spare:  # it held no bindings: nothing to report
+            self._spare = None
+            self._dispose(kernel)
+            return
         if self._kernel is not kernel:
             return
         cell = self._cell
@@ -385,6 +419,20 @@ class KernelSession:
         kernel, self._kernel = self._kernel, None
         if kernel is None:
             return
+        self._dispose(kernel)
+        if not self._closing and self._spare is None and self._spawning is None:
+            self._spawning = asyncio.get_running_loop().create_task(self._prepare_spare())
+
+    async def _prepare_spare(self) -> None:
+        try:
+            spare = await self._launch()
+        except (OSError, RuntimeError):
+            return  # the next cell starts its own worker and reports why that fails
+        finally:
+            self._spawning = None
+        self._spare = spare
+
+    def _dispose(self, kernel: _Kernel) -> None:
         kernel.worker.kill()
         if not kernel.ready.done():
             kernel.ready.set_exception(RuntimeError("Computer Use JavaScript kernel stopped."))

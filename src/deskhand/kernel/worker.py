@@ -225,6 +225,7 @@ def main() -> int:
     os.dup2(2, 1)  # stray prints go to stderr, never into the protocol
     try:
         worker = Worker(out_fd)
+        compile_cell("")  # load the grammar now: a spare worker's first cell starts at once
         _restrict()
         worker.serve()
     except _ExitRequestedError:
