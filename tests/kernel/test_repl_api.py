@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from conftest import STATE, FakeCaller, session_run, texts
+from _kernel_support import STATE, FakeCaller, session_run, texts
+
 from deskhand.core.errors import NativeError
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
 

@@ -7,8 +7,8 @@ running it in the real worker.
 from __future__ import annotations
 
 import pytest
+from _kernel_support import js, session_run, texts
 
-from conftest import js, session_run, texts
 from deskhand.kernel.compiler import MODULES_UNAVAILABLE, Binding, CompileError, compile_cell
 from deskhand.kernel.session import MAX_CODE_BYTES
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from conftest import FakeCaller, run, session_run, texts
+from _kernel_support import FakeCaller, run, session_run, texts
+
 from deskhand.host.result import TextBlock, ToolResult
 from deskhand.kernel import KernelLimits, KernelSession
 from deskhand.kernel.session import (

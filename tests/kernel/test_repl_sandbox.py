@@ -10,8 +10,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from _kernel_support import FakeCaller, run, session_run, texts
 
-from conftest import FakeCaller, run, session_run, texts
 from deskhand.kernel import KernelSession
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import FakeCaller, js, run, session_run, texts
+from _kernel_support import FakeCaller, js, run, session_run, texts
+
 from deskhand.host.result import TextBlock, ToolResult
 from deskhand.kernel import KernelSession
 
