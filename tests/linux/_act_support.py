@@ -92,7 +92,10 @@ def executor_for(desktop: Any) -> LinuxExecutor:
 
 
 def bind(ex: LinuxExecutor, pid: int) -> Bound:
+    """Resolve the app once its window is mapped (an app reaches the bus before its window), then
+    observe it, as an agent's first get_app_state would."""
     app = poll(lambda: _resolve(ex, pid), what=f"pid {pid} resolvable")
+    poll(lambda: ex.key_window(app), what=f"a mapped window of pid {pid}")
     return Bound(ex, app, ex.get_app_state(app).text)
 
 
