@@ -96,6 +96,7 @@ def run(out_dir: Path, timeout_s: float) -> int:
         app = desktop.launch(["mousepad"], log_path=out_dir / "demo-mousepad.log")
         with desktop.a11y() as bus:
             bus.wait_for_pid(app.pid, timeout_s=timeout_s)
+        desktop.wait_for_window(app.pid, timeout_s=timeout_s)
         report = run_doctor(desktop.app_env())
         _out(f"deskhand doctor: {'ready' if report.ok else 'NOT ready'}")
         if not report.ok:

@@ -221,7 +221,7 @@ class Computer(AbstractContextManager["Computer"]):
         return _raise_for(self._portal.call(self._service.call, tool, args), tool)
 
     def launch(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None, timeout_s: float = 20.0) -> int:
-        """Start an app inside the virtual desktop and wait until it is on the AT-SPI bus; its pid."""
+        """Start an app inside the virtual desktop; wait until it is on the AT-SPI bus and has a window; its pid."""
         if self.desktop is None:
             raise DeskhandError(
                 "launch needs a virtual desktop (Computer.virtual())", code="bad_args", dispatched=False
@@ -229,6 +229,7 @@ class Computer(AbstractContextManager["Computer"]):
         app = self.desktop.launch(list(argv), env=env)
         with self.desktop.a11y() as bus:
             bus.wait_for_pid(app.pid, timeout_s=timeout_s)
+        self.desktop.wait_for_window(app.pid, timeout_s=timeout_s)
         return int(app.pid)
 
     def get_platform(self) -> str:

@@ -131,6 +131,7 @@ class Launcher:
         if wait_on_bus:
             running.a11y = self.wait_on_bus(app, timeout_s)
             running.startup_s = time.monotonic() - t0
+            self.desktop.wait_for_window(app.pid, timeout_s)  # on the bus comes before mapped
         return running
 
     def wait_on_bus(self, app: LaunchedApp, timeout_s: float) -> A11yApp:

@@ -334,10 +334,8 @@ class VirtualDesktop:
             teardown(self._state)
         elif self._popens:
             _procs.terminate([p.pid for p in self._popens], self.id)
-        for proc in self._popens:
-            proc.poll()
-        for app in self.apps:
-            app.popen.poll()
+        for proc in [*self._popens, *(app.popen for app in self.apps)]:
+            _reap(proc)
         self._popens.clear()
         self._state = None
         if self._watchdog_fd is not None:
@@ -391,10 +389,34 @@ class VirtualDesktop:
 
     def _end_app(self, app: LaunchedApp, grace_s: float) -> None:
         _procs.terminate([app.pid], None, grace_s=grace_s)
-        app.popen.poll()
+        _reap(app.popen)
         if self._state is not None:
             self._state.processes = [p for p in self._state.processes if p.pid != app.pid]
             self._state.save()
+
+    def wait_for_window(self, pid: int, timeout_s: float = 10.0) -> int:
+        """Poll the window manager's client list until ``pid`` has a window; return its id.
+
+        An app reaches the AT-SPI bus before its window is mapped; call this before acting on it.
+        """
+        from Xlib import Xatom  # noqa: PLC0415 - keep importing the desktop light
+        from Xlib import display as xdisplay  # noqa: PLC0415
+
+        deadline = time.monotonic() + timeout_s
+        d = xdisplay.Display(self.env["DISPLAY"])
+        try:
+            clients, wm_pid = d.intern_atom("_NET_CLIENT_LIST"), d.intern_atom("_NET_WM_PID")
+            root = d.screen().root
+            while True:
+                listed = root.get_full_property(clients, Xatom.WINDOW)
+                for wid in listed.value if listed is not None else []:
+                    if _window_of(d, int(wid), wm_pid) == pid:
+                        return int(wid)
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(f"no mapped window of pid {pid} within {timeout_s} s")
+                time.sleep(0.01)  # polling the client list with a deadline
+        finally:
+            d.close()
 
     def a11y(self, timeout_s: float = 2.0) -> A11yBus:
         """A new connection to this desktop's AT-SPI bus (close it, or use ``with``)."""
@@ -405,3 +427,24 @@ class VirtualDesktop:
         import shlex  # noqa: PLC0415
 
         return "".join(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(self.env.items()))
+
+
+def _window_of(d: object, wid: int, wm_pid: int) -> int | None:
+    """The pid of a mapped client window, or None (unmapped, no pid, or already destroyed)."""
+    from Xlib import X, Xatom  # noqa: PLC0415
+    from Xlib.error import XError  # noqa: PLC0415
+
+    win = d.create_resource_object("window", wid)  # type: ignore[attr-defined]
+    try:
+        prop = win.get_full_property(wm_pid, Xatom.CARDINAL)
+        viewable = win.get_attributes().map_state == X.IsViewable
+    except XError:  # the client list can name a window that is being destroyed
+        return None
+    return int(prop.value[0]) if prop is not None and viewable else None
+
+
+def _reap(proc: subprocess.Popen[bytes]) -> None:
+    """Collect an ended child's exit status. After SIGKILL the kernel may still be tearing down the
+    process's other threads for a moment, so wait briefly instead of a single poll."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
