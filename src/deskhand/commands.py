@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
+import shlex
+import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
 from deskhand.core.errors import DeskhandError
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
+
+if TYPE_CHECKING:
+    from deskhand.server.service import Service
 
 #: A line that separates two cells in a `deskhand js` file.
 CELL_SEPARATOR = re.compile(r"^//\s*%%.*$", re.MULTILINE)
@@ -55,6 +62,13 @@ def configure_serve(p: argparse.ArgumentParser) -> None:
     p.add_argument("--token", default=os.environ.get("DESKHAND_TOKEN"), help="bearer token for HTTP clients")
     p.add_argument("--semantic-tools", action="store_true", help="also advertise the semantic tools and sequence")
     p.add_argument(
+        "--launch",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="start this app first (repeatable; e.g. --virtual --launch mousepad) and wait for its window",
+    )
+    p.add_argument(
         "--grant-system-keys",
         action="store_true",
         help="allow system key combinations (ctrl+alt+Delete, alt+F4, super+l, ...) for this session; "
@@ -64,15 +78,56 @@ def configure_serve(p: argparse.ArgumentParser) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from deskhand.runtime import open_service  # noqa: PLC0415
+
+    apps = [launch_app(shlex.split(cmd)) for cmd in args.launch]
+    try:
+        service = open_service(advertise_semantic=args.semantic_tools, system_keys_granted=args.grant_system_keys)
+        serve(args, service)
+    finally:
+        for app in apps:
+            app.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                app.wait(timeout=5)
+    return 0
+
+
+def launch_app(argv: list[str], timeout_s: float = 20.0) -> subprocess.Popen[bytes]:
+    """Start an app on this process's desktop with toolkit accessibility on; wait for its window.
+
+    Its output goes to /dev/null: on the stdio transport, standard output carries MCP.
+    """
+    from deskhand.desktop.virtual import A11Y_APP_ENV, wait_for_window  # noqa: PLC0415
+
+    if not argv:
+        raise DeskhandError("--launch needs a command")
+    try:
+        proc = subprocess.Popen(
+            argv,
+            env={**os.environ, **A11Y_APP_ENV},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except FileNotFoundError as err:
+        raise DeskhandError(f"--launch: command not found: {argv[0]}") from err
+    try:
+        wait_for_window(os.environ.get("DISPLAY", ""), proc.pid, timeout_s)
+    except TimeoutError as err:
+        proc.kill()
+        proc.wait()
+        raise DeskhandError(f"--launch: {argv[0]} showed no window within {timeout_s:.0f} s") from err
+    return proc
+
+
+def serve(args: argparse.Namespace, service: Service) -> None:
     from deskhand.server import mcp  # noqa: PLC0415
 
-    service = open_service(advertise_semantic=args.semantic_tools, system_keys_granted=args.grant_system_keys)
     if args.transport == "stdio":
         anyio.run(mcp.serve_stdio, service)
     else:
         print(f"deskhand: serving MCP on http://{args.host}:{args.port}/mcp", file=sys.stderr)
         anyio.run(lambda: mcp.serve_http(service, host=args.host, port=args.port, token=args.token))
-    return 0
 
 
 # -- js --------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ HTTP app (loopback), the real kernel and the Linux backend, effects read from th
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import socket
 import sys
 import threading
@@ -144,3 +146,22 @@ def test_http_server_on_loopback_runs_a_cell_against_the_real_app(launch, http_s
     result = anyio.run(go)
     assert not result.is_error, _texts(result)
     app.events.wait_for("clicked", name="Apply")
+
+
+def test_serve_virtual_launches_an_app_and_serves_it(tmp_path):
+    """`deskhand serve --virtual --launch mousepad`: a private desktop with the app, served over stdio."""
+    if shutil.which("mousepad") is None:
+        pytest.skip("mousepad is not installed")
+    env = {**os.environ, "GSETTINGS_BACKEND": "memory", "XDG_CONFIG_HOME": str(tmp_path)}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "deskhand", "serve", "--virtual", "--launch", "mousepad"], env=env
+    )
+    cell = 'let app = await cua.getApp("Mousepad"); await app.typeText("served ✓"); await app.getAXState();'
+
+    async def go() -> types.CallToolResult:
+        async with Client(params) as client:
+            return await client.call_tool("js", {"code": cell})
+
+    result = anyio.run(go)
+    assert not result.is_error, _texts(result)
+    assert "Value: served ✓" in _texts(result)

@@ -395,28 +395,11 @@ class VirtualDesktop:
             self._state.save()
 
     def wait_for_window(self, pid: int, timeout_s: float = 10.0) -> int:
-        """Poll the window manager's client list until ``pid`` has a window; return its id.
+        """Poll the window manager's client list until ``pid`` has a mapped window; its id.
 
         An app reaches the AT-SPI bus before its window is mapped; call this before acting on it.
         """
-        from Xlib import Xatom  # noqa: PLC0415 - keep importing the desktop light
-        from Xlib import display as xdisplay  # noqa: PLC0415
-
-        deadline = time.monotonic() + timeout_s
-        d = xdisplay.Display(self.env["DISPLAY"])
-        try:
-            clients, wm_pid = d.intern_atom("_NET_CLIENT_LIST"), d.intern_atom("_NET_WM_PID")
-            root = d.screen().root
-            while True:
-                listed = root.get_full_property(clients, Xatom.WINDOW)
-                for wid in listed.value if listed is not None else []:
-                    if _window_of(d, int(wid), wm_pid) == pid:
-                        return int(wid)
-                if time.monotonic() >= deadline:
-                    raise TimeoutError(f"no mapped window of pid {pid} within {timeout_s} s")
-                time.sleep(0.01)  # polling the client list with a deadline
-        finally:
-            d.close()
+        return wait_for_window(self.env["DISPLAY"], pid, timeout_s)
 
     def a11y(self, timeout_s: float = 2.0) -> A11yBus:
         """A new connection to this desktop's AT-SPI bus (close it, or use ``with``)."""
@@ -448,3 +431,25 @@ def _reap(proc: subprocess.Popen[bytes]) -> None:
     process's other threads for a moment, so wait briefly instead of a single poll."""
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=5)
+
+
+def wait_for_window(display: str, pid: int, timeout_s: float = 10.0) -> int:
+    """Poll ``display``'s ``_NET_CLIENT_LIST`` until ``pid`` has a mapped window; return its id."""
+    from Xlib import Xatom  # noqa: PLC0415 - keep importing the desktop light
+    from Xlib import display as xdisplay  # noqa: PLC0415
+
+    deadline = time.monotonic() + timeout_s
+    d = xdisplay.Display(display)
+    try:
+        clients, wm_pid = d.intern_atom("_NET_CLIENT_LIST"), d.intern_atom("_NET_WM_PID")
+        root = d.screen().root
+        while True:
+            listed = root.get_full_property(clients, Xatom.WINDOW)
+            for wid in listed.value if listed is not None else []:
+                if _window_of(d, int(wid), wm_pid) == pid:
+                    return int(wid)
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"no mapped window of pid {pid} within {timeout_s} s")
+            time.sleep(0.01)  # polling the client list with a deadline
+    finally:
+        d.close()
