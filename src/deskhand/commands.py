@@ -79,8 +79,10 @@ def configure_serve(p: argparse.ArgumentParser) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from deskhand.runtime import open_service  # noqa: PLC0415
 
-    apps = [launch_app(shlex.split(cmd)) for cmd in args.launch]
+    apps: list[subprocess.Popen[bytes]] = []
     try:
+        for cmd in args.launch:  # one at a time inside the try: a failed launch ends the earlier apps
+            apps.append(launch_app(shlex.split(cmd)))  # noqa: PERF401
         service = open_service(advertise_semantic=args.semantic_tools, system_keys_granted=args.grant_system_keys)
         serve(args, service)
     finally:
@@ -113,10 +115,12 @@ def launch_app(argv: list[str], timeout_s: float = 20.0) -> subprocess.Popen[byt
         raise DeskhandError(f"--launch: command not found: {argv[0]}") from err
     try:
         wait_for_window(os.environ.get("DISPLAY", ""), proc.pid, timeout_s)
-    except TimeoutError as err:
+    except BaseException as err:  # no X display, Ctrl-C, ...: the app must not outlive the launch
         proc.kill()
         proc.wait()
-        raise DeskhandError(f"--launch: {argv[0]} showed no window within {timeout_s:.0f} s") from err
+        if isinstance(err, TimeoutError):
+            raise DeskhandError(f"--launch: {argv[0]} showed no window within {timeout_s:.0f} s") from err
+        raise
     return proc
 
 
