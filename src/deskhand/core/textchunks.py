@@ -11,15 +11,13 @@ from __future__ import annotations
 import unicodedata
 from typing import Final
 
+from deskhand.core.textmatch import utf16_length
+
 MAX_CHUNK_UNITS: Final = 64
 #: The pause between Unicode chunks.
 CHUNK_PAUSE_S: Final = 0.020
 
 _ZWJ: Final = "\u200d"
-
-
-def _units(text: str) -> int:
-    return sum(2 if ord(c) > 0xFFFF else 1 for c in text)
 
 
 def _extends(char: str) -> bool:
@@ -62,7 +60,7 @@ def unicode_chunks(text: str, max_units: int = MAX_CHUNK_UNITS) -> list[str]:
     chunks: list[str] = []
     current, size = "", 0
     for cluster in graphemes(text):
-        units = _units(cluster)
+        units = utf16_length(cluster)
         if current and size + units > max_units:
             chunks.append(current)
             current, size = "", 0
