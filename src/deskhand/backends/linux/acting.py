@@ -178,20 +178,22 @@ class LinuxActor:
             if self._closed:
                 return
             self._closed = True
-            if self.keymap.temporary:
-                self._reclaim(wait=True)
-                # the actor goes away: leave the server's keymap as it was, answered or not
-                self.keymap.restore(list(self.keymap.temporary))
-            if self._ping is not None:
-                self._ping.close()
-                self._ping = None
-            if self._clipboard is not None:
-                self._clipboard.close()
-                self._clipboard = None
-            if self._replay is not None:
-                self._replay.close()
-                self._replay = None
-            self._d.close()
+            try:
+                if self.keymap.temporary:
+                    self._reclaim(wait=True)
+                    # the actor goes away: leave the server's keymap as it was, answered or not
+                    self.keymap.restore(list(self.keymap.temporary))
+            finally:  # a failed restore (the X server went away) still closes the rest
+                if self._ping is not None:
+                    self._ping.close()
+                    self._ping = None
+                if self._clipboard is not None:
+                    self._clipboard.close()
+                    self._clipboard = None
+                if self._replay is not None:
+                    self._replay.close()
+                    self._replay = None
+                self._d.close()
 
     # -- the executor seam --------------------------------------------------------------------
     @property
