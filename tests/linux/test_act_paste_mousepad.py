@@ -25,6 +25,7 @@ from deskhand.backends.linux._a11y_act import A11y, Ref
 from deskhand.backends.linux._atspi import Deadline
 from deskhand.backends.linux._clipboard import ClipboardOwner, Item, Snapshot, text_items
 from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.core.errors import NativeError
 
 pytestmark = pytest.mark.desktop
 
@@ -186,3 +187,23 @@ def test_text_events_count_the_documents_changes(mousepad, ex):
         poll(lambda: events.count() > seen, what="text events from the paste")
     finally:
         events.close()
+
+
+def test_no_server_timestamp_is_a_write_failure_that_keeps_the_restored_items(desktop, monkeypatch):
+    owner = ClipboardOwner(f":{desktop.display}")
+    try:
+        restored = Snapshot(text_items("the user's text"))
+        owner.restore(restored, owner.own(text_items("pasted")))
+        assert owner.owns
+
+        def no_notify(_match, _deadline):  # what _wait raises at its deadline
+            raise NativeError("clipboard_snapshot_failed", "did not answer", dispatched=False)
+
+        monkeypatch.setattr(owner, "_wait", no_notify)
+        with pytest.raises(NativeError) as err:
+            owner.own(text_items("next paste"))
+        assert (err.value.code, err.value.dispatched) == ("clipboard_write_failed", False)
+        assert owner.owns
+        assert owner._items == dict(restored.items)
+    finally:
+        owner.close()

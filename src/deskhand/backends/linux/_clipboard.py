@@ -234,8 +234,15 @@ class ClipboardOwner:
         return True
 
     def _own(self, items: dict[str, Item]) -> int:
+        # The timestamp first: until we take the selection anew, a restored snapshot we still
+        # own is what requests (served while waiting) get, and a failure leaves it in place.
+        try:
+            timestamp = self._server_time()
+        except NativeError as err:
+            msg = "The X server sent no timestamp to take the clipboard with; the clipboard was not modified."
+            raise NativeError("clipboard_write_failed", msg, dispatched=False) from err
         self._items = items
-        self._timestamp = self._server_time()
+        self._timestamp = timestamp
         self._win.set_selection_owner(self._clipboard, self._timestamp)
         self._d.sync()
         if self._d.get_selection_owner(self._clipboard) != self._win:
