@@ -102,6 +102,9 @@ def launch_app(argv: list[str], timeout_s: float = 20.0) -> subprocess.Popen[byt
 
     if not argv:
         raise DeskhandError("--launch needs a command")
+    display = os.environ.get("DISPLAY")
+    if not display:
+        raise DeskhandError("--launch needs an X display: set DISPLAY, or add --virtual")
     try:
         proc = subprocess.Popen(
             argv,
@@ -114,7 +117,7 @@ def launch_app(argv: list[str], timeout_s: float = 20.0) -> subprocess.Popen[byt
     except FileNotFoundError as err:
         raise DeskhandError(f"--launch: command not found: {argv[0]}") from err
     try:
-        wait_for_window(os.environ.get("DISPLAY", ""), proc.pid, timeout_s)
+        wait_for_window(display, proc.pid, timeout_s)
     except BaseException as err:  # no X display, Ctrl-C, ...: the app must not outlive the launch
         proc.kill()
         proc.wait()

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from deskhand import commands
+from deskhand.cli import main
 from deskhand.core.errors import DeskhandError
 from deskhand.desktop import virtual
 
@@ -39,6 +40,7 @@ def test_a_failed_launch_ends_the_apps_launched_before_it(
             raise TimeoutError(f"no mapped window of pid {pid} within {timeout_s} s")
         return 1
 
+    monkeypatch.setenv("DISPLAY", ":99")  # never opened: the window wait is replaced
     monkeypatch.setattr(virtual, "wait_for_window", window)
     args = argparse.Namespace(launch=["sleep 60", "sleep 61"], semantic_tools=False, grant_system_keys=False)
     with pytest.raises(DeskhandError, match="showed no window"):
@@ -53,7 +55,17 @@ def test_a_window_wait_that_fails_otherwise_ends_the_app(
     def no_display(_display: str, _pid: int, _timeout_s: float) -> int:
         raise ConnectionRefusedError("no X server")
 
+    monkeypatch.setenv("DISPLAY", ":99")
     monkeypatch.setattr(virtual, "wait_for_window", no_display)
     with pytest.raises(ConnectionRefusedError):
         commands.launch_app(["sleep", "60"])
     assert [p.poll() is not None for p in started] == [True]
+
+
+def test_launch_without_a_display_is_one_clear_line(
+    started: list[subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    assert main(["serve", "--launch", "sleep 60"]) == 1
+    assert capsys.readouterr().err == "deskhand: error: --launch needs an X display: set DISPLAY, or add --virtual\n"
+    assert started == []
