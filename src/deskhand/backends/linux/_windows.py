@@ -154,6 +154,15 @@ def frames_above(x: XConnection, target: WindowInfo) -> list[Rect]:
     return out
 
 
+def covered(x: XConnection, target: WindowInfo) -> bool:
+    """Whether a mapped top-level window stacked above ``target`` overlaps its frame."""
+    f = target.frame
+    return any(
+        f.x < a.x + a.width and a.x < f.x + f.width and f.y < a.y + a.height and a.y < f.y + f.height
+        for a in frames_above(x, target)
+    )
+
+
 def activate(x: XConnection, window: WindowInfo, *, timeout_s: float = ACTIVATE_TIMEOUT_S) -> None:
     """Ask the window manager to activate ``window`` and wait until it really has the focus.
 

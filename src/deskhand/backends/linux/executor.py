@@ -18,6 +18,7 @@ identity is compared once both have finished.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from concurrent import futures
@@ -56,6 +57,7 @@ from deskhand.backends.linux._capture import Capture, Grabber, encode
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
 from deskhand.core import screenshot
+from deskhand.core.axtree import notices as advisory
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.axtree.settle import SettleClock
@@ -95,6 +97,8 @@ class LinuxExecutor:
         #: pid -> the bus name it had on the accessibility bus (checked again before each use).
         self._buses: dict[int, str] = {}
         self._transforms: dict[int, screenshot.ShotTransform] = {}
+        #: app key -> (identity, hash) of its last capture, for the identical-capture notice.
+        self._captures: dict[str, tuple[ProcessIdentity, str]] = {}
         self._installed: list[_inventory.DesktopApp] | None = None
         self._actor: Any = None
 
@@ -236,11 +240,43 @@ class LinuxExecutor:
                 futures.wait([shot])  # the X connection is shared: the capture ends before anything else uses it
             raise
         image = self._shoot(app, key, identity, shot) if key is not None else None
+        notices += self._advice(app, identity, key, image, obs.full_text, complete=not tree.timed_out)
         text = obs.text.rstrip()
         if notices:
             text += "\n\n" + "\n".join(notices)
         title = key.title if key else (tree.windows[0].title if tree.windows else "")
         return AppState(text=text, image=image, window_title=title)
+
+    def _advice(
+        self,
+        app: RunningApp,
+        identity: ProcessIdentity,
+        key: WindowInfo | None,
+        image: Image | None,
+        full_text: str,
+        *,
+        complete: bool,
+    ) -> list[str]:
+        """The advisory notices of section 3.2 (shell tree, off screen, covered, identical
+        capture) from this observation's facts; remembers the capture's hash for the next one."""
+        digest = None
+        if key is not None and image is not None:
+            digest = f"{key.id:x}:{hashlib.blake2b(image.data, digest_size=16).hexdigest()}"
+        previous = self._captures.pop(_app_key(app), None)
+        if digest is not None:
+            self._captures[_app_key(app)] = (identity, digest)
+        screen = self.x.display.screen()
+        return advisory.notices(
+            advisory.Facts(
+                lines=full_text.split("\n"),
+                window=key.frame if key is not None else None,
+                screen=Rect(0.0, 0.0, float(screen.width_in_pixels), float(screen.height_in_pixels)),
+                covered=key is not None and windows.covered(self.x, key),
+                capture_hash=digest,
+                previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
+                tree_complete=complete,
+            )
+        )
 
     def _read_tree(
         self, app: RunningApp, seen: Future[tuple[list[WindowInfo], WindowInfo | None]]
