@@ -12,6 +12,7 @@ afterwards (nobody owns it) rather than kept alive by us with nothing in it.
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -206,4 +207,27 @@ def test_no_server_timestamp_is_a_write_failure_that_keeps_the_restored_items(de
         assert owner.owns
         assert owner._items == dict(restored.items)
     finally:
+        owner.close()
+
+
+def test_a_clipboard_call_given_up_on_never_runs_late(desktop):
+    """A caller that timed out got `clipboard_write_failed` (not dispatched): the queued call must
+    not run afterwards (a late own() would take the user's clipboard with nothing to restore it)."""
+    owner = ClipboardOwner(f":{desktop.display}")
+    release = threading.Event()
+    ran: list[str] = []
+    try:
+        blocker = threading.Thread(target=lambda: owner._call(release.wait, timeout_s=10), daemon=True)
+        blocker.start()
+        poll(lambda: not owner._calls.qsize(), what="the owner thread busy with the blocker")
+        with pytest.raises(NativeError) as err:
+            owner._call(lambda: ran.append("late"), timeout_s=0.05)
+        assert err.value.code == "clipboard_write_failed"
+        assert err.value.dispatched is False
+        release.set()
+        blocker.join(5)
+        assert owner._call(lambda: "next") == "next"  # the thread is free again and serves new calls
+        assert ran == []
+    finally:
+        release.set()
         owner.close()

@@ -155,8 +155,13 @@ class ClipboardOwner:
             raise NativeError("clipboard_write_failed", "The clipboard owner is closed.", dispatched=False)
         done = threading.Event()
         box: dict[str, Any] = {}
+        lock = threading.Lock()  # decides, once, whether the call runs or was given up on
 
         def run() -> None:
+            with lock:
+                if "abandoned" in box:
+                    return  # the caller already got an error: never act late (e.g. take the clipboard)
+                box["started"] = True
             try:
                 box["value"] = fn()
             except BaseException as exc:
@@ -166,7 +171,13 @@ class ClipboardOwner:
         self._calls.put(run)
         os.write(self._wake_w, b"x")
         if not done.wait(timeout_s):
-            raise NativeError("clipboard_write_failed", "The clipboard thread did not answer.", dispatched=None)
+            with lock:
+                started = "started" in box
+                box["abandoned"] = True
+            if not started:
+                raise NativeError("clipboard_write_failed", "The clipboard thread did not answer.", dispatched=False)
+            if not done.wait(timeout_s):  # it is running: wait, bounded, for its effect to be known
+                raise NativeError("clipboard_write_failed", "The clipboard thread did not finish.", dispatched=None)
         if "error" in box:
             raise box["error"]
         return box["value"]
