@@ -86,10 +86,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         service = open_service(advertise_semantic=args.semantic_tools, system_keys_granted=args.grant_system_keys)
         serve(args, service)
     finally:
-        for app in apps:
-            app.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                app.wait(timeout=5)
+        if apps:  # each app runs in its own session: end its whole process group, then reap it
+            from deskhand.desktop._procs import terminate  # noqa: PLC0415
+
+            terminate([app.pid for app in apps], None)
+            for app in apps:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    app.wait(timeout=5)
     return 0
 
 

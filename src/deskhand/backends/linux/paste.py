@@ -64,7 +64,9 @@ class X11Clipboard:
         return self._owner.requests() if self._owner.generation == token else []
 
     def restore(self, snapshot: object) -> None:
-        assert isinstance(snapshot, Snapshot)
+        if not isinstance(snapshot, Snapshot):
+            msg = f"restore needs the snapshot this clipboard took, not {type(snapshot).__name__}"
+            raise TypeError(msg)
         self._owner.restore(snapshot, self._token)
 
 
