@@ -480,8 +480,15 @@ class LinuxActor:
                 for i in range(count):
                     if i:
                         time.sleep(PRESS_REPEAT_S)
-                    if not self.a11y.do_action(ref, index):
-                        return i > 0
+                    if self.a11y.do_action(ref, index):
+                        continue
+                    if i == 0:
+                        return False  # nothing happened: the next tier may try
+                    raise NativeError(  # some presses ran: never replay them in another tier
+                        "ax_failed",
+                        f"Press {i + 1} of {count} failed after {i} succeeded; observe the app before retrying.",
+                        dispatched=None,
+                    )
                 return True
         return False
 
