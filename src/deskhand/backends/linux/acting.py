@@ -631,12 +631,11 @@ class LinuxActor:
 
     def _scroll_wheel(self, app: RunningApp, plan: corescroll.ScrollPlan, direction: Direction) -> ActionResult:
         """Wheel buttons 4-7 at the plan's point. X wheels have no pixel unit: the app decides the step."""
-        window = self._bind(app)
         amount = abs(plan.delta.dy if direction in ("up", "down") else plan.delta.dx)
         # One notch per 53 px, the step GTK3 uses for a 210-point page (pow(page, 2/3)); at least one.
         clicks = max(1, round(amount / 53))
         button = corescroll.X_WHEEL_BUTTONS[direction]
-        self._gate(app, window)
+        self._gate(app)  # one gate right before the burst; nothing slow happens in between
         at = plan.point
         steps: list[Callable[[], None]] = []
         here = self.input.pointer()
