@@ -6,7 +6,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from _act_support import bind, nothing_held
+from _act_support import bind, named_rect, nothing_held
 
 from deskhand.backends.linux._clipboard import ClipboardOwner, text_items
 from deskhand.core import scroll as corescroll
@@ -185,3 +185,16 @@ def test_scroll_half_page_is_pixel_exact(app):
     ev = running.events.wait_for("scroll", name="Scroll area", since=since)
     assert ev["y"] == -want.dy
     assert result.structured["achieved"] == [0, want.dy]
+
+
+def test_scroll_at_a_point_uses_the_wheel_and_says_so(app, desktop):
+    running, bound = app
+    canvas = named_rect(bound.ex, bound.app.pid, "Canvas")
+    at = bound.pixels(canvas.x + 50, canvas.y + 50)
+    since = time.monotonic()
+    result = bound.ex.scroll(bound.app, direction="down", pages=0.5, point=at)
+    assert result.structured["route"] == "wheel"
+    assert result.structured["exact"] is False  # the app decides the distance per notch
+    ev = running.events.wait_for("wheel", since=since)
+    assert ev["direction"] in ("down", "smooth") and (ev["x"], ev["y"]) == (50, 50)
+    assert nothing_held(desktop) == ((), set())
