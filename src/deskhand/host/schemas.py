@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Final
 
+from deskhand.core.pointer import TOOL_BUTTON_NAMES
+from deskhand.core.scroll import MAX_PAGES, TOOL_DIRECTION_NAMES
+from deskhand.core.textmatch import SELECTION_MODES
+
 #: The fixed receipt of every mutating tool; actions never observe implicitly.
 ACTION_RECEIPT: Final = "Action completed. Call `get_app_state` to fetch the updated UI state."
 
 HANDLE_PATTERN: Final = r"^g(0|[1-9]\d*):(0|[1-9]\d*)$"
-MOUSE_BUTTONS: Final = ("left", "middle", "right", "back", "forward", "l", "m", "r")
-DIRECTIONS: Final = ("up", "down", "left", "right", "u", "d", "l", "r")
-SELECTION_MODES: Final = ("text", "cursor_before", "cursor_after")
 PASTE_FORMATS: Final = ("text", "md", "html")
 
 READ_ONLY_TOOLS: Final = ("list_apps", "get_app_state")
@@ -46,7 +47,11 @@ def _coord(axis: str) -> Schema:
     }
 
 
-_BUTTON: Final[Schema] = {"type": "string", "enum": list(MOUSE_BUTTONS), "description": "Mouse button, default left."}
+_BUTTON: Final[Schema] = {
+    "type": "string",
+    "enum": list(TOOL_BUTTON_NAMES),
+    "description": "Mouse button, default left.",
+}
 _POINT: Final[Schema] = {
     "type": "object",
     "properties": {"x": _coord("X"), "y": _coord("Y")},
@@ -106,11 +111,11 @@ SCHEMAS: Final[dict[str, Schema]] = {
     "scroll": _object(
         {
             "app": _APP,
-            "direction": {"type": "string", "enum": list(DIRECTIONS)},
+            "direction": {"type": "string", "enum": list(TOOL_DIRECTION_NAMES)},
             "element_index": _HANDLE,
             "x": _coord("X"),
             "y": _coord("Y"),
-            "pages": {"type": "number", "exclusiveMinimum": 0, "maximum": 10, "description": "Default 1."},
+            "pages": {"type": "number", "exclusiveMinimum": 0, "maximum": int(MAX_PAGES), "description": "Default 1."},
         },
         ("app", "direction"),
     ),

@@ -14,7 +14,7 @@ Error texts (the contract fixes only "click x and y must be provided together"; 
 - ``<tool> element_index must be an element handle like g1:23 from get_app_state.``
 - ``<tool> got both <a> and <b>; pass only one.``
 - ``<tool> requires element_index or both x and y.`` / ``<tool> takes element_index or x and y, not both.``
-- ``scroll pages must be a number greater than 0 and at most 10.``
+- ``scroll pages must be a number greater than 0 and at most 10.`` (:data:`~deskhand.core.scroll.MAX_PAGES`)
 """
 
 from __future__ import annotations
@@ -29,12 +29,11 @@ from deskhand.core.axtree.handles import HANDLE_PATTERN
 from deskhand.core.errors import ArgumentError, GrantRequiredError
 from deskhand.core.keypolicy import needs_grant
 from deskhand.core.keys import check_press_budget, parse_keys
-from deskhand.host.schemas import DIRECTIONS, MOUSE_BUTTONS, PASTE_FORMATS, SCHEMAS, SELECTION_MODES
+from deskhand.core.pointer import TOOL_BUTTON_NAMES, button_from_tool
+from deskhand.core.scroll import MAX_PAGES, TOOL_DIRECTION_NAMES, check_pages, parse_direction
+from deskhand.core.textmatch import SELECTION_MODES
+from deskhand.host.schemas import PASTE_FORMATS, SCHEMAS
 
-#: ASCII digits only, as the schema's ``\d`` means in JSON Schema (ECMA-262); Python's ``\d`` is Unicode.
-_BUTTON_ALIASES: Final[Mapping[str, MouseButton]] = {"l": "left", "m": "middle", "r": "right"}
-_LEGACY_BUTTONS: Final[Mapping[int, MouseButton]] = {1: "left", 2: "middle", 3: "right", 4: "back", 5: "forward"}
-_DIRECTION_ALIASES: Final[Mapping[str, Direction]] = {"u": "up", "d": "down", "l": "left", "r": "right"}
 _EXTRA_KEYS: Final[Mapping[str, frozenset[str]]] = {"scroll": frozenset({"amount"})}
 
 Point = tuple[float, float]
@@ -213,10 +212,12 @@ class _Args:
         value = self.args.get("mouse_button")
         if value is None:
             return "left"
-        if isinstance(value, int) and not isinstance(value, bool) and value in _LEGACY_BUTTONS:
-            return _LEGACY_BUTTONS[value]
-        if isinstance(value, str) and value in MOUSE_BUTTONS:
-            return _BUTTON_ALIASES.get(value, cast("MouseButton", value))
+        exact = not isinstance(value, str) or value in TOOL_BUTTON_NAMES  # the schema's enum: no case folding
+        try:
+            if exact:
+                return button_from_tool(value)
+        except ArgumentError:
+            pass
         raise self.fail("mouse_button must be left, middle, right, back, forward, l, m, r, or 1-5.")
 
     def target(self) -> tuple[str | None, Point | None]:
@@ -269,20 +270,26 @@ def _select_text(a: _Args) -> SelectText:
     mode = a.string(a.alias("selection", "selection_type")) or "text"
     if mode not in SELECTION_MODES:
         raise a.fail("selection must be text, cursor_before, or cursor_after.")
-    return SelectText(app, element, text, a.string("prefix"), a.string("suffix"), cast("SelectionType", mode))
+    return SelectText(app, element, text, a.string("prefix"), a.string("suffix"), mode)
 
 
 def _scroll(a: _Args) -> Scroll:
     app = a.app()
     direction = a.required("direction")
-    if direction not in DIRECTIONS:
+    if direction not in TOOL_DIRECTION_NAMES:  # the schema's enum: no case folding
         raise a.fail("direction must be up, down, left, or right.")
-    pages_key = a.alias("pages", "amount")
-    pages = a.args.get(pages_key, 1)
-    if isinstance(pages, bool) or not isinstance(pages, int | float) or not 0 < pages <= 10:
-        raise a.fail("pages must be a number greater than 0 and at most 10.")
+    pages = a.args.get(a.alias("pages", "amount"), 1)
+    try:
+        if pages is None:  # an explicit null is not "absent" here
+            raise ArgumentError(_PAGES)
+        checked = check_pages(pages)
+    except ArgumentError:
+        raise a.fail(_PAGES) from None
     element, point = a.target()
-    return Scroll(app, _DIRECTION_ALIASES.get(direction, cast("Direction", direction)), float(pages), element, point)
+    return Scroll(app, parse_direction(direction), checked, element, point)
+
+
+_PAGES: Final = f"pages must be a number greater than 0 and at most {MAX_PAGES:g}."
 
 
 def _drag(a: _Args) -> Drag:

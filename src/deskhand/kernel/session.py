@@ -25,15 +25,15 @@ from typing import Final, Protocol
 
 from deskhand.core.counters import CallCounters
 from deskhand.host.result import Block, ImageBlock, TextBlock, ToolResult
+from deskhand.kernel import limits
 from deskhand.kernel.frames import FrameError
+from deskhand.kernel.limits import MAX_CODE_BYTES, MAX_NATIVE_CALLS, RESET_DONE
 from deskhand.kernel.process import WorkerProcess
 
-MAX_NATIVE_CALLS: Final = 256
-MAX_CODE_BYTES: Final = 256 * 1024
 MAX_BLOCKS: Final = 128
 MAX_OUTPUT_BYTES: Final = 16 * 1024 * 1024
-DEFAULT_TIMEOUT_S: Final = 30.0
-MAX_TIMEOUT_S: Final = 60.0
+DEFAULT_TIMEOUT_S: Final = limits.DEFAULT_TIMEOUT_MS / 1000
+MAX_TIMEOUT_S: Final = limits.MAX_TIMEOUT_MS / 1000
 #: The 11 native names a cell may call (``INVOCABLE_TOOLS``).
 INVOCABLE: Final = frozenset(
     {
@@ -57,7 +57,6 @@ TIMED_OUT: Final = "Computer Use JavaScript timed out. Bindings were reset; obse
 CANCELLED: Final = "Computer Use JavaScript cancelled. Bindings were reset; observe the app before continuing."
 RESET_ACTIVE: Final = "Computer Use JavaScript reset. Bindings were discarded."
 RESET_QUEUED: Final = "Computer Use JavaScript was reset before this queued cell started."
-RESET_DONE: Final = "Computer Use JavaScript reset. Select an app again to continue."
 INVALID_OPERATION: Final = "Computer Use JavaScript exceeded its action limit or requested an invalid operation."
 INVALID_CONTENT: Final = "Computer Use JavaScript emitted invalid content."
 OUTPUT_LIMIT: Final = "Computer Use JavaScript exceeded the output limit."
