@@ -25,6 +25,7 @@ from typing import Final, Protocol
 
 from deskhand.core.counters import CallCounters
 from deskhand.host.result import Block, ImageBlock, TextBlock, ToolResult
+from deskhand.host.tools import TOOL_NAMES
 from deskhand.kernel import limits
 from deskhand.kernel.frames import FrameError
 from deskhand.kernel.limits import MAX_CODE_BYTES, MAX_NATIVE_CALLS, RESET_DONE
@@ -34,22 +35,8 @@ MAX_BLOCKS: Final = 128
 MAX_OUTPUT_BYTES: Final = 16 * 1024 * 1024
 DEFAULT_TIMEOUT_S: Final = limits.DEFAULT_TIMEOUT_MS / 1000
 MAX_TIMEOUT_S: Final = limits.MAX_TIMEOUT_MS / 1000
-#: The 11 native names a cell may call (``INVOCABLE_TOOLS``).
-INVOCABLE: Final = frozenset(
-    {
-        "list_apps",
-        "get_app_state",
-        "click",
-        "drag",
-        "scroll",
-        "press_key",
-        "type_text",
-        "paste",
-        "set_value",
-        "select_text",
-        "perform_secondary_action",
-    }
-)
+#: The 11 native names a cell may call (``INVOCABLE_TOOLS``): the host's tool registry.
+INVOCABLE: Final = frozenset(TOOL_NAMES)
 
 ALREADY_RUNNING: Final = "A Computer Use JavaScript cell is already running."
 INVALID_RUN: Final = "Invalid Computer Use JavaScript code or timeout (maximum 60 seconds)."

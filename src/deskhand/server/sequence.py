@@ -16,18 +16,8 @@ from typing import Final
 from deskhand.core.errors import ArgumentError, DeskhandError
 from deskhand.core.keys import SEQUENCE_BUDGET_MESSAGE, check_sequence_budget, parse_keys
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
+from deskhand.host.tools import MUTATING_TOOLS, TOOLS
 
-MUTATING_TOOLS: Final = (
-    "click",
-    "perform_secondary_action",
-    "set_value",
-    "select_text",
-    "scroll",
-    "drag",
-    "press_key",
-    "type_text",
-    "paste",
-)
 MAX_STEPS: Final = 256
 DEADLINE_S: Final = 60.0
 
@@ -99,8 +89,7 @@ def parse_sequence(
             raise SequenceArgumentError(msg)
         tool = str(raw["tool"])
         allowed = set(tool_schemas[tool].get("properties", {})) - {"app"}  # type: ignore[call-overload]
-        if tool == "scroll":
-            allowed.add("amount")
+        allowed |= TOOLS[tool].extra_keys
         step_args = {k: v for k, v in raw.items() if k != "tool"}
         if not set(step_args) <= allowed:
             raise SequenceArgumentError(override)

@@ -22,9 +22,9 @@ from typing import Protocol
 
 from deskhand.host.host import unexpected_error_result
 from deskhand.host.result import TextBlock, ToolResult
+from deskhand.host.tools import TOOL_NAMES
 from deskhand.server import jstool
 from deskhand.server.sequence import (
-    MUTATING_TOOLS,
     SequenceArgumentError,
     parse_sequence,
     run_sequence,
@@ -33,8 +33,8 @@ from deskhand.server.sequence import (
 
 logger = logging.getLogger(__name__)
 
-#: The 11 semantic tools: the two observations, then the mutating tools `sequence` may batch.
-SEMANTIC_TOOLS = ("list_apps", "get_app_state", *MUTATING_TOOLS)
+#: The 11 semantic tools (the host's registry): the two observations, then the mutating tools `sequence` may batch.
+SEMANTIC_TOOLS = TOOL_NAMES
 
 
 @dataclass(frozen=True, slots=True)
