@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from deskhand.core import pointer, scroll, textmatch
+from deskhand.core import platform, pointer, scroll, textmatch
 
-Platform = Literal["linux", "macos", "windows"]
 #: The core's vocabularies, under the names the seam has always used.
+Platform = platform.Platform
 MouseButton = pointer.Button
 Direction = scroll.Direction
 SelectionType = textmatch.SelectionMode

@@ -36,7 +36,7 @@ from typing import TypeVar
 import anyio
 import anyio.to_thread
 
-from deskhand.backends.base import AppEntry, AppState, Executor, RunningApp
+from deskhand.backends.base import AppEntry, AppState, Executor, Platform, RunningApp
 from deskhand.core.axtree.render import frame_envelope
 from deskhand.core.counters import CallCounters
 from deskhand.core.errors import ArgumentError, DeskhandError, NativeError, to_js_error
@@ -113,7 +113,7 @@ class Host:
         system_keys_granted: bool = False,
     ) -> None:
         self.executor = executor
-        self.platform: str = executor.platform
+        self.platform: Platform = executor.platform
         self.policy = policy if policy is not None else AppPolicy.load()
         #: The user's session grant for system key combinations; never set from a tool argument.
         self.system_keys_granted = system_keys_granted

@@ -16,6 +16,7 @@ from typing import Any, Final, Generic, TypeVar
 
 from deskhand.backends.base import ActionResult, Executor, RunningApp
 from deskhand.core.errors import ArgumentError
+from deskhand.core.platform import Platform
 from deskhand.core.scroll import MAX_PAGES, TOOL_DIRECTION_NAMES
 from deskhand.core.textmatch import SELECTION_MODES
 from deskhand.host import validate as v
@@ -246,7 +247,9 @@ def tool_specs() -> dict[str, tuple[str, Schema, dict[str, bool]]]:
     return {t.name: (t.description, t.schema, t.annotations) for t in _ROWS}
 
 
-def parse_request(name: str, args: object, *, platform: str = "linux", system_keys_granted: bool = False) -> v.Request:
+def parse_request(
+    name: str, args: object, *, platform: Platform = "linux", system_keys_granted: bool = False
+) -> v.Request:
     """The typed request for one tool call, or a pre-dispatch error.
 
     Raises:

@@ -28,6 +28,7 @@ from deskhand.core.axtree.handles import HANDLE_PATTERN
 from deskhand.core.errors import ArgumentError, GrantRequiredError
 from deskhand.core.keypolicy import needs_grant
 from deskhand.core.keys import check_press_budget, parse_keys
+from deskhand.core.platform import Platform
 from deskhand.core.pointer import TOOL_BUTTON_NAMES, button_from_tool
 from deskhand.core.scroll import MAX_PAGES, TOOL_DIRECTION_NAMES, check_pages, parse_direction
 from deskhand.core.textmatch import SELECTION_MODES
@@ -348,7 +349,7 @@ def parse_list_apps(a: Args) -> ListApps:
     return ListApps()
 
 
-def check_press_key(request: PressKey, *, platform: str, system_keys_granted: bool) -> None:
+def check_press_key(request: PressKey, *, platform: Platform, system_keys_granted: bool) -> None:
     """The key string's grammar and budget, then the system-combination check against the grant.
 
     Raises:
@@ -358,6 +359,5 @@ def check_press_key(request: PressKey, *, platform: str, system_keys_granted: bo
     """
     chords = parse_keys(request.key)
     check_press_budget(chords)
-    keypolicy_platform = {"macos": "darwin", "windows": "win32"}.get(platform, platform)
-    if not system_keys_granted and needs_grant(chords, keypolicy_platform):
+    if not system_keys_granted and needs_grant(chords, platform):
         raise GrantRequiredError(request.key)

@@ -18,12 +18,12 @@ import binascii
 import contextlib
 import json
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol
 
 from deskhand.core.counters import CallCounters
+from deskhand.core.platform import from_sys_platform, js_target
 from deskhand.host.result import Block, ImageBlock, TextBlock, ToolResult
 from deskhand.host.tools import TOOL_NAMES
 from deskhand.kernel import limits
@@ -484,5 +484,5 @@ def _block(content: object) -> Block | None:
 def _default_target(caller: object) -> str:
     platform = getattr(caller, "platform", None)
     if isinstance(platform, str) and platform:
-        return "mac" if platform in {"darwin", "mac", "macos"} else platform
-    return "mac" if sys.platform == "darwin" else "linux"
+        return js_target(platform)
+    return js_target(from_sys_platform() or "linux")

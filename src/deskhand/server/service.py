@@ -20,6 +20,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
+from deskhand.core.platform import Platform
 from deskhand.host.host import unexpected_error_result
 from deskhand.host.result import TextBlock, ToolResult
 from deskhand.host.tools import TOOL_NAMES
@@ -57,7 +58,7 @@ class PinnedLike(Protocol):
 class HostLike(Protocol):
     """What the service needs from ``deskhand.host.Host``."""
 
-    platform: str
+    platform: Platform
 
     async def call_tool(self, name: str, args: dict[str, object]) -> ToolResult: ...
 
