@@ -4,24 +4,20 @@ from __future__ import annotations
 
 import pytest
 
+from deskhand.core.carbonkeys import CARBON_KEY_CODES, CARBON_MODIFIER_FLAGS, carbon_flags, carbon_key_code
 from deskhand.core.errors import ArgumentError, NativeError
 from deskhand.core.keypolicy import is_native_dangerous, is_system_combo, needs_grant
 from deskhand.core.keys import (
-    CARBON_KEY_CODES,
-    CARBON_MODIFIER_FLAGS,
     KEY_ALIASES,
     MODIFIER_ALIASES,
     SHIFTED_SYMBOLS,
     Chord,
-    carbon_flags,
-    carbon_key_code,
     check_press_budget,
     check_sequence_budget,
     parse_keys,
     to_x_keysyms,
-    x_keysym_name,
-    x_keysym_value,
 )
+from deskhand.core.x11keys import x_keysym_name, x_keysym_value
 
 
 def chord(text: str) -> Chord:
