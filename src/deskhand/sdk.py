@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import anyio.from_thread
 
 from deskhand.core.axtree.indexmap import IndexMap
-from deskhand.core.errors import ArgumentError, DeskhandError, NativeError
+from deskhand.core.errors import ArgumentError, DeskhandError, NativeError, from_result
 from deskhand.core.pointer import button_from_js
 from deskhand.core.scroll import check_js_pages, parse_direction
 from deskhand.host.result import ImageBlock, ToolResult
@@ -37,14 +37,9 @@ Target = int | str | Sequence[float]
 
 
 def _raise_for(result: ToolResult, method: str) -> ToolResult:
-    if not result.is_error:
-        return result
-    error = result.native_error
-    message = error.message if error else (result.text or f"Computer Use {method} failed")
-    if error is not None and error.name == "TypeError":
-        raise ArgumentError(message)
-    code = (error.native_code if error else None) or ("bad_args" if result.not_dispatched else "unknown")
-    raise NativeError(code, message, dispatched=False if result.not_dispatched else None)
+    if result.is_error:
+        raise from_result(result, method)
+    return result
 
 
 def _point(value: object, what: str = "coordinate") -> tuple[float, float]:
