@@ -39,7 +39,7 @@ MAX_TIMEOUT_S: Final = limits.MAX_TIMEOUT_MS / 1000
 INVOCABLE: Final = frozenset(TOOL_NAMES)
 
 ALREADY_RUNNING: Final = "A Computer Use JavaScript cell is already running."
-INVALID_RUN: Final = "Invalid Computer Use JavaScript code or timeout (maximum 60 seconds)."
+INVALID_RUN: Final = f"Invalid Computer Use JavaScript code or timeout (maximum {MAX_TIMEOUT_S:g} seconds)."
 TIMED_OUT: Final = "Computer Use JavaScript timed out. Bindings were reset; observe the app before continuing."
 CANCELLED: Final = "Computer Use JavaScript cancelled. Bindings were reset; observe the app before continuing."
 RESET_ACTIVE: Final = "Computer Use JavaScript reset. Bindings were discarded."
