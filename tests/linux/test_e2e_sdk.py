@@ -31,8 +31,12 @@ def test_sdk_does_the_demo_task_on_mousepad(tmp_path: Path):
         app.press_key("ctrl+End")
         app.type_text("- milk ✓ (Grüße)\n")
         diff = app.get_ax_state()
-        assert diff.count("~") >= 1
-        assert "- **apples** and plums\\n- bread\\n- milk ✓ (Grüße)\\n" in diff
+        # exactly one changed line: the document's value
+        diff_lines = [line for line in diff.splitlines() if line[:1] in ("~", "+", "-")]
+        assert diff_lines == [
+            "~\t\t\t\tg1:5 text (settable, string) Value: # Groceries\\n\\n- **apples** and plums\\n- bread\\n"
+            "- milk ✓ (Grüße)\\n"
+        ], diff
         image = app.get_screenshot()
         assert image[:3] == b"\xff\xd8\xff"
 
