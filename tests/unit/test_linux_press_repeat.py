@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from deskhand.backends.linux.acting import LinuxActor
+from deskhand.backends.linux._clicks import ElementClicks
 from deskhand.core.errors import NativeError
 
 
@@ -25,7 +25,8 @@ class _A11y:
 
 def _press(results: list[bool], count: int) -> tuple[bool, int]:
     a11y = _A11y(results)
-    done = LinuxActor._press_named(SimpleNamespace(a11y=a11y), object(), ["click"], count)  # type: ignore[arg-type]
+    clicks = ElementClicks(SimpleNamespace(a11y=a11y), pointer=None)  # type: ignore[arg-type]
+    done = clicks._press_named(object(), ["click"], count)  # type: ignore[arg-type]
     return done, a11y.calls
 
 

@@ -1,7 +1,7 @@
 """AT-SPI calls the Linux actor makes on one element: actions, text, values, selection, hit-test.
 
 Thin, typed wrappers over ``AtspiConnection.call``: each returns our own values (or ``None``
-when the element does not answer or lacks the interface) so ``acting.py`` never sees a D-Bus
+when the element does not answer or lacks the interface) so the acting modules never see a D-Bus
 reply. Offsets here are the app's: Unicode code points as AT-SPI specifies (GTK), except that
 Qt counts UTF-16 units (``A11y.utf16``).
 """
@@ -35,6 +35,9 @@ WINDOW_ROLES: Final = frozenset({16, 23, 69})
 #: Not "activate": on a GTK entry it activates the window's default button.
 PRESS_ACTIONS: Final = ("click", "press", "toggle", "jump", "open", "confirm")
 MENU_ACTIONS: Final = ("showmenu", "show menu", "menu", "popup")
+#: AT-SPI state bits the actor reads (``A11y.states``).
+STATE_EDITABLE: Final = 1 << 7
+STATE_FOCUSED: Final = 1 << 12
 
 
 @dataclass(frozen=True, slots=True)

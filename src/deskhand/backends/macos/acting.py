@@ -14,23 +14,30 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
-from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
+from deskhand.backends.base import (
+    ActionResult,
+    Direction,
+    Handle,
+    MouseButton,
+    PasteFormat,
+    ProcessIdentity,
+    RunningApp,
+    SelectionType,
+)
 from deskhand.backends.macos import _ax, _axerrors, _events, _keylayout, _quartz_input, _tis
 from deskhand.backends.macos._windows import CGWindow, bind_at_point
 from deskhand.core import keys as corekeys
 from deskhand.core import pointer as corepointer
 from deskhand.core import scroll as corescroll
 from deskhand.core import textchunks, textmatch
+from deskhand.core.axtree.model import Element
 from deskhand.core.axtree.text import match_secondary_action
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point
 from deskhand.core.paste import PastePayload, PasteTransaction
 from deskhand.core.scroll import PAGE_SCROLL_ACTIONS
-
-if TYPE_CHECKING:
-    from deskhand.backends.macos.executor import MacExecutor
 
 PRESS_ACTIONS: Final = ("AXPress", "AXConfirm", "AXOpen")
 PRESS_REPEAT_S: Final = 0.05
@@ -39,12 +46,23 @@ SELECTION_READBACK_S: Final = 0.2
 TEXT_ROLES: Final = frozenset({"AXTextField", "AXTextArea", "AXTextView", "AXComboBox", "AXSearchField"})
 
 
+class MacObserved(Protocol):
+    """What the actor needs from the observation side (``MacExecutor``'s public helpers)."""
+
+    def verify_identity(self, app: RunningApp) -> ProcessIdentity: ...
+    def windows(self, app: RunningApp) -> list[CGWindow]: ...
+    def key_window(self, app: RunningApp, windows: list[CGWindow] | None = None) -> CGWindow | None: ...
+    def element(self, app: RunningApp, handle: Handle) -> Element: ...
+    def to_global(self, app: RunningApp, x: float, y: float, key: CGWindow | None) -> Point: ...
+    def mark_mutation(self, app: RunningApp) -> None: ...
+
+
 def _refused(code: str, message: str) -> NativeError:
     return NativeError(code, message, dispatched=False)
 
 
 class MacActor:
-    def __init__(self, executor: MacExecutor) -> None:
+    def __init__(self, executor: MacObserved) -> None:
         self._x = executor
         self._numbers = corepointer.event_numbers()
         self._lock = threading.RLock()
