@@ -3,6 +3,13 @@
 Every gesture is the core's event list (``core.pointer``) posted as one burst after the session's
 gate (``_session``); a first motion to its start is added only when the pointer is elsewhere.
 
+A click (at a point, or the synthetic tier of an element click) is ``core.clicktiers``'s
+synthetic click over ``Bursts``: the pre-click hover (a motion to the point, when the pointer is
+elsewhere) as its own burst, the contract's ``PRE_CLICK_HOVER_S`` pause (6.3 step 3, 6.12), then a
+second gate (same window) and the click pairs. On X11 the hover's motion would reach the app
+before the press even in one burst; the pause, as on macOS, lets the app handle the pointer's
+arrival (enter, prelight, hover-dependent widgets) before the press, for 10 ms per click.
+
 What a drag guarantees, and where (contract 6.4: press, three motions, release, in order and at
 their points in the app). On deskhand's own desktop openbox runs with ``desktop/_openbox.py``'s
 configuration, which grabs no button on client windows: the five events are one burst, flushed
@@ -25,14 +32,41 @@ from typing import Final
 
 from deskhand.backends.base import ActionResult, MouseButton, RunningApp
 from deskhand.backends.linux._input import PointerState
-from deskhand.backends.linux._session import LinuxSession
+from deskhand.backends.linux._session import Gate, LinuxSession
+from deskhand.core import clicktiers
 from deskhand.core import pointer as corepointer
 from deskhand.core.geometry import Point
 
-__all__ = ("Pointer",)
+__all__ = ("Bursts", "Pointer")
 
-#: Server-side delay before each later press of a multi-click (``_pointer_events``).
+#: Server-side delay before each later press of a multi-click (``Pointer.post_events``).
 MULTI_CLICK_DELAY_MS: Final = 1
+
+
+class Bursts:
+    """``core.clicktiers.PointerPrimitives``: the hover and the click, each right after a gate.
+
+    The click's gate also proves the window is still the hover's (``target_window_changed``).
+    """
+
+    def __init__(self, pointer: Pointer, app: RunningApp, gate: Gate | None) -> None:
+        self._pointer = pointer
+        self._app = app
+        self._gate = gate
+
+    def hover(self, at: Point) -> None:
+        s = self._pointer.session
+        gate = self._gate or s.gate(self._app)
+        self._gate = gate
+        here = gate.pointer
+        if (here.x, here.y) != (round(at.x), round(at.y)):
+            s.post([lambda: s.input.move(at.x, at.y)])
+
+    def click(self, at: Point, button: MouseButton, count: int) -> None:
+        s = self._pointer.session
+        gate = s.gate(self._app, self._gate.window if self._gate is not None else None)
+        events = corepointer.click_events(at, button, count, s.numbers)
+        self._pointer.post_events(events, gate.pointer)
 
 
 class Pointer:
@@ -41,6 +75,10 @@ class Pointer:
     def __init__(self, session: LinuxSession) -> None:
         self._s = session
 
+    @property
+    def session(self) -> LinuxSession:
+        return self._s
+
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], button: MouseButton
     ) -> ActionResult:
@@ -48,25 +86,23 @@ class Pointer:
         gate = s.gate(app, points=(start, end), button=corepointer.X_BUTTONS[button])
         a, b = gate.points
         events = corepointer.drag_events(a, b, button, s.numbers)
-        self._pointer_events(events, gate.pointer, grabbed_by_wm=gate.window if gate.grabbed else None)
+        self.post_events(events, gate.pointer, grabbed_by_wm=gate.window if gate.grabbed else None)
         return ActionResult("Dragged.", {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)})
 
     def click_point(self, app: RunningApp, point: tuple[float, float], button: MouseButton, count: int) -> ActionResult:
-        """A click at screenshot pixels of the latest observation."""
+        """A synthetic click at screenshot pixels of the latest observation (``core.clicktiers``)."""
         gate = self._s.gate(app, points=(point,))
-        return self._post_click(gate.points[0], gate.pointer, button, count, route="coordinates")
+        at = gate.points[0]
+        clicktiers.synthetic_click(self.bursts(app, gate), at, button, count)
+        return ActionResult(
+            "Clicked.", {"route": "coordinates", "point": [at.x, at.y], "button": button, "count": count}
+        )
 
-    def synthetic_click(self, app: RunningApp, at: Point, button: MouseButton, count: int, route: str) -> ActionResult:
-        """A click at root coordinates (an element's centre) after the gate."""
-        gate = self._s.gate(app)
-        return self._post_click(at, gate.pointer, button, count, route)
+    def bursts(self, app: RunningApp, gate: Gate | None = None) -> Bursts:
+        """The synthetic click's primitives for ``app`` (``gate``: one just passed, used by the hover)."""
+        return Bursts(self, app, gate)
 
-    def _post_click(self, at: Point, here: PointerState, button: MouseButton, count: int, route: str) -> ActionResult:
-        events = corepointer.click_events(at, button, count, self._s.numbers)
-        self._pointer_events(events, here)
-        return ActionResult("Clicked.", {"route": route, "point": [at.x, at.y], "button": button, "count": count})
-
-    def _pointer_events(
+    def post_events(
         self, events: Sequence[corepointer.PointerEvent], here: PointerState, *, grabbed_by_wm: int | None = None
     ) -> None:
         """Post a gesture; a first motion to its start only when the pointer (``here``) is elsewhere.
