@@ -174,15 +174,15 @@ def test_keys_stay_bound_until_the_app_confirms(app, desktop, monkeypatch):
 
 def test_close_closes_the_connections_when_the_keymap_restore_fails(ex, monkeypatch):
     actor = ex.actor
-    owner = actor.clipboard()
+    owner = actor.session.clipboard()
     monkeypatch.setitem(actor.keymap.temporary, 255, char_keysym("é"))
 
     def lost(**_kw):
         raise ConnectionResetError("the X server went away")
 
-    monkeypatch.setattr(actor, "_reclaim", lost)
+    monkeypatch.setattr(actor.typing, "reclaim", lost)
     with pytest.raises(ConnectionResetError):
         actor.close()
     assert not owner._thread.is_alive()
-    assert actor._clipboard is None
-    assert actor._d.display.socket_error is not None  # closed
+    assert actor.session.clipboard_owner is None
+    assert actor.session.d.display.socket_error is not None  # closed

@@ -105,7 +105,7 @@ def test_own_desktop_has_no_window_manager_button_grab(canvas_app):
     # deskhand's openbox configuration has no client mouse bindings, so no press is ever frozen
     # and the drag posts its burst without waiting for the manager.
     _running, bound = canvas_app
-    gate = bound.ex.actor._gate(bound.app, button=1)
+    gate = bound.ex.actor.session.gate(bound.app, button=1)
     assert gate.grabbed is False
 
 
@@ -135,7 +135,7 @@ def test_drag_under_a_grabbing_window_manager_keeps_its_path(grabbing_desktop, t
         running = launcher.gtk_fixture()
         running.events.wait_for("ready")
         bound = bind(ex, running.pid)
-        assert ex.actor._gate(bound.app, button=1).grabbed is True
+        assert ex.actor.session.gate(bound.app, button=1).grabbed is True
         for i in range(20):
             start, end = ((60, 50), (300, 200)) if i % 2 == 0 else ((300, 220), (40, 30))
             _drag_and_check(running, bound, start, end)
