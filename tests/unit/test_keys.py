@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from deskhand.core import x11keys
 from deskhand.core.carbonkeys import CARBON_KEY_CODES, CARBON_MODIFIER_FLAGS, carbon_flags, carbon_key_code
 from deskhand.core.errors import ArgumentError, NativeError
 from deskhand.core.keypolicy import is_native_dangerous, is_system_combo, needs_grant
@@ -15,9 +16,12 @@ from deskhand.core.keys import (
     check_press_budget,
     check_sequence_budget,
     parse_keys,
-    to_x_keysyms,
 )
 from deskhand.core.x11keys import x_keysym_name, x_keysym_value
+
+
+def to_x_keysyms(c: Chord) -> tuple[tuple[str, ...], str]:
+    return x11keys.to_x_keysyms(c.ordered_modifiers(), c.key)
 
 
 def chord(text: str) -> Chord:

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from deskhand.core import x11keys
 from deskhand.core.errors import ArgumentError, NativeError
 
 #: press_key on darwin takes at most this many whitespace-separated chords (1.4).
@@ -234,14 +233,3 @@ def check_sequence_budget(chord_counts: Sequence[int]) -> None:
     """sequence: each press_key step at most 128 chords and 2048 over all steps (1.5)."""
     if any(n > MAX_CHORDS_PER_PRESS for n in chord_counts) or sum(chord_counts) > SEQUENCE_CHORD_BUDGET:
         raise ArgumentError(SEQUENCE_BUDGET_MESSAGE)
-
-
-# --- transitional: the Linux actor's two X11 calls, until it imports deskhand.core.x11keys itself ---
-
-
-def to_x_keysyms(chord: Chord) -> tuple[tuple[str, ...], str]:
-    """(modifier keysym names in press order, key keysym name): :func:`deskhand.core.x11keys.to_x_keysyms`."""
-    return x11keys.to_x_keysyms(chord.ordered_modifiers(), chord.key)
-
-
-x_keysym_value: Final = x11keys.x_keysym_value
