@@ -1,6 +1,6 @@
 """Shared pytest setup: markers, and no display for unit tests.
 
-Tests under ``tests/linux/`` get the ``desktop`` marker automatically (they use the session's
+Tests under ``tests/linux/`` and ``tests/faults/`` get the ``desktop`` marker automatically (they use the session's
 virtual desktop from ``tests/linux/conftest.py``). Unit tests run with ``DISPLAY`` and the bus
 variables removed, so a unit test that needs a display fails instead of silently using one.
 """
@@ -13,7 +13,7 @@ import pytest
 
 TESTS_DIR = Path(__file__).resolve().parent
 _NO_DISPLAY_DIRS = (TESTS_DIR / "unit",)
-_DESKTOP_DIRS = (TESTS_DIR / "linux",)
+_DESKTOP_DIRS = (TESTS_DIR / "linux", TESTS_DIR / "faults")
 _DESKTOP_ENV = ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS")
 
 

@@ -411,6 +411,19 @@ class Fixture:
         return True  # keep Tab, arrows and friends on the canvas
 
 
+def _open_dialog(fixture):
+    """SIGUSR1: a modal dialog with one text field opens over the window (as an app's own dialog
+    would between an agent's observation and its typing); its field's text goes to the log."""
+    dialog = Gtk.Dialog(title="Fixture Dialog", transient_for=fixture.win, modal=True)
+    entry = _name(Gtk.Entry(), "Dialog field")
+    entry.connect("changed", lambda w: fixture.log.emit("text", name="Dialog field", text=w.get_text()))
+    dialog.get_content_area().add(entry)
+    dialog.connect("map-event", lambda _w, _e: fixture.log.emit("dialog", name="Fixture Dialog") and False)
+    dialog.show_all()
+    entry.grab_focus()
+    return True
+
+
 def main():
     GLib.set_prgname(PRGNAME)
     GLib.set_application_name(TITLE)
@@ -423,6 +436,7 @@ def main():
     fixture.win.show_all()
     for signum in (signal.SIGTERM, signal.SIGINT):
         GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signum, lambda: fixture.win.destroy() or False)
+    GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, lambda: _open_dialog(fixture))
     Gtk.main()
     return 0
 

@@ -62,6 +62,7 @@ class Observed(Protocol):
     def verify_identity(self, app: RunningApp) -> ProcessIdentity: ...
     def transform(self, app: RunningApp) -> screenshot.ShotTransform | None: ...
     def key_window(self, app: RunningApp, wins: list[WindowInfo] | None = None) -> WindowInfo | None: ...
+    def observed_key_window(self, app: RunningApp) -> int | None: ...
     def activate(self, app: RunningApp, window: WindowInfo | None = None) -> WindowInfo: ...
     def element(self, app: RunningApp, handle: Handle) -> Element: ...
     def to_global(self, app: RunningApp, x: float, y: float) -> Point: ...
@@ -219,6 +220,26 @@ class LinuxSession:
     def bind(self, app: RunningApp) -> int:
         """The app's key window, activated and verified; the window every gate compares with."""
         return self.gate(app).window
+
+    def bind_keyboard(self, app: RunningApp) -> int:
+        """The window keys and paste go to: the key window of the app's last observation.
+
+        Keyboard input never goes to a window the agent did not see (native-contract 6.1, 6.5):
+        ``stale_snapshot`` before any observation, ``stale_window`` when the app's key window is
+        another one now (a dialog opened since), both before anything is posted.
+        """
+        observed = self.observed.observed_key_window(app)
+        if observed is None:
+            raise not_dispatched("stale_window", "The app had no key window when it was observed; observe it again.")
+        now = self.observed.key_window(app)
+        if now is None or now.id != observed:
+            what = f"window {now.id:#x} ({now.title!r})" if now is not None else "no window"
+            raise not_dispatched(
+                "stale_window",
+                f"The app's key window changed since it was observed (now {what}); nothing was typed. "
+                "Call get_app_state to see the new window before typing or pressing keys.",
+            )
+        return self.gate(app, observed).window
 
     def gate(
         self,

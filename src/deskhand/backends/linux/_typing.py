@@ -96,12 +96,12 @@ class Typing:
 
     # -- actions ------------------------------------------------------------------------------
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
-        window = self._s.bind(app)
+        window = self._s.bind_keyboard(app)
         return paste_into(self, app, window, text, fmt)
 
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
         chords = corekeys.parse_keys(key)
-        window = self._s.bind(app)
+        window = self._s.bind_keyboard(app)
         plan: list[tuple[tuple[int, ...], int]] = []
         for chord in chords:
             mods, name = x11keys.to_x_keysyms(chord.ordered_modifiers(), chord.key)
@@ -116,7 +116,7 @@ class Typing:
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
         if not text:
             return ActionResult("Nothing to type.", {"route": "none"})
-        window = self._s.bind(app)
+        window = self._s.bind_keyboard(app)
         focused = self._focused_after_input(app, window)
         if focused is not None and self._replace_text(app, focused, text):
             return ActionResult("Typed.", {"route": "accessible_text"})

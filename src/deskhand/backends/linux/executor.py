@@ -199,6 +199,15 @@ class LinuxExecutor:
             raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
         return found
 
+    def observed_key_window(self, app: RunningApp) -> int | None:
+        """The key window of the app's last observation (keyboard and paste go only there).
+
+        Raises:
+            NativeError: ``stale_snapshot`` before any observation, ``stale_process``.
+        """
+        current = _identity.read_identity(app.pid, self._desktop_ids())
+        return self.observer.key_window(_app_key(app), identity=current)
+
     def to_global(self, app: RunningApp, x: float, y: float) -> Point:
         """Screenshot pixels of the latest ``get_app_state`` → root coordinates (section 6.2)."""
         kw = self.key_window(app)

@@ -155,6 +155,23 @@ class Observer:
             )
         return element
 
+    def key_window(self, app_key: str, *, identity: object | None) -> int | None:
+        """The key window id of the app's last observation, for keyboard and paste (6.1, 6.5).
+
+        Raises ``stale_snapshot`` before any observation and ``stale_process`` when ``identity``
+        is not the observed one (or either is unproven).
+        """
+        snapshot = self._snapshots.get(app_key)
+        if snapshot is None:
+            raise NativeError(
+                "stale_snapshot",
+                f"'{app_key}' was not observed yet. Call get_app_state before typing or pressing keys.",
+                dispatched=False,
+            )
+        if snapshot.identity is None or identity is None or identity != snapshot.identity:
+            raise NativeError("stale_process", f"The target process changed. {REQUERY}", dispatched=False)
+        return snapshot.key_window_id
+
     def epoch(self, app_key: str) -> int | None:
         """The app's current epoch, or None before its first observation."""
         snapshot = self._snapshots.get(app_key)
