@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol
 
+from deskhand.core import deadline as call_deadline
 from deskhand.core.counters import CallCounters
 from deskhand.core.platform import from_sys_platform, js_target
 from deskhand.host.result import Block, ImageBlock, TextBlock, ToolResult
@@ -281,7 +282,10 @@ class KernelSession:
                 return
             cell.counters.start()
             try:
-                result = await self.caller.call_tool(name, args)
+                # the native call gets the cell's remaining time as its deadline (core.deadline)
+                left = cell.deadline.when() - asyncio.get_running_loop().time() if cell.deadline else None
+                with call_deadline.within(left) if left is not None else contextlib.nullcontext():
+                    result = await self.caller.call_tool(name, args)
             except Exception as error:  # any transport failure becomes the JS error text
                 cell.counters.threw()
                 if cell.accepting:

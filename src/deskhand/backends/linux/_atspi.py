@@ -44,6 +44,7 @@ from jeepney.bus import get_connectable_addresses
 from jeepney.io.blocking import DBusConnection, open_dbus_connection, prep_socket
 
 from deskhand.backends.linux._wire import Reply, ReplyReader
+from deskhand.core import deadline as call_deadline
 from deskhand.core.errors import BackendUnavailable
 
 ACCESSIBLE: Final = "org.a11y.atspi.Accessible"
@@ -94,7 +95,8 @@ class Deadline:
     __slots__ = ("at",)
 
     def __init__(self, seconds: float) -> None:
-        self.at = time.monotonic() + seconds
+        # never past the deadline of the call in progress (a js cell's timeout_ms)
+        self.at = time.monotonic() + call_deadline.bound(seconds)
 
     def remaining(self, cap: float = CALL_TIMEOUT_S) -> float:
         return max(0.0, min(cap, self.at - time.monotonic()))
@@ -266,6 +268,8 @@ class AtspiConnection:
 
     def _exchange(self, conn: _Link, calls: Sequence[Call], deadline: Deadline) -> list[Any]:
         results: list[Any] = [TIMED_OUT] * len(calls)
+        if deadline.expired:
+            return results  # nothing is sent after the deadline
         pending: dict[int, int] = {}
         next_call = 0
         while next_call < len(calls) or pending:

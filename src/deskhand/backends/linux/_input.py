@@ -35,6 +35,8 @@ from Xlib.error import XError
 from Xlib.ext import xtest
 from Xlib.protocol import event
 
+from deskhand.core import deadline as call_deadline
+
 __all__ = ()
 
 # Button and wheel numbers are the core's: deskhand.core.pointer.X_BUTTONS, deskhand.core.scroll.X_WHEEL_BUTTONS.
@@ -176,7 +178,7 @@ class AppPing:
         """True once the app answered ``token``; waits up to ``timeout_s`` for it."""
         if token is None:
             return False
-        deadline = time.monotonic() + timeout_s
+        deadline = time.monotonic() + call_deadline.bound(timeout_s)
         while True:
             self._read()
             if token in self._answered:

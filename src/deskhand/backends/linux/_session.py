@@ -40,6 +40,7 @@ from deskhand.backends.linux._input import AppPing, PointerState, XInput
 from deskhand.backends.linux._mapping import AtspiRef
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
+from deskhand.core import deadline as call_deadline
 from deskhand.core import pointer as corepointer
 from deskhand.core import screenshot
 from deskhand.core.axtree.model import Element
@@ -258,6 +259,10 @@ class LinuxSession:
         the executor's full lookup runs, and the key window is activated and its focus verified.
         With ``button``, the same round trip also probes for a window manager's grab of it.
         """
+        if call_deadline.expired():
+            raise not_dispatched(
+                "cancelled", "The call's deadline (the cell's timeout_ms) passed before any input; nothing was posted."
+            )
         x = self.observed
         identity = x.verify_identity(app)
         transform = x.transform(app)

@@ -33,6 +33,7 @@ from deskhand.backends.linux._atspi import Deadline
 from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
 from deskhand.backends.linux.paste import paste_into
+from deskhand.core import deadline as call_deadline
 from deskhand.core import keys as corekeys
 from deskhand.core import x11keys
 from deskhand.core.errors import NativeError
@@ -47,6 +48,8 @@ __all__ = ("Typing",)
 PING_TIMEOUT_S: Final = 1.0
 #: How long ``type_text`` re-reads the focus when, right after input, no element has it yet.
 FOCUS_SETTLE_S: Final = 0.2
+#: Keys per burst at most: between bursts a long text checks the call's deadline.
+CHUNK_STROKES: Final = 200
 
 _Plan = Sequence[tuple[tuple[int, ...], int]]
 
@@ -153,7 +156,7 @@ class Typing:
         focused = self._focused(app)
         if focused is not None or not just_confirmed:
             return focused
-        deadline = time.monotonic() + FOCUS_SETTLE_S
+        deadline = time.monotonic() + call_deadline.bound(FOCUS_SETTLE_S)
         while focused is None and time.monotonic() < deadline:
             focused = self._focused(app)
         return focused
@@ -188,14 +191,26 @@ class Typing:
         limit = max(1, len(keymap.spare) + len(keymap.temporary))
         groups: list[list[tuple[tuple[int, ...], int]]] = [[]]
         missing: set[int] = set()
+        # once per distinct keysym: a long text repeats a few dozen of them
+        needs = {k: bool(keymap.missing([k])) for k in dict.fromkeys(k for _, k in plan)}
         for mods, keysym in plan:
-            if keysym not in missing and keymap.missing([keysym]):
+            if len(groups[-1]) >= CHUNK_STROKES:  # a long text goes in chunks (deadline checks)
+                groups.append([])
+                missing = set()
+            if keysym not in missing and needs[keysym]:
                 if len(missing) == limit:
                     groups.append([])
                     missing = set()
                 missing.add(keysym)
             groups[-1].append((mods, keysym))
+        done = 0
         for i, group in enumerate(groups):
+            if i > 0 and call_deadline.expired():
+                msg = (
+                    f"Typed {done} of {len(plan)} keys; the call's deadline (the cell's timeout_ms) passed, "
+                    "so the rest was not typed. Observe the app before typing the rest."
+                )
+                raise NativeError("cancelled", msg, dispatched=True, details={"typed": done, "total": len(plan)})
             self._s.gate(app, window)
             keysyms = [k for _, k in group]
             try:
@@ -213,6 +228,7 @@ class Typing:
             finally:
                 if lease.bound:
                     self._settle(window, lease)
+            done += len(group)
 
     def _stroke(self, mods: tuple[int, ...], keysym: int, lease: Lease) -> Stroke:
         stroke = self.keymap.stroke(keysym, (), lease)

@@ -17,6 +17,7 @@ from Xlib import X
 from Xlib.protocol import event
 
 from deskhand.backends.linux._x11 import XConnection, XError
+from deskhand.core import deadline as call_deadline
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
 
@@ -189,7 +190,7 @@ def activate(x: XConnection, window: WindowInfo, *, timeout_s: float = ACTIVATE_
             except XError as e:
                 raise NativeError("stale_window", f"The window {window.id:#x} is gone.") from e
         x.display.sync()
-    deadline = time.monotonic() + timeout_s
+    deadline = time.monotonic() + call_deadline.bound(timeout_s)
     while True:
         if _has_focus(x, window):
             return

@@ -25,7 +25,8 @@ from jeepney.low_level import MessageType
 from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
 from deskhand.backends.linux._a11y_act import A11y, Ref
 from deskhand.backends.linux._clipboard import ClipboardOwner, Item, Snapshot
-from deskhand.core.paste import PastePayload, PasteTransaction
+from deskhand.core import deadline as call_deadline
+from deskhand.core.paste import READ_TIMEOUT_S, PastePayload, PasteTransaction
 
 __all__ = ("AtspiPasteTarget", "PasteSeam", "TextEvents", "X11Clipboard", "paste_into")
 
@@ -178,7 +179,9 @@ def paste_into(actor: PasteSeam, app: RunningApp, window: int, text: str, fmt: P
     """Run one paste transaction into the app's focused element; raise its error if it failed."""
     payload = PastePayload.build(text, fmt)
     target = AtspiPasteTarget(actor, app, window, actor.focused_text(app))
-    receipt = PasteTransaction(payload, X11Clipboard(actor.clipboard()), target).run()
+    # the read window never outlasts the call's deadline (a js cell's timeout_ms)
+    timeout_s = max(0.05, call_deadline.bound(READ_TIMEOUT_S))
+    receipt = PasteTransaction(payload, X11Clipboard(actor.clipboard()), target, timeout_s=timeout_s).run()
     error = receipt.error()
     if error is not None:
         if not receipt.paste_posted:
