@@ -24,9 +24,9 @@ import time
 from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
-from deskhand.backends import inventory
 from deskhand.backends.base import (
     ActionResult,
     AppEntry,
@@ -60,7 +60,9 @@ from deskhand.core import screenshot
 from deskhand.core.axtree import notices as advisory
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach
 from deskhand.core.axtree.observer import Observer
+from deskhand.core.axtree.render import full_text
 from deskhand.core.axtree.settle import SettleClock
+from deskhand.core.axtree.text import display_window_title, sanitize
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point, Rect
 
@@ -100,6 +102,9 @@ class LinuxExecutor:
         #: app key -> (identity, hash) of its last capture, for the identical-capture notice.
         self._captures: dict[str, tuple[ProcessIdentity, str]] = {}
         self._installed: list[_inventory.DesktopApp] | None = None
+        self._program_ids: dict[str, str] | None = None
+        #: identity -> its toolkit (``_identity.toolkit``), for apps missing from the bus.
+        self._toolkits: dict[ProcessIdentity, str | None] = {}
         self._actor: Any = None
 
     # -- inventory ---------------------------------------------------------------------------
@@ -110,10 +115,16 @@ class LinuxExecutor:
         return self._installed
 
     def _desktop_ids(self) -> dict[str, str]:
-        return {a.executable: a.id for a in self.installed() if a.executable}
+        if self._program_ids is None:
+            self._program_ids = _inventory.program_ids(self.installed())
+        return self._program_ids
 
     def running(self) -> list[_inventory.RunningProcess]:
-        """Running apps: AT-SPI registry processes and X clients with ``_NET_WM_PID``."""
+        """Running apps: AT-SPI registry processes and the owners of top-level X windows."""
+        return [f.process for f in self._found()]
+
+    def _found(self) -> list[_inventory.Found]:
+        """Running apps with every name they can be bound by (``_inventory`` docstring)."""
         deadline = Deadline(NAME_TIMEOUT_S)
         buses = self.atspi.apps(Deadline(2.0))
         bus_pids = self.atspi.pids(buses, Deadline(2.0))
@@ -123,19 +134,31 @@ class LinuxExecutor:
             name = names.get(bus)
             if name:
                 pid_names.setdefault(pid, name)
-        with self.x.lock:
-            x_pids = [p for w in windows.client_ids(self.x) if (p := windows.window_pid(self.x, w))]
+        tops = windows.toplevels(self.x)
+        classes: dict[int, list[tuple[str, str]]] = {}
+        titles: dict[int, set[str]] = {}
+        for w in reversed(tops):  # topmost first
+            classes.setdefault(w.pid, []).append(w.wm_class)
+            titles.setdefault(w.pid, set()).add(w.title.lower())
         desktop_ids = self._desktop_ids()
-        desktop_names = {a.id: a.name for a in self.installed()}
-        out: list[_inventory.RunningProcess] = []
-        for pid in dict.fromkeys([*bus_pids.values(), *x_pids]):
+        installed = self.installed()
+        out: list[_inventory.Found] = []
+        for pid in dict.fromkeys([*bus_pids.values(), *(w.pid for w in tops)]):
             if pid == os.getpid():
                 continue
             ident = _identity.read_identity(pid, desktop_ids)
             if ident is None:
                 continue
-            name = desktop_names.get(ident.app_id) or pid_names.get(pid) or ident.app_id
-            out.append(_inventory.RunningProcess(ident, name))
+            mine = classes.get(pid, [])
+            name = _inventory.display_name(installed, ident.app_id, mine) or pid_names.get(pid) or ident.app_id
+            proc = _inventory.RunningProcess(ident, name)
+            argv0 = next(iter(_identity.cmdline(pid)), "")
+            known = _inventory.names_of(proc, installed, mine)
+            if argv0:
+                known.add(Path(argv0).name.lower())
+            out.append(
+                _inventory.Found(proc, frozenset(known), frozenset(titles.get(pid, set()) - {""}), argv0, tuple(mine))
+            )
         return out
 
     def _app_names(self, buses: list[str], deadline: Deadline) -> list[str | None]:
@@ -149,7 +172,7 @@ class LinuxExecutor:
         return _inventory.merge(self.running(), installed, _inventory.recent_usage(installed))
 
     def resolve(self, selector: str) -> RunningApp:
-        return inventory.resolve(selector, self.running())
+        return _inventory.resolve(selector, self._found())
 
     # -- helpers for the actor (public) ------------------------------------------------------
 
@@ -227,21 +250,30 @@ class LinuxExecutor:
         seen: Future[tuple[list[WindowInfo], WindowInfo | None]] = Future()
         shot = self._capture_pool().submit(self._look, app, seen)
         try:
-            tree, notices, key = self._read_tree(app, seen)
+            tree, notices, key = self._read_tree(app, identity, seen)
+            accessible = tree is not None
+            if tree is None:
+                tree = AppTree(app_label=app.identity.app_id, app_name=app.display_name, pid=app.pid, windows=[])
             obs = self.observer.observe(
                 tree,
                 app_key=_app_key(app),
                 identity=identity,
                 key_window_id=key.id if key else None,
-                disable_diff=disable_diff,
+                disable_diff=disable_diff or not accessible,
             )
         except BaseException:
             if not shot.cancel():
                 futures.wait([shot])  # the X connection is shared: the capture ends before anything else uses it
             raise
         image = self._shoot(app, key, identity, shot) if key is not None else None
-        notices += self._advice(app, identity, key, image, obs.full_text, complete=not tree.timed_out)
+        notices += self._advice(
+            app, identity, key, image, obs.full_text, complete=not tree.timed_out, accessible=accessible
+        )
         text = obs.text.rstrip()
+        if not accessible:
+            # No tree: the state is the App= and Window: lines with the key window's own title.
+            title = sanitize(display_window_title(key.title if key else None, app.display_name))
+            text = full_text(tree, title, [], [])
         if notices:
             text += "\n\n" + "\n".join(notices)
         title = key.title if key else (tree.windows[0].title if tree.windows else "")
@@ -256,6 +288,7 @@ class LinuxExecutor:
         full_text: str,
         *,
         complete: bool,
+        accessible: bool = True,
     ) -> list[str]:
         """The advisory notices of section 3.2 (shell tree, off screen, covered, identical
         capture) from this observation's facts; remembers the capture's hash for the next one."""
@@ -275,22 +308,28 @@ class LinuxExecutor:
                 capture_hash=digest,
                 previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
                 tree_complete=complete,
+                accessible=accessible,
             )
         )
 
     def _read_tree(
-        self, app: RunningApp, seen: Future[tuple[list[WindowInfo], WindowInfo | None]]
-    ) -> tuple[AppTree, list[str], WindowInfo | None]:
-        """The app's tree, notices about it, and its key window (``seen``: the app's windows and
-        key window, read by the capture worker while the tree is read)."""
+        self, app: RunningApp, identity: ProcessIdentity, seen: Future[tuple[list[WindowInfo], WindowInfo | None]]
+    ) -> tuple[AppTree | None, list[str], WindowInfo | None]:
+        """The app's tree (None: its toolkit has no accessibility), notices about it, and its key
+        window (``seen``: the app's windows and key window, read by the capture worker while the
+        tree is read).
+
+        Raises:
+            NativeError: ``ax_failed`` when the app's toolkit has accessibility but the app is not
+                on the bus (with the fix for that toolkit), or it did not answer in time.
+        """
         bus = self._bus_of(app.pid)
         notices: list[str] = []
         if bus is None:
-            raise NativeError(
-                "ax_failed",
-                f"{app.display_name} (pid {app.pid}) is not on the accessibility bus; "
-                "its toolkit may have accessibility turned off (NO_AT_BRIDGE, QT_ACCESSIBILITY).",
-            )
+            kit = self._toolkit(identity)
+            if advisory.has_accessibility(kit):
+                raise NativeError("ax_failed", advisory.accessibility_off(app.display_name, app.pid, kit))
+            return None, notices, seen.result()[1]
         snap = self.atspi.snapshot(bus, Deadline(self.observe_timeout_s))
         if snap.timed_out and not snap.nodes:
             raise NativeError(
@@ -307,6 +346,13 @@ class LinuxExecutor:
                 f"{self.observe_timeout_s:g} s (the app may be busy or hung)."
             )
         return tree, notices, key
+
+    def _toolkit(self, identity: ProcessIdentity) -> str | None:
+        if identity not in self._toolkits:
+            if len(self._toolkits) >= MAX_KNOWN_BUSES:
+                self._toolkits.clear()
+            self._toolkits[identity] = _identity.toolkit(identity.pid)
+        return self._toolkits[identity]
 
     def _bus_of(self, pid: int) -> str | None:
         """The pid's bus name: the one found last time while the bus daemon still says it is
