@@ -306,7 +306,7 @@ def _usage_keys(name: str, command: str) -> list[str]:
         words = []
     if words:
         keys.append(Path(words[0]).name.lower())
-    return keys
+    return list(dict.fromkeys(keys))  # "Mousepad" and "mousepad %u" are one use, not two
 
 
 def _parse_time(text: str) -> datetime | None:
