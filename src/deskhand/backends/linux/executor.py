@@ -503,13 +503,29 @@ class LinuxExecutor:
         return self.actor.scroll(app, direction=direction, pages=pages, element=element, point=point)
 
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
+        self._check_keyboard(app)
         return self.actor.press_key(app, key)
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        if text:
+            self._check_keyboard(app)
         return self.actor.type_text(app, text)
 
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
+        self._check_keyboard(app)
         return self.actor.paste(app, text, fmt)
+
+    def _check_keyboard(self, app: RunningApp) -> None:
+        """Keys reach only the focused window: refuse them, before anything is posted, for a key
+        window that takes no focus (xeyes, xclock), or they would go to another app's window."""
+        key = self.key_window(app)
+        if key is not None and not windows.accepts_focus(self.x, key.id):
+            raise NativeError(
+                "feature_unavailable",
+                f'The window "{key.title}" of {app.display_name} takes no keyboard input (ICCCM input '
+                "hint false, no WM_TAKE_FOCUS); keys and typing cannot reach it. Use pointer actions.",
+                dispatched=False,
+            )
 
     def select_text(
         self,
