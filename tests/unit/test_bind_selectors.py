@@ -169,3 +169,37 @@ def test_list_apps_keeps_installed_apps_used_within_14_days(tmp_path: Path, monk
     later = [e.id for e in inv.merge([], apps, usage, now=datetime(2026, 12, 5, 0, 1, tzinfo=UTC))]
     assert later == ["org.gnome.gedit"]
     assert inv.merge([], apps, usage, now=datetime(2026, 12, 20, tzinfo=UTC)) == []
+
+
+def test_an_app_without_accessibility_gets_one_screenshot_notice_not_the_shell_advice() -> None:
+    from deskhand.core.axtree import notices  # noqa: PLC0415
+
+    facts = notices.Facts(lines=["App=x (pid 1)", 'Window: "x", App: x.'], accessible=False, covered=True)
+    assert notices.notices(facts) == [notices.NO_ACCESSIBILITY, notices.COVERED]
+    assert notices.notices(notices.Facts(lines=[]))[0] == notices.SHELL_TREE_ADVICE
+
+
+@pytest.mark.parametrize(
+    ("toolkit", "accessible", "fix"),
+    [
+        ("gtk3", True, "NO_AT_BRIDGE=1"),
+        ("gtk4", True, "GTK_A11Y=none"),
+        ("qt5", True, "QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1"),
+        ("chromium", True, "IsEnabled=true"),
+        ("libreoffice", True, "SAL_USE_VCLPLUGIN=gtk3"),
+        ("tk", False, None),
+        ("sdl2", False, None),
+        ("xaw", False, None),
+        (None, False, None),
+    ],
+)
+def test_which_toolkits_have_accessibility_and_the_fix_for_each(
+    toolkit: str | None, accessible: bool, fix: str | None
+) -> None:
+    from deskhand.core.axtree import notices  # noqa: PLC0415
+
+    assert notices.has_accessibility(toolkit) is accessible
+    text = notices.accessibility_off("App", 7, toolkit)
+    assert text.startswith("App (pid 7) is not on the accessibility bus")
+    if fix is not None:
+        assert fix in text

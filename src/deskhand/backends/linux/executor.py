@@ -152,10 +152,9 @@ class LinuxExecutor:
             mine = classes.get(pid, [])
             name = _inventory.display_name(installed, ident.app_id, mine) or pid_names.get(pid) or ident.app_id
             proc = _inventory.RunningProcess(ident, name)
-            argv0 = next(iter(_identity.cmdline(pid)), "")
+            argv0 = _argv0(pid)
             known = _inventory.names_of(proc, installed, mine)
-            if argv0:
-                known.add(Path(argv0).name.lower())
+            known.update(n.lower() for n in (Path(argv0).name, pid_names.get(pid, "")) if n)
             out.append(
                 _inventory.Found(proc, frozenset(known), frozenset(titles.get(pid, set()) - {""}), argv0, tuple(mine))
             )
@@ -564,6 +563,15 @@ class _Shot:
     jpeg: bytes
     #: The key window as read again right after the capture (None: the app has none now).
     key_after: WindowInfo | None
+
+
+def _argv0(pid: int) -> str:
+    """The process's ``argv[0]``; Chromium rewrites its command line into one string holding
+    the arguments too, so a lone argument is cut at its first space."""
+    args = _identity.cmdline(pid)
+    if len(args) == 1:
+        return args[0].split(" ", 1)[0]
+    return args[0] if args else ""
 
 
 def _app_key(app: RunningApp) -> str:

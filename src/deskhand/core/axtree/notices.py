@@ -42,7 +42,7 @@ _A11Y_FIX: Final = {
     "qt5": "Qt 5: restart it with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (or QT_ACCESSIBILITY=1)",
     "qt6": "Qt 6: restart it with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (or QT_ACCESSIBILITY=1)",
     "gecko": f"Firefox (Gecko): {_TURN_ON} or set GNOME_ACCESSIBILITY=1, then restart it",
-    "chromium": f"Chromium: restart it with --force-renderer-accessibility, or {_TURN_ON} before it starts",
+    "chromium": f"Chromium: {_TURN_ON}, then restart it (--force-renderer-accessibility alone does not register it)",
     "libreoffice": f"LibreOffice: {_TURN_ON} and restart it with its GTK 3 plugin (SAL_USE_VCLPLUGIN=gtk3)",
 }
 
