@@ -25,7 +25,7 @@ from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import (
     ActionResult,
@@ -66,6 +66,9 @@ from deskhand.core.axtree.text import display_window_title, sanitize
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point, Rect
 
+if TYPE_CHECKING:
+    from deskhand.backends.linux.acting import LinuxActor
+
 #: The whole AT-SPI read of one observation (per call: 2 s, the AX messaging timeout).
 OBSERVE_TIMEOUT_S: Final = 3.0
 #: Discovery asks each app for its name; a hung app must not stall ``list_apps``.
@@ -105,7 +108,7 @@ class LinuxExecutor:
         self._program_ids: dict[str, str] | None = None
         #: identity -> its toolkit (``_identity.toolkit``), for apps missing from the bus.
         self._toolkits: dict[ProcessIdentity, str | None] = {}
-        self._actor: Any = None
+        self._actor: LinuxActor | None = None
 
     # -- inventory ---------------------------------------------------------------------------
 
@@ -465,7 +468,7 @@ class LinuxExecutor:
     # -- actions: delegated to the actor -----------------------------------------------------
 
     @property
-    def actor(self) -> Any:
+    def actor(self) -> LinuxActor:
         if self._actor is None:
             try:
                 from deskhand.backends.linux.acting import LinuxActor  # noqa: PLC0415
@@ -545,7 +548,7 @@ class LinuxExecutor:
         return self.actor.perform_secondary_action(app, element, action)
 
     def close(self) -> None:
-        if self._actor is not None and hasattr(self._actor, "close"):
+        if self._actor is not None:
             self._actor.close()
         if self._capture_worker is not None:
             self._capture_worker.shutdown(wait=True, cancel_futures=True)
