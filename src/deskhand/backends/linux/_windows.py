@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from Xlib import X, Xutil
-from Xlib.protocol import event
+from Xlib.protocol import event, request
 
 from deskhand.backends.linux._x11 import XConnection, XError
 from deskhand.core.errors import NativeError
@@ -203,19 +203,31 @@ def key_window(x: XConnection, pid: int, windows: list[WindowInfo] | None = None
 
 
 def frames_above(x: XConnection, target: WindowInfo) -> list[Rect]:
-    """Frames of the mapped top-level windows stacked above ``target`` (bottom to top)."""
+    """Frames of the mapped top-level windows stacked above ``target`` (bottom to top).
+
+    The attribute and geometry requests for all of them go out together and are answered in
+    one round trip (a desktop has dozens of unmapped top-level windows)."""
     with x.lock:
         children = x.root.query_tree().children
         ids = [int(c.id) for c in children]
         if target.frame_id not in ids:
             return []
+        d = x.display.display
+        queued = [
+            (
+                request.GetWindowAttributes(display=d, defer=True, window=child),
+                request.GetGeometry(display=d, defer=True, drawable=child),
+            )
+            for child in children[ids.index(target.frame_id) + 1 :]
+        ]
         out = []
-        for child in children[ids.index(target.frame_id) + 1 :]:
+        for attrs, g in queued:
             try:
-                if child.get_attributes().map_state != X.IsViewable:
-                    continue
-                g = child.get_geometry()
+                attrs.reply()
+                g.reply()
             except XError:
+                continue  # destroyed since the listing
+            if attrs.map_state != X.IsViewable:
                 continue
             out.append(
                 Rect(float(g.x), float(g.y), float(g.width + 2 * g.border_width), float(g.height + 2 * g.border_width))
