@@ -27,22 +27,22 @@ def call(host: Host, name: str, args: object) -> ToolResult:
     return anyio.run(go)
 
 
-def test_host_takes_a_number_as_a_pid() -> None:
+def test_raw_tools_keep_app_a_string() -> None:
     fake = FakeExecutor([APP])
     host = Host(fake, policy=AppPolicy())  # type: ignore[arg-type]
-    result = call(host, "get_app_state", {"app": 4242})
-    assert not result.is_error, result.text
-    assert "Mousepad" in result.text
+    result = call(host, "get_app_state", {"app": 4242})  # the JS facade turns getApp(4242) into "4242"
+    assert result.is_error and "app must be a string" in result.text
+    assert not call(host, "get_app_state", {"app": "4242"}).is_error
 
 
-@pytest.mark.parametrize("app", ["²", "١٢٣", 0, -5, 1.5])
-def test_host_refuses_what_is_no_pid_before_dispatch(app: object) -> None:
+@pytest.mark.parametrize("app", ["²", "١٢٣", "4²"])
+def test_digits_that_are_not_ascii_are_no_pid_and_nothing_is_dispatched(app: str) -> None:
     fake = FakeExecutor([APP])
     host = Host(fake, policy=AppPolicy())  # type: ignore[arg-type]
     result = call(host, "get_app_state", {"app": app})
-    assert result.is_error
-    assert "pid" in result.text or "string" in result.text
-    assert not fake.calls or all(c[0] != "get_app_state" for c in fake.calls)
+    assert result.is_error and result.not_dispatched
+    assert f'"{app}" is not a pid' in result.text  # "4²".isdigit() is True too, yet int("4²") fails
+    assert result.structured["code"] == "bad_args"
 
 
 def _proc(pid: int, app_id: str, exe: str, name: str, **kw: object) -> inv.Found:

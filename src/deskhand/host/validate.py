@@ -174,20 +174,9 @@ class _Args:
         return value
 
     def app(self) -> str:
-        """The app selector; a positive integer is a pid (``getApp(2971)``), and a string of
-        digits must use the ASCII digits (``"²"`` and ``"١٢٣"`` are no pids)."""
-        raw = self.args.get("app")
-        if isinstance(raw, float) and raw.is_integer():
-            raw = int(raw)
-        if isinstance(raw, int) and not isinstance(raw, bool):
-            if raw <= 0:
-                raise self.fail(f"app {raw} is not a pid: a pid is a positive integer.")
-            return str(raw)
         value = self.required("app").strip()
         if not value:
             raise self.fail("requires app.")
-        if value.isdigit() and not value.isascii():
-            raise self.fail(f'app "{value}" is not a pid: a pid is written with the digits 0-9.')
         return value
 
     def boolean(self, key: str) -> bool | None:
