@@ -37,6 +37,8 @@ class App:
         pygame.display.set_caption(TITLE)
         self.lines: list[tuple[tuple[int, int], tuple[int, int]]] = []
         self.pressed_at: tuple[int, int] | None = None
+        #: the pointer as of the last event handled (SDL's wheel event carries no position)
+        self.last_pos: tuple[int, int] = (0, 0)
         self.running = True
         self.ready = False
         signal.signal(signal.SIGTERM, self.stop)
@@ -64,6 +66,8 @@ class App:
 
     def handle(self, e: Any) -> bool:
         """Log one event; True when the window must be painted again."""
+        if e.type in (pygame.MOUSEMOTION, pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP):
+            self.last_pos = e.pos
         if e.type == pygame.WINDOWSHOWN or (e.type == pygame.WINDOWEXPOSED and not self.ready):
             if not self.ready:
                 self.ready = True
@@ -91,9 +95,7 @@ class App:
             self.log.emit("motion", buttons=list(e.buttons), **self.pointer(e.pos))
         elif e.type == pygame.MOUSEWHEEL:
             direction = "up" if e.y > 0 else "down" if e.y < 0 else "right" if e.x > 0 else "left"
-            self.log.emit(
-                "wheel", direction=direction, delta_x=e.x, delta_y=-e.y, **self.pointer(pygame.mouse.get_pos())
-            )
+            self.log.emit("wheel", direction=direction, delta_x=e.x, delta_y=-e.y, **self.pointer(self.last_pos))
         elif e.type in (pygame.KEYDOWN, pygame.KEYUP):
             if e.type == pygame.KEYDOWN and e.key == pygame.K_v and e.mod & pygame.KMOD_CTRL:
                 self.log.emit("paste", name="Canvas", text=_clipboard_text())
