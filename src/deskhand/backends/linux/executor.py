@@ -2,10 +2,16 @@
 
 It owns the shared native connections (one X display, one AT-SPI bus connection), the core's
 ``Observer`` (handle generations, reconciliation, diffs) and the settle clock, and answers
-``list_apps``, ``resolve`` and ``get_app_state`` itself. Every action method is delegated to
-``deskhand.backends.linux.acting.LinuxActor``, which uses the public helpers documented below
-(``verify_identity``, ``key_window``, ``activate``, ``element``, ``to_global``, ``mark_mutation``,
-``atspi``, ``x``).
+``list_apps``, ``resolve`` (finding apps in ``_discovery``) and ``get_app_state`` itself. Every
+action method is delegated to ``deskhand.backends.linux.acting.LinuxActor``, which uses the
+public helpers documented below (``verify_identity``, ``key_window``, ``activate``, ``element``,
+``to_global``, ``mark_mutation``, ``atspi``, ``x``).
+
+An app missing from the accessibility bus whose toolkit has no accessibility (Tk, SDL, Xt/Xaw,
+plain Xlib; ``_identity.toolkit``) is observed without a tree: the ``App=`` and ``Window:`` lines,
+``notices.NO_ACCESSIBILITY`` and the screenshot, never diffed. One whose toolkit has accessibility
+is ``ax_failed`` with the fix for that toolkit (``notices.accessibility_off``). Keys, typing and
+paste are refused before dispatch for a key window that takes no focus (xeyes, xclock).
 
 An observation is bounded: the AT-SPI read has ``observe_timeout_s`` in total and 2 s per call,
 so a hung app yields a truncated state (with a notice) or an ``ax_failed`` error by then.
@@ -19,12 +25,10 @@ identity is compared once both have finished.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import (
@@ -44,16 +48,12 @@ from deskhand.backends.base import (
 from deskhand.backends.linux import _identity, _inventory, _mapping
 from deskhand.backends.linux import _windows as windows
 from deskhand.backends.linux._atspi import (
-    ACCESSIBLE,
-    PROPERTIES,
-    ROOT_PATH,
     AtspiConnection,
-    Call,
     Deadline,
-    Failed,
     Snapshot,
 )
 from deskhand.backends.linux._capture import Capture, Grabber, encode
+from deskhand.backends.linux._discovery import Discovery
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
 from deskhand.core import screenshot
@@ -71,8 +71,6 @@ if TYPE_CHECKING:
 
 #: The whole AT-SPI read of one observation (per call: 2 s, the AX messaging timeout).
 OBSERVE_TIMEOUT_S: Final = 3.0
-#: Discovery asks each app for its name; a hung app must not stall ``list_apps``.
-NAME_TIMEOUT_S: Final = 0.5
 #: Bus names remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
 _WINDOW_ROLES: Final = frozenset({2, 16, 23, 28, 69})
@@ -104,8 +102,8 @@ class LinuxExecutor:
         self._transforms: dict[int, screenshot.ShotTransform] = {}
         #: app key -> (identity, hash) of its last capture, for the identical-capture notice.
         self._captures: dict[str, tuple[ProcessIdentity, str]] = {}
-        self._installed: list[_inventory.DesktopApp] | None = None
-        self._program_ids: dict[str, str] | None = None
+        #: Running apps and installed entries (``_discovery``).
+        self.discovery = Discovery(self.x, self.atspi)
         #: identity -> its toolkit (``_identity.toolkit``), for apps missing from the bus.
         self._toolkits: dict[ProcessIdentity, str | None] = {}
         self._actor: LinuxActor | None = None
@@ -113,68 +111,21 @@ class LinuxExecutor:
     # -- inventory ---------------------------------------------------------------------------
 
     def installed(self) -> list[_inventory.DesktopApp]:
-        if self._installed is None:
-            self._installed = _inventory.installed_apps()
-        return self._installed
+        return self.discovery.installed()
 
     def _desktop_ids(self) -> dict[str, str]:
-        if self._program_ids is None:
-            self._program_ids = _inventory.program_ids(self.installed())
-        return self._program_ids
+        return self.discovery.program_ids()
 
     def running(self) -> list[_inventory.RunningProcess]:
         """Running apps: AT-SPI registry processes and the owners of top-level X windows."""
-        return [f.process for f in self._found()]
-
-    def _found(self) -> list[_inventory.Found]:
-        """Running apps with every name they can be bound by (``_inventory`` docstring)."""
-        deadline = Deadline(NAME_TIMEOUT_S)
-        buses = self.atspi.apps(Deadline(2.0))
-        bus_pids = self.atspi.pids(buses, Deadline(2.0))
-        names = dict(zip(buses, self._app_names(buses, deadline), strict=True))
-        pid_names: dict[int, str] = {}
-        for bus, pid in bus_pids.items():
-            name = names.get(bus)
-            if name:
-                pid_names.setdefault(pid, name)
-        tops = windows.toplevels(self.x)
-        classes: dict[int, list[tuple[str, str]]] = {}
-        titles: dict[int, set[str]] = {}
-        for w in reversed(tops):  # topmost first
-            classes.setdefault(w.pid, []).append(w.wm_class)
-            titles.setdefault(w.pid, set()).add(w.title.lower())
-        desktop_ids = self._desktop_ids()
-        installed = self.installed()
-        out: list[_inventory.Found] = []
-        for pid in dict.fromkeys([*bus_pids.values(), *(w.pid for w in tops)]):
-            if pid == os.getpid():
-                continue
-            ident = _identity.read_identity(pid, desktop_ids)
-            if ident is None:
-                continue
-            mine = classes.get(pid, [])
-            name = _inventory.display_name(installed, ident.app_id, mine) or pid_names.get(pid) or ident.app_id
-            proc = _inventory.RunningProcess(ident, name)
-            argv0 = _argv0(pid)
-            known = _inventory.names_of(proc, installed, mine)
-            known.update(n.lower() for n in (Path(argv0).name, pid_names.get(pid, "")) if n)
-            out.append(
-                _inventory.Found(proc, frozenset(known), frozenset(titles.get(pid, set()) - {""}), argv0, tuple(mine))
-            )
-        return out
-
-    def _app_names(self, buses: list[str], deadline: Deadline) -> list[str | None]:
-        replies = self.atspi.pipeline(
-            [Call(b, ROOT_PATH, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")) for b in buses], deadline
-        )
-        return [None if isinstance(r, Failed) else str(r[0][1]) or None for r in replies]
+        return [f.process for f in self.discovery.found()]
 
     def list_apps(self) -> list[AppEntry]:
         installed = self.installed()
         return _inventory.merge(self.running(), installed, _inventory.recent_usage(installed))
 
     def resolve(self, selector: str) -> RunningApp:
-        return _inventory.resolve(selector, self._found())
+        return _inventory.resolve(selector, self.discovery.found())
 
     # -- helpers for the actor (public) ------------------------------------------------------
 
@@ -566,15 +517,6 @@ class _Shot:
     jpeg: bytes
     #: The key window as read again right after the capture (None: the app has none now).
     key_after: WindowInfo | None
-
-
-def _argv0(pid: int) -> str:
-    """The process's ``argv[0]``; Chromium rewrites its command line into one string holding
-    the arguments too, so a lone argument is cut at its first space."""
-    args = _identity.cmdline(pid)
-    if len(args) == 1:
-        return args[0].split(" ", 1)[0]
-    return args[0] if args else ""
 
 
 def _app_key(app: RunningApp) -> str:
