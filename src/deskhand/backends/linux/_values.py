@@ -136,5 +136,4 @@ class Values:
             if not s.a11y.do_action(ref, target):
                 raise NativeError("ax_failed", f"The app did not perform {raw}.", dispatched=None)
             result = ActionResult("Performed.", {"action": raw})
-        s.mark_mutation(app)
         return result

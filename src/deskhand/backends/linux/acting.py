@@ -15,6 +15,9 @@ concern each, all on one ``_session.LinuxSession`` (connections, gates, element 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
 from deskhand.backends.linux._a11y_act import A11y
 from deskhand.backends.linux._clicks import ElementClicks
@@ -25,7 +28,7 @@ from deskhand.backends.linux._session import LinuxSession, Observed
 from deskhand.backends.linux._typing import Typing
 from deskhand.backends.linux._values import Values
 from deskhand.core import pointer as corepointer
-from deskhand.core.errors import NativeError
+from deskhand.core.errors import DeskhandError, NativeError
 
 __all__ = ("LinuxActor",)
 
@@ -61,6 +64,22 @@ class LinuxActor:
             finally:  # a failed restore (the X server went away) still closes the rest
                 self.session.close()
 
+    @contextmanager
+    def _acting(self, app: RunningApp) -> Iterator[None]:
+        """Hold the session for one action; unless it was refused before dispatch, the app's next
+        capture settles first (native-contract.md 6.12: every mutation, not only some)."""
+        with self.session.lock:
+            try:
+                yield
+            except DeskhandError as err:
+                if err.dispatched is not False:
+                    self.session.mark_mutation(app)
+                raise
+            except BaseException:
+                self.session.mark_mutation(app)
+                raise
+            self.session.mark_mutation(app)
+
     # -- pointer ------------------------------------------------------------------------------
     def click(
         self,
@@ -72,7 +91,7 @@ class LinuxActor:
         count: int = 1,
     ) -> ActionResult:
         corepointer.check_click_count(count)
-        with self.session.lock:
+        with self._acting(app):
             if element is not None:
                 return self.clicks.click(app, element, button, count)
             if point is None:
@@ -82,7 +101,7 @@ class LinuxActor:
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
     ) -> ActionResult:
-        with self.session.lock:
+        with self._acting(app):
             return self.pointer.drag(app, start, end, button)
 
     def scroll(
@@ -94,20 +113,20 @@ class LinuxActor:
         element: Handle | None = None,
         point: tuple[float, float] | None = None,
     ) -> ActionResult:
-        with self.session.lock:
+        with self._acting(app):
             return self.scrolling.scroll(app, direction=direction, pages=pages, element=element, point=point)
 
     # -- keyboard -----------------------------------------------------------------------------
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
-        with self.session.lock:
+        with self._acting(app):
             return self.typing.press_key(app, key)
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
-        with self.session.lock:
+        with self._acting(app):
             return self.typing.type_text(app, text)
 
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
-        with self.session.lock:
+        with self._acting(app):
             return self.typing.paste(app, text, fmt)
 
     # -- text, values, actions ----------------------------------------------------------------
@@ -121,15 +140,15 @@ class LinuxActor:
         suffix: str | None = None,
         selection_type: SelectionType = "text",
     ) -> ActionResult:
-        with self.session.lock:
+        with self._acting(app):
             return self.values.select_text(
                 app, element, text, prefix=prefix, suffix=suffix, selection_type=selection_type
             )
 
     def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
-        with self.session.lock:
+        with self._acting(app):
             return self.values.set_value(app, element, value)
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
-        with self.session.lock:
+        with self._acting(app):
             return self.values.perform_secondary_action(app, element, action)
