@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from deskhand.core.effects import Outcome
+
 Platform = Literal["linux", "macos", "windows"]
 MouseButton = Literal["left", "right", "middle", "back", "forward"]
 Direction = Literal["up", "down", "left", "right"]
@@ -83,10 +85,12 @@ class AppState:
 
 @dataclass(frozen=True, slots=True)
 class ActionResult:
-    """The outcome of an action: a model-facing text and optional structured fields."""
+    """The outcome of an action: a model-facing text, optional structured fields, and what was
+    seen of its effect (``core.effects``; the actor fills a default from the route when unset)."""
 
     text: str
     structured: dict[str, object] = field(default_factory=dict)
+    outcome: Outcome | None = None
 
 
 #: An element reference as the host passes it: an opaque ``gN:id`` handle.
