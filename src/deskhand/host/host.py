@@ -239,7 +239,7 @@ class Host:
             state = await self._thread(lambda: self.executor.get_app_state(target, disable_diff=request.disable_diff))
             return _state_result(state, _binding_key(request.app, target))
         action = await self._thread(lambda: _act(self.executor, target, request))
-        return ToolResult((TextBlock(ACTION_RECEIPT),), structured=dict(action.structured))
+        return _action_result(action)
 
     @staticmethod
     async def _thread(fn: Callable[[], T]) -> T:
@@ -346,3 +346,15 @@ def _state_result(state: AppState, app: str) -> ToolResult:
     if state.image is not None:
         blocks.append(ImageBlock(state.image.data, state.image.mime_type))
     return ToolResult(tuple(blocks), structured={"app": app})
+
+
+def _action_result(action: ActionResult) -> ToolResult:
+    """The contract's receipt text, then what was seen of the effect; ``structured["result"]`` is
+    what a ``js`` App method resolves to (the outcome over the action's own fields)."""
+    if action.outcome is None:
+        result: dict[str, object] = {"effect": "unverifiable", **action.structured}
+        text = ACTION_RECEIPT
+    else:
+        result = {**action.structured, **action.outcome.to_json()}
+        text = f"{ACTION_RECEIPT}\n{action.outcome.summary()}"
+    return ToolResult((TextBlock(text),), structured={**action.structured, "result": result})
