@@ -11,13 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from deskhand.core import platform, pointer, scroll, textmatch
 from deskhand.core.effects import Outcome
 
-Platform = Literal["linux", "macos", "windows"]
-MouseButton = Literal["left", "right", "middle", "back", "forward"]
-Direction = Literal["up", "down", "left", "right"]
+#: The core's vocabularies, under the names the seam has always used.
+Platform = platform.Platform
+MouseButton = pointer.Button
+Direction = scroll.Direction
+SelectionType = textmatch.SelectionMode
 PasteFormat = Literal["text", "md", "html"]
-SelectionType = Literal["text", "cursor_before", "cursor_after"]
 
 
 @dataclass(frozen=True, slots=True)
