@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from deskhand.core import platform, pointer, scroll, textmatch
+from deskhand.core.effects import Outcome
 
 #: The core's vocabularies, under the names the seam has always used.
 Platform = platform.Platform
@@ -86,10 +87,12 @@ class AppState:
 
 @dataclass(frozen=True, slots=True)
 class ActionResult:
-    """The outcome of an action: a model-facing text and optional structured fields."""
+    """The outcome of an action: a model-facing text, optional structured fields, and what was
+    seen of its effect (``core.effects``; the actor fills a default from the route when unset)."""
 
     text: str
     structured: dict[str, object] = field(default_factory=dict)
+    outcome: Outcome | None = None
 
 
 #: An element reference as the host passes it: an opaque ``gN:id`` handle.

@@ -54,6 +54,7 @@ from deskhand.backends.linux._atspi import (
 )
 from deskhand.backends.linux._capture import Capture, Grabber, encode
 from deskhand.backends.linux._discovery import Discovery
+from deskhand.backends.linux._quiet import Activity
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
 from deskhand.core import screenshot
@@ -107,6 +108,7 @@ class LinuxExecutor:
         #: identity -> its toolkit (``_identity.toolkit``), for apps missing from the bus.
         self._toolkits: dict[ProcessIdentity, str | None] = {}
         self._actor: LinuxActor | None = None
+        self._activity_watch: Activity | None = None
 
     # -- inventory ---------------------------------------------------------------------------
 
@@ -192,13 +194,28 @@ class LinuxExecutor:
         """Record that an action changed the app: its next capture waits by the settle rule."""
         self.settle.mark_mutation(_app_key(app), time.monotonic())
 
+    def _settle(self, app: RunningApp) -> None:
+        """The UI settle before a capture after a mutation: the seed's fixed window (6.12), then,
+        while the app is still changing, until it has been quiet (``_quiet``)."""
+        key = _app_key(app)
+        since = self.settle.pending(key)
+        floor = self.settle.take(key, time.monotonic())
+        if since is None:
+            return
+        shot = self._transforms.get(app.pid)
+        window = shot.window_id if shot is not None else None
+        self._activity().wait_quiet(self._buses.get(app.pid), window, since=since, floor_s=floor)
+
+    def _activity(self) -> Activity:
+        if self._activity_watch is None:
+            self._activity_watch = Activity(str(self.atspi.address), self.x.name)
+        return self._activity_watch
+
     # -- observation -------------------------------------------------------------------------
 
     def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
         identity = self.verify_identity(app)
-        wait = self.settle.take(_app_key(app), time.monotonic())
-        if wait > 0:
-            time.sleep(wait)  # the contract's settle rule (6.12), not a synchronization sleep
+        self._settle(app)
         self._transforms.pop(app.pid, None)
         seen: Future[tuple[list[WindowInfo], WindowInfo | None]] = Future()
         shot = self._capture_pool().submit(self._look, app, seen)
@@ -218,6 +235,8 @@ class LinuxExecutor:
             if not shot.cancel():
                 futures.wait([shot])  # the X connection is shared: the capture ends before anything else uses it
             raise
+        if key is not None:
+            self._activity().watch(key.id)  # damage on it counts as activity from now on
         image = self._shoot(app, key, identity, shot) if key is not None else None
         notices += self._advice(
             app, identity, key, image, obs.full_text, complete=not tree.timed_out, accessible=accessible
@@ -501,6 +520,8 @@ class LinuxExecutor:
     def close(self) -> None:
         if self._actor is not None:
             self._actor.close()
+        if self._activity_watch is not None:
+            self._activity_watch.close()
         if self._capture_worker is not None:
             self._capture_worker.shutdown(wait=True, cancel_futures=True)
         self._grabber.close()
