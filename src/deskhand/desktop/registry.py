@@ -120,10 +120,17 @@ def teardown(state: DesktopState, *, grace_s: float = 2.0) -> list[int]:
 
 
 def cleanup_stale() -> list[str]:
-    """Tear down every desktop whose owner or X server died; return their ids."""
+    """Tear down every desktop whose owner or X server died; return their ids.
+
+    Also removes the X authority files of owner processes that are gone (``_xauth``).
+    """
     ended: list[str] = []
     for state in list_states():
         if state.is_stale():
             teardown(state)
             ended.append(state.id)
+    for path in registry_dir().glob("xauth-*"):
+        pid = path.name.removeprefix("xauth-")
+        if pid.isdigit() and not _procs.alive(int(pid)):
+            path.unlink(missing_ok=True)
     return ended
