@@ -21,6 +21,7 @@ import secrets
 import socket
 import struct
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -87,8 +88,9 @@ def _rewrite(registry: Path) -> None:
             _previous = _UNSET
         path.unlink(missing_ok=True)
         return
-    if _previous is _UNSET:
-        _previous = os.environ.get("XAUTHORITY")
+    current = os.environ.get("XAUTHORITY")
+    if _previous is _UNSET or current != str(path):  # first desktop, or someone set another file since
+        _previous = current
     data = b"".join(client_entries(display, cookie) for display, cookie in _mine.values())
     user = _user_file(_previous)
     if user is not None and user != path:
@@ -96,6 +98,25 @@ def _rewrite(registry: Path) -> None:
             data += user.read_bytes()
     write_private(path, data)
     os.environ["XAUTHORITY"] = str(path)
+
+
+@contextlib.contextmanager
+def authority(path: str | None) -> Iterator[None]:
+    """With ``XAUTHORITY`` set to ``path`` in this process (None: unchanged), for opening one
+    python-xlib connection that must use another desktop's cookie (the doctor judging an env)."""
+    if path is None:
+        yield
+        return
+    with _lock:
+        saved = os.environ.get("XAUTHORITY")
+        os.environ["XAUTHORITY"] = path
+        try:
+            yield
+        finally:
+            if saved is None:
+                os.environ.pop("XAUTHORITY", None)
+            else:
+                os.environ["XAUTHORITY"] = saved
 
 
 def register(registry: Path, desktop_id: str, display: int, cookie: bytes) -> None:

@@ -48,6 +48,15 @@ def _display_in_use(n: int) -> bool:
     return Path(f"/tmp/.X{n}-lock").exists() or Path(f"/tmp/.X11-unix/X{n}").exists()  # noqa: S108
 
 
+def _display_taken(log: Path) -> bool:
+    """Whether Xvfb failed because another server took the display (worth trying the next one)."""
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return False
+    return "already active" in text or "listening sockets" in text or "lock" in text.lower()
+
+
 def _read_line(fd: int, deadline: float) -> bytes:
     """Read what a child writes to ``fd`` up to a newline or EOF, or until ``deadline``."""
     data = b""
@@ -123,6 +132,8 @@ class VirtualDesktop:
             and the processes keep the user's policy file (``DESKHAND_POLICY`` names it).
 
     :attr:`env` is what a client needs: display, ``XAUTHORITY``, buses, the accessibility variables.
+    While an embedded (not detached) desktop runs, this process's own ``XAUTHORITY`` names a file
+    with its cookie too (``_xauth``), so python-xlib connections made here (an executor) get in.
     """
 
     def __init__(
@@ -186,6 +197,8 @@ class VirtualDesktop:
         except BaseException:
             self.stop()
             raise
+        if self.detached:  # it outlives this process: no cookie left in this process's XAUTHORITY
+            _xauth.unregister(registry_dir(), self.id)
         self.timings["total"] = time.monotonic() - t0
         return self
 
@@ -278,6 +291,8 @@ class VirtualDesktop:
             n = _FIRST_DISPLAY + (first - _FIRST_DISPLAY + i) % span
             if _display_in_use(n):
                 continue
+            log = self.runtime_dir / "xvfb.log"
+            log.unlink(missing_ok=True)  # the error shows the last attempt's log
             r, w = os.pipe()
             argv = [
                 "Xvfb",
@@ -303,7 +318,7 @@ class VirtualDesktop:
                 return int(line.strip()), proc
             _procs.terminate([proc.pid], None, grace_s=1.0)
             proc.poll()
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline or not _display_taken(log):
                 break
         raise BackendUnavailable(f"desktop: Xvfb did not start{_tail(self.runtime_dir / 'xvfb.log')}")
 
