@@ -340,7 +340,15 @@ class VirtualDesktop:
         self.env["DBUS_SESSION_BUS_ADDRESS"] = address
 
     def _start_atspi(self, deadline: float) -> None:
-        launcher = self._spawn("atspi-launcher", [AT_SPI_LAUNCHER, "--launch-immediately"])
+        # The launcher keeps IsEnabled in GSettings (toolkit-accessibility): give it a key file that
+        # says true, so it starts enabled and no dconf service is started to store the value.
+        settings = self.runtime_dir / "a11y-settings"
+        (settings / "glib-2.0" / "settings").mkdir(mode=0o700, parents=True)
+        (settings / "glib-2.0" / "settings" / "keyfile").write_text(
+            "[org/gnome/desktop/interface]\ntoolkit-accessibility=true\n"
+        )
+        env = {**self._base_env(), "GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": str(settings)}
+        launcher = self._spawn("atspi-launcher", [AT_SPI_LAUNCHER, "--launch-immediately"], env=env)
         try:
             address = a11y_address_from_session(
                 self.env["DBUS_SESSION_BUS_ADDRESS"], timeout_s=max(0.1, deadline - time.monotonic()), enable=True
@@ -381,7 +389,7 @@ class VirtualDesktop:
         src = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
         state_path = registry_dir() / f"{self.id}.json"
-        argv = [sys.executable, "-m", "deskhand.desktop._watchdog", str(state_path), str(os.getpid())]
+        argv = [sys.executable, "-S", "-m", "deskhand.desktop._watchdog", str(state_path), str(os.getpid())]
         try:
             first = _spawn.spawn(argv, env=env, stdin=r, stdout=ready_w)
         except BaseException:
