@@ -186,6 +186,19 @@ def test_a_client_without_the_cookie_is_refused_and_one_with_it_connects(tmp_pat
         assert environ[b"XAUTHORITY"].decode() == xauth
 
 
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root to become another user")
+def test_another_local_user_cannot_type_into_the_desktop(desktop: VirtualDesktop) -> None:
+    # The attack of issue 15: uid 65534 ran xdotool against root's desktop. The socket is world-writable,
+    # so only the cookie keeps that user out.
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "xdotool", "getdisplaygeometry"]
+    done = subprocess.run(
+        nobody, check=False, env={"DISPLAY": desktop.env["DISPLAY"], "PATH": os.environ["PATH"]},
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "Authorization required" in done.stderr, done.stderr
+
+
 def test_the_server_runs_without_ac(desktop: VirtualDesktop) -> None:
     state = find_state(desktop.id)
     assert state is not None

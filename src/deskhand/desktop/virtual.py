@@ -198,7 +198,7 @@ class VirtualDesktop:
             self.stop()
             raise
         if self.detached:  # it outlives this process: no cookie left in this process's XAUTHORITY
-            _xauth.unregister(registry_dir(), self.id)
+            _xauth.unregister(self.runtime_dir.parent, self.id)
         self.timings["total"] = time.monotonic() - t0
         return self
 
@@ -213,7 +213,7 @@ class VirtualDesktop:
         display, xvfb = self._start_xvfb(deadline)
         self.display = display
         _xauth.write_private(self.xauthority, _xauth.client_entries(display, self._cookie))
-        _xauth.register(registry_dir(), self.id, display, self._cookie)
+        _xauth.register(self.runtime_dir.parent, self.id, display, self._cookie)
         self.env = {
             "DISPLAY": f":{display}",
             "XAUTHORITY": str(self.xauthority),
@@ -424,7 +424,7 @@ class VirtualDesktop:
             _reap(proc)
         self._popens.clear()
         self._state = None
-        _xauth.unregister(registry_dir(), self.id)
+        _xauth.unregister(self.runtime_dir.parent, self.id)
         for fd in (self._watchdog_fd, self._watchdog_ready):
             if fd is not None:
                 os.close(fd)
