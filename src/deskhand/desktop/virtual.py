@@ -14,10 +14,8 @@ import contextlib
 import os
 import random
 import secrets
-import select
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +27,15 @@ from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop import _openbox, _procs, _spawn, _xauth
 from deskhand.desktop._env import A11Y_APP_ENV, PRIVATE_DIRS, a11y_env, exports_text, gtk_modules, user_policy_path
 from deskhand.desktop._spawn import Child
+from deskhand.desktop._startup import (
+    display_in_use,
+    display_taken,
+    parse_size,
+    read_line,
+    start_watchdog,
+    wait_watchdog,
+)
+from deskhand.desktop._startup import tail as log_tail
 from deskhand.desktop._windows import wait_for_window
 from deskhand.desktop.atspi import A11yBus, a11y_address_from_session
 from deskhand.desktop.registry import DesktopState, ProcessRecord, registry_dir, teardown
@@ -39,60 +46,8 @@ AT_SPI_LAUNCHER: Final = "/usr/libexec/at-spi-bus-launcher"
 AT_SPI_REGISTRYD: Final = "/usr/libexec/at-spi2-registryd"
 #: Inherited variables that would point a child at the wrong display, bus or session.
 _DROP_ENV: Final = ("NO_AT_BRIDGE", "WAYLAND_DISPLAY", "SESSION_MANAGER", "DBUS_SESSION_BUS_PID", "XAUTHORITY")
-_LOG_TAIL: Final = 1500
 _FIRST_DISPLAY: Final = 100
 _LAST_DISPLAY: Final = 1000
-
-
-def _display_in_use(n: int) -> bool:
-    return Path(f"/tmp/.X{n}-lock").exists() or Path(f"/tmp/.X11-unix/X{n}").exists()  # noqa: S108
-
-
-def _display_taken(log: Path) -> bool:
-    """Whether Xvfb failed because another server took the display (worth trying the next one)."""
-    try:
-        text = log.read_text(errors="replace")
-    except OSError:
-        return False
-    return "already active" in text or "listening sockets" in text or "lock" in text.lower()
-
-
-def _read_line(fd: int, deadline: float) -> bytes:
-    """Read what a child writes to ``fd`` up to a newline or EOF, or until ``deadline``."""
-    data = b""
-    while not data.endswith(b"\n"):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        ready, _, _ = select.select([fd], [], [], remaining)
-        if not ready:
-            break
-        chunk = os.read(fd, 256)
-        if not chunk:
-            break
-        data += chunk
-    return data
-
-
-def parse_size(text: str) -> tuple[int, int, int]:
-    """``"1920x1080x24"`` or ``"1920x1080"`` -> (width, height, depth)."""
-    parts = text.lower().split("x")
-    try:
-        nums = [int(p) for p in parts]
-    except ValueError:
-        nums = []
-    if len(nums) not in (2, 3) or min(nums) <= 0:
-        raise ValueError(f"screen size must look like 1920x1080x24, got {text!r}")
-    return nums[0], nums[1], nums[2] if len(nums) == 3 else 24
-
-
-def _tail(path: Path) -> str:
-    """The end of a log, for an error message (empty when there is none)."""
-    try:
-        text = path.read_bytes()[-_LOG_TAIL:].decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
-    return f"; its log ends:\n{text}" if text else ""
 
 
 @dataclass(eq=False)
@@ -289,7 +244,7 @@ class VirtualDesktop:
         span = _LAST_DISPLAY - _FIRST_DISPLAY
         for i in range(span):
             n = _FIRST_DISPLAY + (first - _FIRST_DISPLAY + i) % span
-            if _display_in_use(n):
+            if display_in_use(n):
                 continue
             log = self.runtime_dir / "xvfb.log"
             log.unlink(missing_ok=True)  # the error shows the last attempt's log
@@ -311,16 +266,16 @@ class VirtualDesktop:
             finally:
                 os.close(w)
             try:
-                line = _read_line(r, deadline)
+                line = read_line(r, deadline)
             finally:
                 os.close(r)
             if line.strip().isdigit():
                 return int(line.strip()), proc
             _procs.terminate([proc.pid], None, grace_s=1.0)
             proc.poll()
-            if time.monotonic() >= deadline or not _display_taken(log):
+            if time.monotonic() >= deadline or not display_taken(log):
                 break
-        raise BackendUnavailable(f"desktop: Xvfb did not start{_tail(self.runtime_dir / 'xvfb.log')}")
+        raise BackendUnavailable(f"desktop: Xvfb did not start{log_tail(self.runtime_dir / 'xvfb.log')}")
 
     def _start_dbus(self, deadline: float) -> None:
         r, w = os.pipe()
@@ -331,11 +286,11 @@ class VirtualDesktop:
         finally:
             os.close(w)
         try:
-            address = _read_line(r, deadline).decode().strip()
+            address = read_line(r, deadline).decode().strip()
         finally:
             os.close(r)
         if not address:
-            tail = _tail(self.runtime_dir / "dbus.log")
+            tail = log_tail(self.runtime_dir / "dbus.log")
             raise BackendUnavailable(f"desktop: dbus-daemon did not start (apt-get install dbus){tail}")
         self.env["DBUS_SESSION_BUS_ADDRESS"] = address
 
@@ -355,12 +310,14 @@ class VirtualDesktop:
             )
         except BackendUnavailable as exc:
             launcher.poll()
-            raise BackendUnavailable(f"desktop: {exc.message}{_tail(self.runtime_dir / 'atspi-launcher.log')}") from exc
+            raise BackendUnavailable(
+                f"desktop: {exc.message}{log_tail(self.runtime_dir / 'atspi-launcher.log')}"
+            ) from exc
         self.env["AT_SPI_BUS_ADDRESS"] = address
         self._spawn("atspi-registryd", [AT_SPI_REGISTRYD])
         with A11yBus(address) as bus:
             if not bus.wait_registry(deadline):
-                tail = _tail(self.runtime_dir / "atspi-registryd.log")
+                tail = log_tail(self.runtime_dir / "atspi-registryd.log")
                 raise BackendUnavailable(
                     f"desktop: the AT-SPI registry did not start (apt-get install at-spi2-core){tail}"
                 )
@@ -374,45 +331,24 @@ class VirtualDesktop:
             root = d.screen().root
             while root.get_full_property(check, 0) is None:
                 if wm.poll() is not None or time.monotonic() >= deadline:
-                    tail = _tail(self.runtime_dir / "openbox.log")
+                    tail = log_tail(self.runtime_dir / "openbox.log")
                     raise BackendUnavailable(f"desktop: openbox did not start (apt-get install openbox){tail}")
                 time.sleep(0.005)
         finally:
             d.close()
 
     def _start_watchdog(self) -> None:
-        """Start the watchdog (``_watchdog``): it holds the read end of a pipe whose write end only
-        this process has, and reports its pid once it has left our process tree."""
-        r, w = os.pipe()
-        ready_r, ready_w = os.pipe()
-        env = {k: v for k, v in os.environ.items() if k != _procs.MARKER_ENV}
-        src = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
-        state_path = registry_dir() / f"{self.id}.json"
-        argv = [sys.executable, "-S", "-m", "deskhand.desktop._watchdog", str(state_path), str(os.getpid())]
-        try:
-            first = _spawn.spawn(argv, env=env, stdin=r, stdout=ready_w)
-        except BaseException:
-            os.close(w)
-            os.close(ready_r)
-            raise
-        finally:
-            os.close(r)
-            os.close(ready_w)
-        self._watchdog_fd, self._watchdog_ready = w, ready_r
+        first, self._watchdog_fd, self._watchdog_ready = start_watchdog(registry_dir() / f"{self.id}.json")
         self._popens.append(first)  # exits as soon as it has forked the watchdog
 
     def _wait_watchdog(self, deadline: float) -> None:
         if self._watchdog_ready is None:
             raise RuntimeError("desktop: the watchdog was not started")
         try:
-            line = _read_line(self._watchdog_ready, max(deadline, time.monotonic() + 5.0))
+            self._watchdog_pid = wait_watchdog(self._watchdog_ready, deadline)
         finally:
             os.close(self._watchdog_ready)
             self._watchdog_ready = None
-        if not line.strip().isdigit():
-            raise BackendUnavailable("desktop: the watchdog process did not start")
-        self._watchdog_pid = int(line)
 
     def stop(self) -> None:
         """End every process of the desktop and its apps, wait for them, remove locks and state."""
