@@ -35,9 +35,14 @@ if sys.argv[1] == "hostile":  # what Ray's workers hand their children
 from deskhand.desktop import VirtualDesktop
 vd = VirtualDesktop().start()
 app = vd.launch(["mousepad"])
+# a helper in the app's process group that is no child of the owner and carries no marker variable
+group = vd.launch(["sh", "-c", "env -i sleep 600 & echo $! > " + str(vd.runtime_dir / "helper.pid") + "; wait"])
 with vd.a11y() as bus:
     bus.wait_for_pid(app.pid, timeout_s=20)
-print(json.dumps({"id": vd.id, "app": app.pid}), flush=True)
+helper = vd.runtime_dir / "helper.pid"
+while not helper.exists() or not helper.read_text().strip():
+    time.sleep(0.01)
+print(json.dumps({"id": vd.id, "app": app.pid, "helper": int(helper.read_text())}), flush=True)
 if sys.argv[2] == "stop":
     sys.stdin.readline()
     vd.stop()
@@ -85,7 +90,7 @@ def _close(owner: subprocess.Popen[str]) -> None:
     owner.wait()
 
 
-def _start_owner(mode: str, end: str) -> tuple[subprocess.Popen[str], DesktopState, int]:
+def _start_owner(mode: str, end: str) -> tuple[subprocess.Popen[str], DesktopState, int, int]:
     owner = subprocess.Popen(
         [sys.executable, "-c", _OWNER, mode, end], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
@@ -95,25 +100,30 @@ def _start_owner(mode: str, end: str) -> tuple[subprocess.Popen[str], DesktopSta
     info = json.loads(line)
     state = find_state(info["id"])
     assert state is not None
-    return owner, state, int(info["app"])
+    return owner, state, int(info["app"]), int(info["helper"])
 
 
 def test_an_owner_killed_with_its_direct_children_leaves_nothing_behind() -> None:
-    owner, state, app = _start_owner("plain", "kill")
+    owner, state, app, helper = _start_owner("plain", "kill")
+    helper_ticks = _procs.start_ticks(helper)
     try:
         children = _children(owner.pid)
         assert app in children and state.server_pid() in children
-        for pid in [owner.pid, *children]:  # the way Ray ends a worker
+        assert helper not in children and helper not in _procs.marked_pids(state.id)
+        for pid in children:  # the way Ray ends a worker: its direct children and itself
             os.kill(pid, signal.SIGKILL)
+        _wait(lambda: not any(_procs.alive(pid) for pid in children), "the direct children to die")
+        os.kill(owner.pid, signal.SIGKILL)
         owner.wait()
         _wait(lambda: not _leftovers(state, owner.pid), f"the watchdog to clean up {_leftovers(state, owner.pid)}")
+        _wait(lambda: not _procs.alive(helper, helper_ticks), "the app's process group to end")
     finally:
         _close(owner)
         teardown(state)
 
 
 def test_a_desktop_started_with_sigchld_ignored_and_signals_blocked_starts_and_cleans_up() -> None:
-    owner, state, app = _start_owner("hostile", "stop")
+    owner, state, app, _ = _start_owner("hostile", "stop")
     assert owner.stdin is not None and owner.stdout is not None
     try:
         owner_blocked = _status(owner.pid, "SigBlk")

@@ -107,9 +107,11 @@ def teardown(state: DesktopState, *, grace_s: float = 2.0) -> list[int]:
     """End every process of ``state``, remove its X lock, runtime dir and state file.
 
     Idempotent: processes are matched by pid *and* start time, so a reused pid is never hit.
+    A group whose leader is already gone (killed by a process manager) is still ended: while any
+    member lives, the kernel hands that number to no new process, so the members are ours.
     Returns the pids that survived SIGKILL (normally empty).
     """
-    groups = [p.pid for p in reversed(state.processes) if _procs.alive(p.pid, p.ticks)]
+    groups = [p.pid for p in reversed(state.processes) if _procs.start_ticks(p.pid) in (None, p.ticks)]
     left = _procs.terminate(groups, state.id, grace_s=grace_s)
     server = state.server_pid()
     if server is not None:
