@@ -228,14 +228,23 @@ def _shell(script: str, env: dict[str, str] | None = None) -> subprocess.Complet
     )
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
-def test_chromium_started_from_a_shell_on_the_desktop_registers_on_the_bus() -> None:
-    profile = tempfile.mkdtemp(prefix="dh-chromium-")
+_BROWSERS = {
+    # Debian's root flags only: no accessibility flag, the desktop's exports must be enough.
+    "chromium": "chromium --no-sandbox --disable-gpu --no-first-run --disable-background-networking "
+    "--disable-component-update --disable-sync --user-data-dir={profile} about:blank",
+    "firefox-esr": "firefox-esr --no-remote --profile {profile} about:blank",
+}
+
+
+@pytest.mark.parametrize("browser", sorted(_BROWSERS))
+def test_a_browser_started_from_a_shell_on_the_desktop_registers_on_the_bus(browser: str) -> None:
+    if shutil.which(browser) is None:
+        pytest.skip(f"{browser} is not installed")
+    profile = tempfile.mkdtemp(prefix="dh-browser-")
     script = (
         'eval "$("$@" desktop start --no-wm)" || exit 1\n'
         'echo "$DESKHAND_DESKTOP_ID"\n'
-        f"chromium --no-sandbox --disable-gpu --no-first-run --disable-background-networking "
-        f"--disable-component-update --disable-sync --user-data-dir={profile} about:blank >/dev/null 2>&1 &\n"
+        f"{_BROWSERS[browser].format(profile=profile)} >/dev/null 2>&1 &\n"
         "echo $!\n"
     )
     done = _shell(script)
@@ -246,7 +255,7 @@ def test_chromium_started_from_a_shell_on_the_desktop_registers_on_the_bus() -> 
     try:
         with A11yBus(state.env["AT_SPI_BUS_ADDRESS"]) as bus:
             found = bus.wait_for_pid(int(pid), timeout_s=60)
-        assert "chromium" in found.name.lower()
+        assert browser.split("-", maxsplit=1)[0] in found.name.lower()
     finally:
         teardown(state)
         shutil.rmtree(profile, ignore_errors=True)
