@@ -67,10 +67,25 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _watchdogs(state: DesktopState) -> list[int]:
+    """Live processes whose command line names the desktop's state file (its watchdog)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(state.path).encode() in cmdline.split(b"\0") and _procs.alive(int(entry.name)):
+                out.append(int(entry.name))
+    return out
+
+
 def _leftovers(state: DesktopState, owner: int) -> list[str]:
     """Everything of the desktop that still exists."""
     left = [f"{r.role} pid {r.pid}" for r in state.processes if _procs.alive(r.pid, r.ticks)]
     left += [f"marked pid {pid}" for pid in _procs.marked_pids(state.id)]
+    left += [f"watchdog pid {pid}" for pid in _watchdogs(state)]
     paths = [f"/tmp/.X11-unix/X{state.display}", f"/tmp/.X{state.display}-lock", state.runtime_dir]
     paths += [str(state.path), str(registry_dir() / f"xauth-{owner}")]
     return left + [p for p in paths if Path(p).exists()]
@@ -106,6 +121,7 @@ def _start_owner(mode: str, end: str) -> tuple[subprocess.Popen[str], DesktopSta
 def test_an_owner_killed_with_its_direct_children_leaves_nothing_behind() -> None:
     owner, state, app, helper = _start_owner("plain", "kill")
     helper_ticks = _procs.start_ticks(helper)
+    assert _watchdogs(state), "the desktop should have a watchdog"
     try:
         children = _children(owner.pid)
         assert app in children and state.server_pid() in children
