@@ -7,8 +7,8 @@ registry, starts without importing jeepney or python-xlib.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # not typing's: importing typing costs the watchdog's start
 if TYPE_CHECKING:
     from deskhand.desktop.atspi import A11yApp, A11yBus
     from deskhand.desktop.registry import DesktopState, cleanup_stale, find_state, list_states, teardown

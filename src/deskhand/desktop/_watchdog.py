@@ -14,22 +14,21 @@ owner's per-process X authority file.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
 import signal
 import sys
-from pathlib import Path
 
-from deskhand.desktop import _procs, _xauth
-from deskhand.desktop.registry import DesktopState, teardown
+# Only what waiting needs is imported before the pipe closes; the teardown code loads after, so
+# the watchdog costs the desktop's start little more than an interpreter.
 
 
 def _detach() -> None:
     if os.fork():
         os._exit(0)
-    with contextlib.suppress(OSError):
+    try:  # noqa: SIM105 - contextlib is one import more before the pipe closes
         os.setsid()
+    except OSError:
+        pass
     os.write(1, f"{os.getpid()}\n".encode())
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
@@ -39,13 +38,20 @@ def _detach() -> None:
 def main(argv: list[str]) -> int:
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
-    path = Path(argv[1])
     owner = int(argv[2])
     _detach()
     while os.read(0, 4096):
         pass
+    import shutil  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    from deskhand.desktop import _procs, _xauth  # noqa: PLC0415
+    from deskhand.desktop.registry import DesktopState, teardown  # noqa: PLC0415
+
+    path = Path(argv[1])
+    state: DesktopState | None
     try:
-        state: DesktopState | None = DesktopState.load(path)
+        state = DesktopState.load(path)
     except (OSError, ValueError, TypeError, KeyError):
         state = None
     if state is not None:
