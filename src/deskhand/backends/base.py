@@ -62,6 +62,9 @@ class RunningApp:
 
     identity: ProcessIdentity
     display_name: str
+    #: The process holds a pseudo-terminal master: it runs a shell for someone (a terminal emulator
+    #: under any name); the deny policy treats it as a terminal.
+    holds_terminal: bool = False
 
     @property
     def pid(self) -> int:
