@@ -148,7 +148,7 @@ def holds_pty_master(pid: int) -> bool:
         return False
     for fd in fds:
         try:
-            if os.readlink(fd) in PTY_MASTERS:
+            if str(fd.readlink()) in PTY_MASTERS:
                 return True
         except OSError:
             continue
