@@ -215,8 +215,13 @@ class LinuxExecutor:
 
     def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
         identity = self.verify_identity(app)
+        acted = self.settle.pending(_app_key(app))
         self._settle(app)
-        self._transforms.pop(app.pid, None)
+        shot = self._transforms.pop(app.pid, None)
+        reacted = (
+            acted is not None
+            and (self._activity().last(self._buses.get(app.pid), shot and shot.window_id) or 0) >= acted
+        )
         seen: Future[tuple[list[WindowInfo], WindowInfo | None]] = Future()
         shot = self._capture_pool().submit(self._look, app, seen)
         try:
@@ -239,7 +244,15 @@ class LinuxExecutor:
             self._activity().watch(key.id)  # damage on it counts as activity from now on
         image = self._shoot(app, key, identity, shot) if key is not None else None
         notices += self._advice(
-            app, identity, key, image, obs.full_text, complete=not tree.timed_out, accessible=accessible
+            app,
+            identity,
+            key,
+            image,
+            obs.full_text,
+            complete=not tree.timed_out,
+            accessible=accessible,
+            acted=acted is not None,
+            reacted=reacted,
         )
         text = obs.text.rstrip()
         if not accessible:
@@ -261,6 +274,8 @@ class LinuxExecutor:
         *,
         complete: bool,
         accessible: bool = True,
+        acted: bool = False,
+        reacted: bool = False,
     ) -> list[str]:
         """The advisory notices of section 3.2 (shell tree, off screen, covered, identical
         capture) from this observation's facts; remembers the capture's hash for the next one."""
@@ -281,6 +296,8 @@ class LinuxExecutor:
                 previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
                 tree_complete=complete,
                 accessible=accessible,
+                acted=acted,
+                reacted=reacted,
             )
         )
 

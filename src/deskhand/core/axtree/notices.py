@@ -59,8 +59,8 @@ COVERED: Final = (
     "content, and actions bring it to the front before they send input."
 )
 IDENTICAL_CAPTURE: Final = (
-    "Notice: the screenshot is identical to the previous one; if you expected a change, "
-    "the last action may not have reached the app (check the target, or wait and observe again)."
+    "Notice: the screenshot is identical to the previous one and the app showed no reaction to the "
+    "last action; it may not have reached the app (check the target, or wait and observe again)."
 )
 
 _TREE_LINE: Final = re.compile(r"^(\t*)g\d+:\d+(.*)$")
@@ -126,6 +126,10 @@ class Facts:
     tree_complete: bool = True
     #: False when the app has no accessibility tree at all (``NO_ACCESSIBILITY``).
     accessible: bool = True
+    #: An action was sent to the app since the previous capture.
+    acted: bool = False
+    #: The app did something after that action (accessibility events, drawing in its window).
+    reacted: bool = False
 
 
 def notices(facts: Facts) -> list[str]:
@@ -144,7 +148,9 @@ def notices(facts: Facts) -> list[str]:
             out.append(OFF_SCREEN)
     if facts.covered:
         out.append(COVERED)
-    if facts.capture_hash is not None and facts.capture_hash == facts.previous_capture_hash:
+    # identical is news only after an action the app showed no sign of receiving
+    identical = facts.capture_hash is not None and facts.capture_hash == facts.previous_capture_hash
+    if identical and facts.acted and not facts.reacted:
         out.append(IDENTICAL_CAPTURE)
     return out
 
