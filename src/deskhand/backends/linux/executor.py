@@ -217,11 +217,9 @@ class LinuxExecutor:
         identity = self.verify_identity(app)
         acted = self.settle.pending(_app_key(app))
         self._settle(app)
-        shot = self._transforms.pop(app.pid, None)
-        reacted = (
-            acted is not None
-            and (self._activity().last(self._buses.get(app.pid), shot and shot.window_id) or 0) >= acted
-        )
+        before = self._transforms.pop(app.pid, None)
+        window = before.window_id if before is not None else None
+        reacted = acted is not None and (self._activity().last(self._buses.get(app.pid), window) or 0.0) >= acted
         seen: Future[tuple[list[WindowInfo], WindowInfo | None]] = Future()
         shot = self._capture_pool().submit(self._look, app, seen)
         try:
