@@ -10,11 +10,18 @@ A transaction is: ``snapshot()`` every target of the current owner (INCR transfe
 ``own(items)`` with a real server timestamp, count data requests for text targets as reads,
 ``restore(snapshot)`` only while we still own the selection, and keep serving the restored
 items until another client takes the selection. An external copy (``SelectionClear``) always
-wins: ``owns`` turns false and nothing is written back.
+wins: ``owns`` turns false and nothing is written back. Items over ``MAX_WRITE_BYTES`` are
+served over INCR (ICCCM 2.7.2).
+
+The clipboard outlives deskhand (issue 14 item 3): ``close`` hands what we still own to a
+clipboard manager when one runs (``SAVE_TARGETS`` on ``CLIPBOARD_MANAGER``, ICCCM 2.6.1.3
+as freedesktop managers implement it), else to a detached keeper process (``_clipkeeper``)
+that serves it until another client copies.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import select
@@ -28,9 +35,10 @@ from Xlib import X, Xatom, display
 from Xlib.error import XError
 from Xlib.protocol import request
 
+from deskhand.backends.linux._clipwire import Item, spawn_keeper
 from deskhand.core.errors import NativeError
 
-__all__ = ()
+__all__ = ("Item",)
 
 T = TypeVar("T")
 
@@ -41,17 +49,27 @@ TEXT_TARGETS: Final = ("text/plain;charset=utf-8", "UTF8_STRING", "text/plain", 
 HTML_TARGET: Final = "text/html"
 #: How long one conversion from the previous owner may take during a snapshot.
 CONVERT_TIMEOUT_S: Final = 1.0
-#: Largest property we write in one piece; bigger items are refused rather than truncated.
+#: Largest property we read in one piece (bigger ones come over INCR).
 MAX_PROPERTY_BYTES: Final = 256 * 1024
+#: Largest property we write in one request (an X request without BIG-REQUESTS is under 256 KiB):
+#: bigger items go over INCR in chunks of this size.
+MAX_WRITE_BYTES: Final = 128 * 1024
+#: How long an INCR transfer may wait for the requestor to take the next chunk.
+INCR_TIMEOUT_S: Final = 5.0
+#: How long ``close`` waits for a clipboard manager or the keeper to take the clipboard over.
+HANDOFF_TIMEOUT_S: Final = 3.0
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One target's data as the owner gave it: its type atom name, format and raw value."""
+@dataclass(slots=True)
+class _Transfer:
+    """One INCR transfer in progress: the requestor deletes the property, we write the next chunk."""
 
-    type: str
-    format: int
-    data: bytes | tuple[int, ...]
+    requestor: Any
+    prop: int
+    type: int
+    data: bytes
+    offset: int
+    expires: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +120,9 @@ class ClipboardOwner:
         self._wake_r, self._wake_w = os.pipe()
         self._closed = threading.Event()
         self._pending: list[Any] = []  # events read while waiting for a conversion
+        self._transfers: list[_Transfer] = []
+        #: the keeper process ``close`` handed the clipboard to (None: a manager took it, or nothing)
+        self.keeper_pid: int | None = None
         self._thread = threading.Thread(target=self._run, name="deskhand-clipboard", daemon=True)
         self._thread.start()
 
@@ -110,6 +131,11 @@ class ClipboardOwner:
     def owns(self) -> bool:
         """True while we own CLIPBOARD (no other client copied since we last took it)."""
         return self._owned
+
+    @property
+    def serving(self) -> bool:
+        """True while the owner thread runs (it ends when the X connection is lost)."""
+        return self._thread.is_alive()
 
     @property
     def generation(self) -> int:
@@ -138,10 +164,14 @@ class ClipboardOwner:
         """
         return self._call(lambda: self._restore(snapshot, generation))
 
-    def close(self) -> None:
-        """Stop serving. Whatever we owned is lost, as X has no clipboard storage."""
+    def close(self, *, hand_off: bool = True) -> None:
+        """Stop serving; what we still own goes to a clipboard manager or a keeper first (see the
+        module docstring), so the user's restored clipboard is not lost with us."""
         if self._closed.is_set():
             return
+        if hand_off:
+            with contextlib.suppress(Exception):  # a dead X server: nothing is left to hand off
+                self._call(self._hand_off, HANDOFF_TIMEOUT_S + 12.0)  # the keeper starts within 10 s
         self._closed.set()
         os.write(self._wake_w, b"x")
         self._thread.join(timeout=2.0)
@@ -205,6 +235,8 @@ class ClipboardOwner:
     def _handle(self, ev: Any) -> None:
         if ev.type == X.SelectionRequest:
             self._serve(ev)
+        elif ev.type == X.PropertyNotify and ev.state == X.PropertyDelete:
+            self._next_chunk(ev)
         elif ev.type == X.SelectionClear and ev.atom == self._clipboard:
             # Another client copied: it wins, and we never write back over it.
             self._owned = False
@@ -239,10 +271,65 @@ class ClipboardOwner:
             requestor.change_property(prop, Xatom.INTEGER, 32, [int(self._timestamp)])
             return True
         item = self._items.get(target)
-        if item is None or len(item.data) * max(1, item.format // 8) > MAX_PROPERTY_BYTES:
+        if item is None:
             return False
+        if len(item.data) * max(1, item.format // 8) > MAX_WRITE_BYTES:
+            if item.format != 8 or not isinstance(item.data, bytes):
+                return False
+            # INCR: announce the size; each time the requestor deletes the property, the next chunk
+            requestor.change_attributes(event_mask=X.PropertyChangeMask)
+            requestor.change_property(prop, self._atom("INCR"), 32, [len(item.data)])
+            expires = time.monotonic() + INCR_TIMEOUT_S
+            self._transfers.append(_Transfer(requestor, prop, self._atom(item.type), item.data, 0, expires))
+            return True
         requestor.change_property(prop, self._atom(item.type), item.format, item.data)
         return True
+
+    def _next_chunk(self, ev: Any) -> None:
+        now = time.monotonic()
+        self._transfers = [t for t in self._transfers if t.expires > now]
+        for t in self._transfers:
+            if t.requestor.id == ev.window.id and t.prop == ev.atom:
+                chunk = t.data[t.offset : t.offset + MAX_WRITE_BYTES]
+                try:
+                    t.requestor.change_property(t.prop, t.type, 8, chunk)
+                    self._d.flush()
+                except Exception:  # the requestor went away
+                    chunk = b""
+                t.offset += len(chunk)
+                t.expires = now + INCR_TIMEOUT_S
+                if not chunk:  # the zero-length chunk ends the transfer
+                    self._transfers.remove(t)
+                return
+
+    def _hand_off(self) -> None:
+        """On the owner thread: a clipboard manager saves what we own, else a keeper serves it."""
+        if not self._owned or not self._items:
+            return
+        manager = self._atom("CLIPBOARD_MANAGER")
+        if self._d.get_selection_owner(manager) not in (X.NONE, None):
+            self._win.convert_selection(manager, self._atom("SAVE_TARGETS"), self._atom("DESKHAND_SAVE"), X.CurrentTime)
+            self._d.flush()
+            try:  # the manager asks for TARGETS and each target meanwhile (served by _wait)
+                ev = self._wait(
+                    lambda e: e.type == X.SelectionNotify and e.selection == manager,
+                    time.monotonic() + HANDOFF_TIMEOUT_S,
+                )
+                if ev.property != X.NONE:
+                    return
+            except NativeError:
+                pass
+        keeper = spawn_keeper(self._d.get_display_name(), self._win.id, self._items)
+        if keeper is None:
+            return
+        # serve on (INCR chunks too) until the keeper took the selection from us
+        fd = self._d.fileno()
+        deadline = time.monotonic() + HANDOFF_TIMEOUT_S
+        while self._owned and time.monotonic() < deadline:
+            while self._d.pending_events():
+                self._handle(self._d.next_event())
+            select.select([fd], [], [], 0.05)
+        self.keeper_pid = None if self._owned else keeper
 
     def _own(self, items: dict[str, Item]) -> int:
         # The timestamp first: until we take the selection anew, a restored snapshot we still
