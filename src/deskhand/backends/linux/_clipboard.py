@@ -36,6 +36,7 @@ from Xlib.error import XError
 from Xlib.protocol import request
 
 from deskhand.backends.linux._clipwire import Item, spawn_keeper
+from deskhand.backends.linux._x11 import close_display
 from deskhand.core.errors import NativeError
 
 __all__ = ("Item",)
@@ -175,13 +176,13 @@ class ClipboardOwner:
         self._closed.set()
         os.write(self._wake_w, b"x")
         self._thread.join(timeout=2.0)
-        self._d.close()
+        close_display(self._d)
         os.close(self._wake_r)
         os.close(self._wake_w)
 
     # -- the owner thread ---------------------------------------------------------------------
     def _call(self, fn: Callable[[], T], timeout_s: float = 5.0) -> T:
-        if self._closed.is_set():
+        if self._closed.is_set() or not self._thread.is_alive():  # closed, or its X server went away
             raise NativeError("clipboard_write_failed", "The clipboard owner is closed.", dispatched=False)
         done = threading.Event()
         box: dict[str, Any] = {}

@@ -34,6 +34,8 @@ from typing import Any, Final
 from Xlib import X, display
 from Xlib.error import BadAccess, CatchError, XError
 
+from deskhand.backends.linux._x11 import close_display
+
 __all__ = ()
 
 #: How long a grabbed press may wait for the manager's answer before the motions follow anyway.
@@ -81,7 +83,7 @@ class ReplayWaiter:
         self._d = display.Display(display_name)
 
     def close(self) -> None:
-        self._d.close()
+        close_display(self._d)
 
     def wait(self, window: int, timeout_s: float = REPLAY_TIMEOUT_S) -> bool:
         """Round trip through the manager; False when it did not answer within ``timeout_s``."""

@@ -35,6 +35,7 @@ from Xlib.error import XError
 from Xlib.ext import xtest
 from Xlib.protocol import event
 
+from deskhand.backends.linux._x11 import close_display
 from deskhand.core import deadline as call_deadline
 
 __all__ = ()
@@ -155,7 +156,7 @@ class AppPing:
         self._listening = False
 
     def close(self) -> None:
-        self._d.close()
+        close_display(self._d)
 
     def send(self, window: int) -> int | None:
         if not self._takes(window):

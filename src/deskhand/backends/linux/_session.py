@@ -39,7 +39,7 @@ from deskhand.backends.linux._grabs import ReplayWaiter
 from deskhand.backends.linux._input import AppPing, PointerState, XInput
 from deskhand.backends.linux._mapping import AtspiRef
 from deskhand.backends.linux._windows import WindowInfo
-from deskhand.backends.linux._x11 import XConnection
+from deskhand.backends.linux._x11 import XConnection, close_display
 from deskhand.core import deadline as call_deadline
 from deskhand.core import pointer as corepointer
 from deskhand.core import screenshot
@@ -131,7 +131,7 @@ class LinuxSession:
         if self._replay is not None:
             self._replay.close()
             self._replay = None
-        self.d.close()
+        close_display(self.d)
 
     # -- connections --------------------------------------------------------------------------
     @property

@@ -117,8 +117,18 @@ class XConnection:
         return self._redirected
 
     def close(self) -> None:
-        with self.lock, contextlib.suppress(XError, OSError):
-            self.display.close()
+        with self.lock:
+            close_display(self.display)
+
+
+def close_display(d: Any) -> None:
+    """Close a python-xlib display, its socket too when the X server is gone (``close`` flushes
+    first and raises then, leaving the socket open)."""
+    try:
+        d.close()
+    except Exception:
+        with contextlib.suppress(Exception):
+            d.display.socket.close()
 
 
 ANY_PROPERTY = X.AnyPropertyType

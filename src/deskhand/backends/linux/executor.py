@@ -24,6 +24,7 @@ identity is compared once both have finished.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from concurrent import futures
@@ -47,6 +48,7 @@ from deskhand.backends.base import (
 )
 from deskhand.backends.linux import _identity, _inventory, _mapping
 from deskhand.backends.linux import _windows as windows
+from deskhand.backends.linux import _xlost as xlost
 from deskhand.backends.linux._atspi import (
     AtspiConnection,
     Deadline,
@@ -57,6 +59,7 @@ from deskhand.backends.linux._discovery import Discovery
 from deskhand.backends.linux._quiet import Activity
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
+from deskhand.backends.linux._xlost import guard, lost_text
 from deskhand.core import screenshot
 from deskhand.core.axtree import notices as advisory
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach
@@ -64,7 +67,7 @@ from deskhand.core.axtree.observer import Observer
 from deskhand.core.axtree.render import full_text
 from deskhand.core.axtree.settle import SettleClock
 from deskhand.core.axtree.text import display_window_title, sanitize
-from deskhand.core.errors import NativeError
+from deskhand.core.errors import BackendUnavailable, NativeError
 from deskhand.core.geometry import Point, Rect
 
 if TYPE_CHECKING:
@@ -109,6 +112,37 @@ class LinuxExecutor:
         self._toolkits: dict[ProcessIdentity, str | None] = {}
         self._actor: LinuxActor | None = None
         self._activity_watch: Activity | None = None
+        #: the X server went away (``_xlost``): the next call reconnects first
+        self.x_lost = False
+
+    # -- a lost X server (``_xlost``) ----------------------------------------------------------
+
+    def drop_x(self) -> str:
+        """Forget every X-side piece after the X server went away; returns the display's name."""
+        self.x_lost = True
+        actor, self._actor = self._actor, None
+        watch, self._activity_watch = self._activity_watch, None
+        for close in (actor.close if actor else None, watch.close if watch else None, self._grabber.close):
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    close()
+        self._transforms.clear()
+        return self.x.name
+
+    def reconnect_x(self) -> None:
+        """Open the display again (a new X server there); the plain error while it is still gone."""
+        try:
+            if not xlost.answers(self.x.name):
+                raise BackendUnavailable(lost_text(self.x.name))
+            x = XConnection(self.x.name)
+        except BackendUnavailable:
+            raise BackendUnavailable(lost_text(self.x.name)) from None
+        with contextlib.suppress(Exception):
+            self.x.close()
+        self.x = x
+        self._grabber = Grabber(x)
+        self.discovery = Discovery(x, self.atspi)
+        self.x_lost = False
 
     # -- inventory ---------------------------------------------------------------------------
 
@@ -122,10 +156,12 @@ class LinuxExecutor:
         """Running apps: AT-SPI registry processes and the owners of top-level X windows."""
         return [f.process for f in self.discovery.found()]
 
+    @guard(acting=False)
     def list_apps(self) -> list[AppEntry]:
         installed = self.installed()
         return _inventory.merge(self.running(), installed, _inventory.recent_usage(installed))
 
+    @guard(acting=False)
     def resolve(self, selector: str) -> RunningApp:
         return _inventory.resolve(selector, self.discovery.found())
 
@@ -222,6 +258,7 @@ class LinuxExecutor:
 
     # -- observation -------------------------------------------------------------------------
 
+    @guard(acting=False)
     def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
         identity = self.verify_identity(app)
         acted = self.settle.pending(_app_key(app))
@@ -471,6 +508,7 @@ class LinuxExecutor:
             self._actor = LinuxActor(self)
         return self._actor
 
+    @guard(acting=True)
     def click(
         self,
         app: RunningApp,
@@ -482,11 +520,13 @@ class LinuxExecutor:
     ) -> ActionResult:
         return self.actor.click(app, element=element, point=point, button=button, count=count)
 
+    @guard(acting=True)
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
     ) -> ActionResult:
         return self.actor.drag(app, start, end, button=button)
 
+    @guard(acting=True)
     def scroll(
         self,
         app: RunningApp,
@@ -498,15 +538,18 @@ class LinuxExecutor:
     ) -> ActionResult:
         return self.actor.scroll(app, direction=direction, pages=pages, element=element, point=point)
 
+    @guard(acting=True)
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
         self._check_keyboard(app)
         return self.actor.press_key(app, key)
 
+    @guard(acting=True)
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
         if text:
             self._check_keyboard(app)
         return self.actor.type_text(app, text)
 
+    @guard(acting=True)
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
         self._check_keyboard(app)
         return self.actor.paste(app, text, fmt)
@@ -523,6 +566,7 @@ class LinuxExecutor:
                 dispatched=False,
             )
 
+    @guard(acting=True)
     def select_text(
         self,
         app: RunningApp,
@@ -535,9 +579,11 @@ class LinuxExecutor:
     ) -> ActionResult:
         return self.actor.select_text(app, element, text, prefix=prefix, suffix=suffix, selection_type=selection_type)
 
+    @guard(acting=True)
     def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
         return self.actor.set_value(app, element, value)
 
+    @guard(acting=True)
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
         return self.actor.perform_secondary_action(app, element, action)
 
