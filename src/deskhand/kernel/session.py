@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol
 
+import anyio
+
 from deskhand.core.counters import CallCounters
 from deskhand.host.result import Block, ImageBlock, TextBlock, ToolResult
 from deskhand.kernel.frames import FrameError
@@ -55,6 +57,9 @@ ALREADY_RUNNING: Final = "A Computer Use JavaScript cell is already running."
 INVALID_RUN: Final = "Invalid Computer Use JavaScript code or timeout (maximum 60 seconds)."
 TIMED_OUT: Final = "Computer Use JavaScript timed out. Bindings were reset; observe the app before continuing."
 CANCELLED: Final = "Computer Use JavaScript cancelled. Bindings were reset; observe the app before continuing."
+CANCELLED_EARLIER: Final = (
+    "The previous Computer Use JavaScript cell was cancelled. Bindings were reset; observe the app before continuing."
+)
 RESET_ACTIVE: Final = "Computer Use JavaScript reset. Bindings were discarded."
 RESET_QUEUED: Final = "Computer Use JavaScript was reset before this queued cell started."
 RESET_DONE: Final = "Computer Use JavaScript reset. Select an app again to continue."
@@ -154,6 +159,9 @@ class KernelSession:
         self._epoch = 0
         self._next_cell = 0
         self._idle_failure: str | None = None
+        #: Set when a caller gave up on its cell: nobody read the cancellation text, so the next
+        #: cell's result starts with it (MCP answers no cancelled request).
+        self._unread_cancel = False
         self._reaping: set[asyncio.Task[None]] = set()
         self._bootstrap = _BOOTSTRAP.read_text("utf-8")
 
@@ -196,6 +204,7 @@ class KernelSession:
         """``js_reset``: end the running cell, reject queued ones, discard the worker."""
         self._epoch += 1
         self._idle_failure = None
+        self._unread_cancel = False
         cell = self._cell
         if cell is not None:
             self._finish(cell, RESET_ACTIVE, invalidate=True)
@@ -245,7 +254,30 @@ class KernelSession:
                 kernel.worker.send({"type": "run", "cellId": cell.id, "code": code, "timeoutMs": int(timeout_s * 1000)})
         except (OSError, RuntimeError, EOFError) as error:
             self._finish(cell, f"Computer Use JavaScript startup failed: {error}", invalidate=True)
-        return await cell.result
+        except asyncio.CancelledError:
+            await self._cancelled(cell)
+            raise
+        try:
+            result = await asyncio.shield(cell.result)
+        except asyncio.CancelledError:
+            await self._cancelled(cell)
+            raise
+        if self._unread_cancel:
+            self._unread_cancel = False
+            result = CellResult((TextBlock(CANCELLED_EARLIER), *result.content), result.is_error, result.structured)
+        return result
+
+    async def _cancelled(self, cell: _Cell) -> None:
+        """The caller gave up on the cell (MCP ``notifications/cancelled``, a task cancel).
+
+        The worker is killed now and the in-flight native call drained, shielded from the
+        caller's cancellation, so the caller's session queue is held until nothing of the
+        cell runs any more and the next cell starts at once on a fresh worker.
+        """
+        self._finish(cell, CANCELLED, invalidate=True)
+        self._unread_cancel = True
+        with anyio.CancelScope(shield=True):
+            await asyncio.shield(cell.result)
 
     def _finish(self, cell: _Cell, error: str | None, invalidate: bool = False) -> None:
         if not cell.accepting:
@@ -268,6 +300,8 @@ class KernelSession:
             self._cell = None
         content = tuple(cell.content) + ((TextBlock(error),) if error else ())
         structured = cell.counters.to_json() if error else None
+        if cell.result.done():  # a caller that gave up twice cancelled the future itself
+            return
         cell.result.set_result(CellResult(content, is_error=bool(error), structured=structured))
 
     # -- native calls ------------------------------------------------------------------
