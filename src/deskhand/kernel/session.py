@@ -67,6 +67,10 @@ INVALID_OPERATION: Final = "Computer Use JavaScript exceeded its action limit or
 INVALID_CONTENT: Final = "Computer Use JavaScript emitted invalid content."
 OUTPUT_LIMIT: Final = "Computer Use JavaScript exceeded the output limit."
 MEMORY_LIMIT: Final = "Computer Use JavaScript exceeded its memory budget."
+OUT_OF_MEMORY: Final = (
+    "Computer Use JavaScript ran out of memory. The worker and its bindings were reset; "
+    "observe the app before continuing."
+)
 UNRESPONSIVE: Final = "Computer Use JavaScript left an unresponsive background task."
 INVALID_PROTOCOL: Final = "Computer Use JavaScript kernel sent invalid protocol data."
 IDLE_SUFFIX: Final = " Bindings were reset. Select the app again."
@@ -407,6 +411,9 @@ class KernelSession:
         kind = message["type"]
         if kind == "done":
             error = message.get("error")
+            if message.get("outOfMemory") is True:
+                self._finish(cell, OUT_OF_MEMORY, invalidate=True)
+                return
             self._finish(cell, str(error) if error else None)
         elif kind == "emit":
             self._emit(cell, message.get("content"))

@@ -41,6 +41,8 @@ USER_MEMORY_BYTES = 256 * 1024 * 1024
 STACK_BYTES = 1024 * 1024
 ADDRESS_SPACE_BYTES = 2 * 1024 * 1024 * 1024
 CPU_GRACE_S = 5
+#: A failed cell that leaves the heap fuller than this fraction of its budget ran out of memory.
+OOM_FRACTION = 0.75
 NOT_INITIALIZED = "The Computer Use JavaScript worker is not initialized."
 ALREADY_RUNNING = "A JavaScript cell is already running"
 _INPUT_LOCATION = re.compile(r"<input>:(\d+):(\d+)")
@@ -125,6 +127,8 @@ class Worker:
         try:
             self.api("start", cell_id, function)
             self.pump(cell_id)
+        except quickjs.JSException:  # the runtime itself could not go on: it ran out of memory
+            self.send({"type": "done", "cellId": cell_id, "error": "out of memory", "outOfMemory": True})
         finally:
             self.active = None
 
@@ -153,8 +157,18 @@ class Worker:
                 continue
             if not ran and not state["messages"]:
                 self.wait(cell_id)
-        error = self.api("finish")
+        finished = self.api("finish")
+        error = json.loads(finished) if finished else ""
+        if error and self.out_of_memory():
+            self.send({"type": "done", "cellId": cell_id, "error": error, "outOfMemory": True})
+            return
         self.send({"type": "done", "cellId": cell_id, **({"error": error} if error else {})})
+
+    def out_of_memory(self) -> bool:
+        """Whether the heap is still nearly full after a collection (a failed cell's cause)."""
+        self.ctx.gc()
+        used = self.ctx.memory().get("malloc_size", 0)
+        return isinstance(used, int) and used > USER_MEMORY_BYTES * OOM_FRACTION
 
     def run_jobs(self) -> bool:
         ran = False
