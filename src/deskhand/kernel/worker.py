@@ -5,7 +5,7 @@ directory with a scrubbed environment. It speaks the frames of :mod:`deskhand.ke
 on stdin/stdout (stdout is kept for the protocol only; fd 1 is pointed at stderr), compiles
 each cell with :mod:`deskhand.kernel.compiler`, and drains the JS outbox of ``js/runtime.js``:
 no Python callable is ever registered in the user context. It never reads the user's files,
-never imports the rest of deskhand, and lowers its own resource limits once it is loaded.
+never imports the rest of deskhand, and confines itself (:mod:`deskhand.kernel.confine`) once loaded.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ import quickjs  # noqa: E402
 
 from deskhand.kernel import frames  # noqa: E402
 from deskhand.kernel.compiler import CompileError, compile_cell  # noqa: E402
+from deskhand.kernel.confine import confine  # noqa: E402
 
 USER_MEMORY_BYTES = 256 * 1024 * 1024
 STACK_BYTES = 1024 * 1024
-ADDRESS_SPACE_BYTES = 2 * 1024 * 1024 * 1024
 CPU_GRACE_S = 5
 #: A failed cell that leaves the heap fuller than this fraction of its budget ran out of memory.
 OOM_FRACTION = 0.75
@@ -61,6 +61,8 @@ class Worker:
         self.api = self.ctx.eval((_KERNEL_DIR / "js" / "runtime.js").read_text("utf-8"))
         self.initialized = False
         self.active: int | None = None
+        #: The confinement layers in force (:func:`deskhand.kernel.confine.confine`).
+        self.layers: dict[str, object] = {}
 
     # -- pipes -------------------------------------------------------------------------
     def send(self, message: dict[str, object]) -> None:
@@ -86,7 +88,7 @@ class Worker:
     def handle(self, message: dict[str, object]) -> None:
         kind = message["type"]
         if kind == "ping":
-            self.send({"type": "pong", "nonce": message.get("nonce")})
+            self.send({"type": "pong", "nonce": message.get("nonce"), "layers": self.layers})
         elif kind == "init":
             self.init(message)
         elif kind == "run":
@@ -220,27 +222,13 @@ def _limit_cpu(timeout_ms: int) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
 
 
-def _restrict() -> None:
-    """Lower the process limits once everything is loaded (no files, no children, bounded memory)."""
-    for limit, value in (
-        (resource.RLIMIT_AS, ADDRESS_SPACE_BYTES),
-        (resource.RLIMIT_FSIZE, 0),
-        (resource.RLIMIT_CORE, 0),
-        (resource.RLIMIT_NPROC, 0),
-        (resource.RLIMIT_NOFILE, 16),
-    ):
-        _, hard = resource.getrlimit(limit)
-        soft = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(limit, (soft, hard))
-
-
 def main() -> int:
     out_fd = os.dup(1)
     os.dup2(2, 1)  # stray prints go to stderr, never into the protocol
     try:
         worker = Worker(out_fd)
         compile_cell("")  # load the grammar now: a spare worker's first cell starts at once
-        _restrict()
+        worker.layers = confine()  # from here on: no files, no sockets, no exec, no children
         worker.serve()
     except _ExitRequestedError:
         return 0
