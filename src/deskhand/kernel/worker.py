@@ -45,6 +45,8 @@ CPU_GRACE_S = 5
 OOM_FRACTION = 0.75
 NOT_INITIALIZED = "The Computer Use JavaScript worker is not initialized."
 ALREADY_RUNNING = "A JavaScript cell is already running"
+#: The built-ins the facade (js/cua.js) uses, handed to it pristine (see runtime.js bootstrap).
+FACADE_GLOBALS = "JSON, Object, Array, Number, String, Map, Error, TypeError, Uint8Array, isFinite, atob, btoa"
 _INPUT_LOCATION = re.compile(r"<input>:(\d+):(\d+)")
 
 
@@ -105,7 +107,9 @@ class Worker:
         if self.initialized:
             raise RuntimeError("the worker was initialized twice")
         source = str(message.get("bootstrap") or "")
-        wrapper = '(function (__cuInvoke, __cuEmit, __cuTrack, __cuTarget) {"use strict";\n' + source + "\n})"
+        wrapper = (
+            f'(function (__cuInvoke, __cuEmit, __cuTrack, __cuTarget, {FACADE_GLOBALS}) {{"use strict";\n{source}\n}})'
+        )
         self.api("bootstrap", self.ctx.eval(wrapper), str(message.get("target") or "linux"))
         self.api("lock")
         self.initialized = True
