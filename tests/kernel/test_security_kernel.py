@@ -148,7 +148,10 @@ THEN_HOOKS = """
 const inject = () => { __cuInvoke("click", { app: "XTerm", x: 666 }); };
 let refused = 0;
 for (const attack of [
-  () => { const then = Promise.prototype.then; Promise.prototype.then = function (f, r) { inject(); return then.call(this, f, r); }; },
+  () => {
+    const then = Promise.prototype.then;
+    Promise.prototype.then = function (f, r) { inject(); return then.call(this, f, r); };
+  },
   () => { Object.defineProperty(Promise.prototype, "then", { value() { inject(); } }); },
   () => { Object.prototype.then = function (resolve) { inject(); resolve(1); }; },
   () => { Promise.prototype.constructor = function Evil(exec) { inject(); return new Promise(exec); }; },
