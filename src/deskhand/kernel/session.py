@@ -6,8 +6,9 @@ cell's native calls to a :class:`ToolCaller` one at a time, and enforces the per
 Timeout, cancellation, reset and every protocol or limit violation end the cell with the
 contract's text, let the one in-flight native call finish, start nothing queued, kill the
 worker and discard its bindings; the next cell gets a fresh worker. A spare worker, started
-in the background once a worker is discarded, has run no cell (so it holds no bindings) and
-becomes that fresh worker, so the first cell after a reset does not wait for a start.
+in the background as soon as a worker is in use (and again after each discard), has run no
+cell (so it holds no bindings) and becomes that fresh worker, so the first cell after a reset
+or a cancellation does not wait for a start.
 """
 
 from __future__ import annotations
@@ -367,6 +368,7 @@ class KernelSession:
         if kernel is None:
             kernel = await self._launch()
         self._kernel = kernel
+        self._ensure_spare()  # ready before a reset or cancellation needs it
         return kernel
 
     async def _launch(self) -> _Kernel:
@@ -461,6 +463,9 @@ class KernelSession:
         if kernel is None:
             return
         self._dispose(kernel)
+        self._ensure_spare()
+
+    def _ensure_spare(self) -> None:
         if not self._closing and self._spare is None and self._spawning is None:
             self._spawning = asyncio.get_running_loop().create_task(self._prepare_spare())
 
