@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -35,7 +35,6 @@ FIX_ATSPI: Final = (
 )
 FIX_CLIPBOARD: Final = "the X server refused selection ownership; use a desktop started by `deskhand desktop`"
 FIX_QUICKJS: Final = "install the JavaScript engine into the venv: `make venv` (pip install quickjs-ng)"
-FIX_CONFINEMENT: Final = "install libseccomp2 and the venv's pyseccomp (`make deps`); Linux 5.13+ adds Landlock"
 
 _EXTENSIONS: Final = (("xtest", "XTEST"), ("xcomposite", "Composite"), ("xshm", "MIT-SHM"))
 
@@ -195,22 +194,14 @@ def _quickjs_check() -> Check:
     return Check("javascript", True, f"quickjs importable {version}".strip())
 
 
-def _confinement_check() -> Check:
-    """Which OS layers confine the js worker, read from a worker started for the check."""
-    from deskhand.kernel.process import confinement_summary  # noqa: PLC0415 - starts a process
-
-    ok, detail, data = confinement_summary()
-    return Check("js_sandbox", ok, detail, None if ok else FIX_CONFINEMENT, data=data)
-
-
 CHECKS: Final[tuple[Callable[[Mapping[str, str]], list[Check]], ...]] = (
     lambda env: _x_checks(env.get("DISPLAY")),
     _bus_checks,
     lambda env: [_quickjs_check()],
-    lambda env: [_confinement_check()],
 )
 
 
-def run_doctor(env: Mapping[str, str]) -> Report:
-    """Run every check against the desktop that ``env`` points at."""
-    return Report([c for group in CHECKS for c in group(env)])
+def run_doctor(env: Mapping[str, str], extra: Sequence[Callable[[], Check]] = ()) -> Report:
+    """Run every check against the desktop that ``env`` points at, then the ``extra`` ones
+    (``deskhand doctor`` adds the js worker's confinement, which lives in the kernel layer)."""
+    return Report([c for group in CHECKS for c in group(env)] + [check() for check in extra])

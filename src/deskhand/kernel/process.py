@@ -23,6 +23,7 @@ from deskhand.kernel import frames
 from deskhand.kernel.confine import status_fields
 
 WORKER_SCRIPT = Path(__file__).resolve().parent / "worker.py"
+FIX_CONFINEMENT = "install libseccomp2 and the venv's pyseccomp (`make deps`); Linux 5.13+ adds Landlock"
 
 
 def worker_env(directory: Path) -> dict[str, str]:
