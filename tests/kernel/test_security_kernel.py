@@ -215,8 +215,9 @@ def test_the_worker_runs_under_seccomp_no_new_privs_hard_limits_and_not_as_root(
     assert out == ["42"]  # confined, and still running cells
     assert status["Seccomp"] == "2"
     assert status["NoNewPrivs"] == "1"
-    if os.geteuid() == 0:
-        assert status["Uid"] == "65534"  # dropped to nobody
+    if os.geteuid() == 0:  # dropped to nobody: real, effective, saved and file-system ids, no groups
+        assert status["Uid"] == status["Gid"] == "65534 65534 65534 65534"
+        assert status["Groups"] == ""
     assert limits["Max open files"] == ("16", "16")
     assert limits["Max file size"] == ("0", "0")
     assert limits["Max processes"] == ("0", "0")

@@ -99,13 +99,14 @@ KILLING_SYSCALLS: Final = (
 
 def confine() -> dict[str, object]:
     """Apply every available layer to this process; the result says which took effect."""
+    nobody = _nobody()  # the user database is a file: read it first
     if not sys.platform.startswith("linux"):
-        return {"rlimits": _hard_limits(), "user": _drop_root()}
+        return {"rlimits": _hard_limits(), "user": _drop_root(nobody)}
     seccomp = _import_seccomp()  # it opens its libraries on disk: before Landlock
     landlock = _import("landlock")
     layers: dict[str, object] = {"rlimits": _hard_limits(), "noNewPrivs": _no_new_privs()}
     layers["landlock"] = _landlock(landlock)
-    layers["user"] = _drop_root()
+    layers["user"] = _drop_root(nobody)
     layers["seccomp"] = _seccomp(seccomp)
     return layers
 
@@ -157,17 +158,31 @@ def _hard_limits() -> bool:
     return ok
 
 
-def _drop_root() -> str:
+def _nobody() -> tuple[int, int]:
+    """``nobody``'s uid and gid (65534 on Linux, -2 on macOS), only looked up when running as root."""
+    if os.geteuid() != 0:
+        return (NOBODY_ID, NOBODY_ID)
+    try:
+        import pwd  # noqa: PLC0415 - POSIX only
+
+        entry = pwd.getpwnam("nobody")
+    except (ImportError, KeyError, OSError):
+        return (NOBODY_ID, NOBODY_ID)
+    return (entry.pw_uid, entry.pw_gid)
+
+
+def _drop_root(nobody: tuple[int, int]) -> str:
     """``nobody`` when started as root, else the user it runs as (dropping is then not needed)."""
     if os.geteuid() != 0:
         return "unchanged"
+    uid, gid = nobody
     try:
         os.setgroups([])
-        os.setresgid(NOBODY_ID, NOBODY_ID, NOBODY_ID)
-        os.setresuid(NOBODY_ID, NOBODY_ID, NOBODY_ID)
+        os.setgid(gid)  # real, effective and saved ids all change for a privileged process
+        os.setuid(uid)
     except OSError as error:
         return f"root (drop failed: {error.strerror})"
-    return "nobody"
+    return "nobody" if os.getuid() == uid and os.geteuid() == uid else "root (drop incomplete)"
 
 
 def _no_new_privs() -> bool:
@@ -215,7 +230,7 @@ def _rule(flt: Any, action: int, name: str, *args: object) -> None:
 
 
 def status_fields(pid: int) -> dict[str, str]:
-    """``Seccomp``, ``NoNewPrivs`` and ``Uid`` of a process, from /proc (empty where unreadable)."""
+    """``Seccomp``, ``NoNewPrivs``, ``Uid``, ``Gid`` and ``Groups`` of a process, from /proc (empty where unreadable)."""
     try:
         with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:  # noqa: PTH123
             text = status.read()
@@ -224,6 +239,6 @@ def status_fields(pid: int) -> dict[str, str]:
     out = {}
     for line in text.splitlines():
         key, _, value = line.partition(":")
-        if key in {"Seccomp", "NoNewPrivs", "Uid"}:
-            out[key] = value.split()[0] if key == "Uid" else value.strip()
+        if key in {"Seccomp", "NoNewPrivs", "Uid", "Gid", "Groups"}:
+            out[key] = " ".join(value.split())  # Uid and Gid: real, effective, saved, file system
     return out
