@@ -230,7 +230,7 @@ def _rule(flt: Any, action: int, name: str, *args: object) -> None:
 
 
 def status_fields(pid: int) -> dict[str, str]:
-    """``Seccomp``, ``NoNewPrivs``, ``Uid``, ``Gid`` and ``Groups`` of a process, from /proc (empty where unreadable)."""
+    """``Seccomp``, ``NoNewPrivs``, ``Uid``, ``Gid`` and ``Groups`` of a process (empty where unreadable)."""
     try:
         with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:  # noqa: PTH123
             text = status.read()
