@@ -61,6 +61,7 @@ class Worker:
         self.ctx.set_memory_limit(USER_MEMORY_BYTES)
         self.ctx.set_max_stack_size(STACK_BYTES)
         self.api = self.ctx.eval((_KERNEL_DIR / "js" / "runtime.js").read_text("utf-8"))
+        self.harden = self.ctx.eval((_KERNEL_DIR / "js" / "harden.js").read_text("utf-8"))
         self.initialized = False
         self.active: int | None = None
         #: The confinement layers in force (:func:`deskhand.kernel.confine.confine`).
@@ -112,6 +113,7 @@ class Worker:
         )
         self.api("bootstrap", self.ctx.eval(wrapper), str(message.get("target") or "linux"))
         self.api("lock")
+        self.harden()  # every built-in frozen before any cell runs
         self.initialized = True
         self.send({"type": "ready"})
 
