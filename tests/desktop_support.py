@@ -135,10 +135,24 @@ class Launcher:
         running = Running(app, None, events)
         self.running.append(running)
         if wait_on_bus:
-            running.a11y = self.wait_on_bus(app, timeout_s)
+            running.a11y = self.wait_ready(app, timeout_s)
             running.startup_s = time.monotonic() - t0
-            self.desktop.wait_for_window(running.pid, timeout_s)  # on the bus comes before mapped
         return running
+
+    def wait_ready(self, app: LaunchedApp, timeout_s: float) -> A11yApp:
+        """Wait until the app (or a descendant) is on the bus and has a mapped window (on the bus
+        comes before mapped). A process that leaves again is not it: LibreOffice restarts its
+        ``soffice.bin`` once after creating a fresh profile."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            found = self.wait_on_bus(app, max(0.1, deadline - time.monotonic()))
+            assert found.pid is not None
+            try:
+                self.desktop.wait_for_window(found.pid, min(2.0, max(0.1, deadline - time.monotonic())))
+                return found
+            except TimeoutError:
+                if time.monotonic() >= deadline:
+                    raise
 
     def wait_on_bus(self, app: LaunchedApp, timeout_s: float) -> A11yApp:
         """Poll the registry for the app's pid or one of its descendants (a wrapper script

@@ -12,6 +12,10 @@ and from a breadth-first walk (five pipelined calls per node) where it does not 
 an empty list). Hidden subtrees (not SHOWING) are not walked. Details such as extents,
 values, texts and actions are read only for the nodes that are shown.
 
+A read never harms the app: containers that manage their descendants (MANAGES_DESCENDANTS, or an
+absurd child count such as LibreOffice Calc's 2147483647) are never asked for their children;
+only their visible part is read (``_visible``), and one read sends at most ``MAX_READ_CALLS``.
+
 Tree reads go over the app's own peer-to-peer D-Bus server when it has one (atk-bridge's
 ``GetApplicationBusAddress``, as libatspi does): no bus daemon in between, so each call
 costs about a third less. Actions stay on the bus, where the app's signals arrive in order
@@ -43,6 +47,7 @@ from jeepney import DBusAddress, Message, new_method_call
 from jeepney.bus import get_connectable_addresses
 from jeepney.io.blocking import DBusConnection, open_dbus_connection, prep_socket
 
+from deskhand.backends.linux import _visible
 from deskhand.backends.linux._wire import Reply, ReplyReader
 from deskhand.core.errors import BackendUnavailable
 
@@ -74,8 +79,10 @@ MAX_WALK_NODES: Final = 5000
 WALK_PROPS: Final = ("Name", "Description")
 #: Objects whose interfaces and last shown state are remembered (then the memo starts over).
 MEMO_SIZE: Final = 100_000
-#: Text longer than this is not read in full: the state text shows 160 characters anyway.
-TEXT_READ_LIMIT: Final = 4096
+#: Passes over a cached tree completing what the cache does not list.
+COMPLETE_PASSES: Final = 4
+#: Calls one tree read sends at most (a hard cap: what is beyond it is not read).
+MAX_READ_CALLS: Final = 12_000
 #: Calls of an app's last read sent along with the first call of its next read (its plan).
 MAX_PLAN_CALLS: Final = 4096
 
@@ -84,8 +91,11 @@ STATE_FOCUSED: Final = 1 << 12
 STATE_SHOWING: Final = 1 << 25
 STATE_VISIBLE: Final = 1 << 30
 
-#: Roles whose text content is their value (entries, text areas, spin buttons, documents).
-TEXT_VALUE_ROLES: Final = frozenset({52, 60, 61, 73, 79, 82, 94})
+#: Interfaces of a cell read by ``_visible`` that the details round still reads.
+CELL_LEFT_TO_READ: Final = frozenset({ACTION, EDITABLE_TEXT})
+#: Roles whose text content is read (entries, text areas, spin buttons, documents, paragraphs,
+#: headings, captions, table cells, list items, sections and static text of web content).
+TEXT_VALUE_ROLES: Final = frozenset({29, 32, 52, 56, 60, 61, 73, 79, 81, 82, 83, 85, 94, 116})
 
 
 class Deadline:
@@ -129,6 +139,8 @@ class Failed:
 
 
 TIMED_OUT: Final = Failed("timeout")
+#: The reply to a call that was not sent because the read reached ``MAX_READ_CALLS``.
+CAPPED: Final = Failed("call cap")
 
 
 @dataclass(slots=True)
@@ -152,6 +164,9 @@ class Node:
     text: str | None = None
     selection: tuple[int, int] | None = None
     actions: tuple[str, ...] = ()
+    #: Only the visible part of the children was read (a container that manages its
+    #: descendants): which part, e.g. ``rows 1-20, columns 1-12 of 1048576 x 16384``, or "".
+    partial: str | None = None
 
     @property
     def showing(self) -> bool:
@@ -168,6 +183,8 @@ class Snapshot:
     windows: list[str]
     source: str  # "cache" or "walk"
     timed_out: bool = False
+    #: The read stopped at ``MAX_READ_CALLS``.
+    capped: bool = False
     elapsed_s: float = 0.0
 
 
@@ -384,6 +401,7 @@ class AtspiConnection:
             snap.timed_out = not self._complete(snap, r)
         if not snap.timed_out:
             snap.timed_out = not self._enrich(snap, r)
+        snap.capped = r.capped
         if not snap.timed_out:
             if len(self._plans) >= MAX_PEERS:
                 self._plans.pop(next(iter(self._plans)))
@@ -399,6 +417,10 @@ class AtspiConnection:
         and ``_ask`` returns as soon as the replies to ``calls`` are in: the app answers the
         rest of the plan while the caller works on these."""
         fresh = [c for c in dict.fromkeys(calls) if c not in r.asked]
+        if len(r.asked) + len(fresh) > MAX_READ_CALLS:
+            r.capped = True
+            fresh = fresh[: max(0, MAX_READ_CALLS - len(r.asked))]
+            calls = [c for c in calls if c in r.asked or c in fresh]
         r.asked.update(fresh)
         r.queue.extendleft(reversed(fresh))  # what a round needs goes before what it may need
         for c in plan:
@@ -421,7 +443,7 @@ class AtspiConnection:
                 r.replies[answered] = Failed(reply.error) if reply.error else reply.body
                 need.discard(answered)
         r.used.extend(calls)
-        return [r.replies.get(c, TIMED_OUT) for c in calls]
+        return [r.replies.get(c, TIMED_OUT if c in r.asked else CAPPED) for c in calls]
 
     def _send_queued(self, r: _Read) -> None:
         """Send queued calls of ``r`` in one write, up to MAX_IN_FLIGHT in flight."""
@@ -520,24 +542,39 @@ class AtspiConnection:
         return snap
 
     def _complete(self, snap: Snapshot, r: _Read) -> bool:
-        """Walk below shown nodes whose children are not in the cache: GTK creates some
-        accessibles (list box rows, tree view cells) only when a client asks for them, and
-        atk-bridge reports a child count of -1 for their containers (MANAGES_DESCENDANTS). The
-        count is read live, so a leaf with a count of 0 has no children to ask for. One
-        pipelined ``GetChildren`` read finds them."""
+        """Walk below shown nodes whose children are not in the cache (an object the cache lists
+        under another parent, or children created only when a client asks); read only the
+        visible part of containers that must not be enumerated (the cache's child count of -1
+        marks those that manage their descendants). Each pass may reach more such nodes (a
+        listed child that was in the cache under another parent): at most ``COMPLETE_PASSES``."""
         bus = snap.bus
-        leaves = [n for n in _shown(snap) if not n.children and n.child_count != 0]
-        replies = self._ask(r, [Call(bus, n.path, ACCESSIBLE, "GetChildren") for n in leaves])
-        if any(r is TIMED_OUT for r in replies):
-            return False
-        frontier: list[tuple[str, str, int]] = []
-        for node, reply in zip(leaves, replies, strict=True):
-            if isinstance(reply, Failed) or not reply[0]:
-                continue
-            node.children = [p for b, p in reply[0] if b == bus]
-            node.child_count = len(node.children)
-            frontier.extend((p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes)
-        return self._walk_from(snap, frontier, r) if frontier else True
+        done: set[str] = set()
+        for _ in range(COMPLETE_PASSES):
+            leaves: list[Node] = []
+            frontier: list[tuple[str, str, int]] = []
+            for n in list(_shown(snap)):
+                if n.path in done:
+                    continue
+                if _visible.must_not_enumerate(n.states, n.child_count):
+                    done.add(n.path)
+                    frontier.extend(self._read_visible(snap, n, r))
+                elif not n.children and n.child_count != 0:
+                    done.add(n.path)
+                    leaves.append(n)
+            if not leaves and not frontier:
+                return True
+            replies = self._ask(r, [Call(bus, n.path, ACCESSIBLE, "GetChildren") for n in leaves])
+            if any(x is TIMED_OUT for x in replies):
+                return False
+            for node, reply in zip(leaves, replies, strict=True):
+                if isinstance(reply, Failed) or not reply[0]:
+                    continue
+                node.children = [p for b, p in reply[0] if b == bus]
+                node.child_count = len(node.children)
+                frontier.extend((p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes)
+            if frontier and not self._walk_from(snap, frontier, r):
+                return False
+        return True
 
     def _walk_from(self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: _Read) -> bool:
         """Breadth-first below shown nodes only; False on timeout.
@@ -545,40 +582,51 @@ class AtspiConnection:
         Every node's role and states are read; its children, name and description only when it
         is shown (a list of a thousand rows shows a few dozen). The calls for a node that was
         shown in the previous read go out in one batch with its state; a node that turns out
-        shown unexpectedly costs one more round trip. Interfaces (fixed by the object's type)
-        are read once per object."""
+        shown unexpectedly costs one more round trip. A node is asked for its children only
+        once its states and child count say it may be (``_visible.must_not_enumerate``); the
+        previous read's verdict lets that go out with its state. Interfaces (fixed by the
+        object's type) are read once per object."""
         bus, nodes = snap.bus, snap.nodes
         while frontier:
             frontier = frontier[: max(0, MAX_WALK_NODES - len(nodes))]
             first: list[list[Call]] = []
             for path, _parent, _i in frontier:
                 calls = [Call(bus, path, ACCESSIBLE, "GetState"), Call(bus, path, ACCESSIBLE, "GetRole")]
-                if self._seen_showing.get((bus, path), True):
-                    calls.extend(self._detail_calls(bus, path))
+                seen = self._seen_showing.get((bus, path))
+                if seen is not False:
+                    calls.extend(self._detail_calls(bus, path, children=seen is True))
                 first.append(calls)
             replies = self._grouped(first, r)
             if replies is None:
                 return False
             late: list[int] = []
+            unread: list[Node] = []
             for k, (path, parent, index) in enumerate(frontier):
                 state, role, *_ = replies[k]
                 if isinstance(state, Failed) or isinstance(role, Failed):
                     continue
                 node = Node(path, int(role[0]), "", "", _states(state[0]), frozenset(), parent=parent, index=index)
                 nodes[path] = node
-                self._remember(bus, path, node.showing)
                 if not node.showing:
+                    self._remember(bus, path, showing=False)
                     node.interfaces = self._interfaces.get((bus, path), frozenset())
                 elif len(replies[k]) > 2:
-                    self._fill(bus, node, replies[k][2:])
+                    if self._fill(bus, node, replies[k][2:]):
+                        self._remember(bus, path, showing=True)
+                    else:
+                        unread.append(node)
                 else:
                     late.append(k)
             if late:
-                more = self._grouped([self._detail_calls(bus, frontier[k][0]) for k in late], r)
+                more = self._grouped([self._detail_calls(bus, frontier[k][0], children=False) for k in late], r)
                 if more is None:
                     return False
                 for k, detail in zip(late, more, strict=True):
-                    self._fill(bus, nodes[frontier[k][0]], detail)
+                    node = nodes[frontier[k][0]]
+                    self._fill(bus, node, detail)
+                    unread.append(node)
+            if unread and not self._children_of(snap, unread, r):
+                return False
             nxt: list[tuple[str, str, int]] = []
             for path, _parent, _i in frontier:
                 got = nodes.get(path)
@@ -587,27 +635,79 @@ class AtspiConnection:
             frontier = nxt
         return True
 
-    def _detail_calls(self, bus: str, path: str) -> list[Call]:
-        calls = [Call(bus, path, ACCESSIBLE, "GetChildren")]
+    def _children_of(self, snap: Snapshot, unread: list[Node], r: _Read) -> bool:
+        """Read the children of shown nodes whose child count is known but whose children are
+        not: listed when the container allows it, else only its visible part. False on timeout."""
+        bus = snap.bus
+        listed: list[Node] = []
+        for node in unread:
+            safe = not _visible.must_not_enumerate(node.states, node.child_count)
+            self._remember(bus, node.path, showing=safe)
+            if not safe:
+                self._read_visible(snap, node, r)  # sets its children
+            elif node.child_count != 0:
+                listed.append(node)
+        replies = self._ask(r, [Call(bus, n.path, ACCESSIBLE, "GetChildren") for n in listed])
+        if any(x is TIMED_OUT for x in replies):
+            return False
+        for node, kids in zip(listed, replies, strict=True):
+            if not isinstance(kids, Failed):
+                node.children = [cp for cb, cp in kids[0] if cb == bus]
+        return not r.dead
+
+    def _read_visible(self, snap: Snapshot, node: Node, r: _Read) -> list[tuple[str, str, int]]:
+        """The visible children of a container that must not be enumerated, as walk frontier
+        entries; sets the node's children and what part of them they are."""
+        bus = snap.bus
+
+        def call(path: str, iface: str, method: str, sig: str | None, body: tuple[Any, ...]) -> Call:
+            return Call(bus, path, iface, method, sig, body)
+
+        got = _visible.read_visible(lambda calls: self._ask(r, calls), call, bus, node.path, node.interfaces)
+        node.children = got.children
+        node.partial = got.note
+        node.child_count = got.total
+        for i, cell in enumerate(got.cells.values()):
+            # Its text and extents are read: only its actions (and editability) are left to read.
+            snap.nodes[cell.path] = Node(
+                cell.path, cell.role, cell.name, "", cell.states, cell.interfaces & CELL_LEFT_TO_READ,
+                parent=node.path, index=i, extents=cell.extents, text=cell.text,
+            )  # fmt: skip
+        return [(p, node.path, i) for i, p in enumerate(got.children) if p not in snap.nodes]
+
+    def _detail_calls(self, bus: str, path: str, *, children: bool) -> list[Call]:
+        """Name, description and interfaces of a node, and its children when ``children`` (a
+        node known to allow it), else its child count."""
+        if children:
+            calls = [Call(bus, path, ACCESSIBLE, "GetChildren")]
+        else:
+            calls = [Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, "ChildCount"))]
         # Qt answers Properties.Get but not GetAll for the Accessible interface.
         calls.extend(Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, n)) for n in WALK_PROPS)
         if (bus, path) not in self._interfaces:
             calls.append(Call(bus, path, ACCESSIBLE, "GetInterfaces"))
         return calls
 
-    def _fill(self, bus: str, node: Node, replies: Sequence[Any]) -> None:
-        """Set a shown node's children, name, description and interfaces from its detail replies."""
+    def _fill(self, bus: str, node: Node, replies: Sequence[Any]) -> bool:
+        """Set a shown node's children (or child count), name, description and interfaces from
+        its detail replies; True when its children were read."""
         kids, name, desc, *ifaces = replies
         node.name, node.description = _got(name), _got(desc)
-        if not isinstance(kids, Failed):
-            node.children = [cp for cb, cp in kids[0] if cb == bus]
-            node.child_count = len(node.children)
         key = (bus, node.path)
         if ifaces and not isinstance(ifaces[0], Failed):
             self._interfaces[key] = frozenset(ifaces[0][0])
         node.interfaces = self._interfaces.get(key, frozenset())
+        if isinstance(kids, Failed):
+            return True
+        if kids and isinstance(kids[0], list):
+            node.children = [cp for cb, cp in kids[0] if cb == bus]
+            node.child_count = len(node.children)
+            return True
+        node.child_count = int(_variant(kids[0], 0))
+        return False
 
-    def _remember(self, bus: str, path: str, showing: bool) -> None:
+    def _remember(self, bus: str, path: str, *, showing: bool) -> None:
+        """Note whether a node was shown (and safe to list the children of) in this read."""
         if len(self._seen_showing) >= MEMO_SIZE:
             self._seen_showing.clear()
             self._interfaces.clear()
@@ -638,7 +738,8 @@ class AtspiConnection:
                 calls.append(Call(b, p, PROPERTIES, "Get", "ss", (VALUE, "CurrentValue")))
                 targets.append((node, "value"))
             if TEXT in ifs and node.role in TEXT_VALUE_ROLES:
-                calls.append(Call(b, p, TEXT, "GetText", "ii", (0, TEXT_READ_LIMIT)))
+                # The whole text: LibreOffice answers '' when the end is past the text.
+                calls.append(Call(b, p, TEXT, "GetText", "ii", (0, -1)))
                 targets.append((node, "text"))
                 if node.states & STATE_FOCUSED:
                     calls.append(Call(b, p, TEXT, "GetSelection", "i", (0,)))
@@ -657,7 +758,7 @@ class _Read:
     """The state of one tree read: its link and deadline, the calls it asked for and every
     reply it got, and the calls still queued or waiting for a reply (by serial)."""
 
-    __slots__ = ("asked", "bus", "dead", "deadline", "link", "queue", "replies", "used", "waiting")
+    __slots__ = ("asked", "bus", "capped", "dead", "deadline", "link", "queue", "replies", "used", "waiting")
 
     def __init__(self, bus: str, deadline: Deadline, link: _Link) -> None:
         self.bus = bus
@@ -670,6 +771,8 @@ class _Read:
         self.waiting: dict[int, Call] = {}
         #: The app stopped answering (deadline passed, or it stopped reading): nothing more is read.
         self.dead = False
+        #: ``MAX_READ_CALLS`` was reached: calls beyond it were not sent.
+        self.capped = False
 
 
 def _shown(snap: Snapshot) -> Iterable[Node]:

@@ -26,6 +26,7 @@ from typing import Final
 
 from deskhand.backends.linux._atspi import (
     EDITABLE_TEXT,
+    TEXT_VALUE_ROLES,
     VALUE,
     Node,
     Snapshot,
@@ -244,30 +245,43 @@ class AtspiRef:
     actions: tuple[str, ...]
 
 
-def element_tree(snap: Snapshot, window_path: str) -> tuple[Element | None, Element | None]:
-    """Map one window's shown subtree; returns (root element, focused element or None)."""
+def element_tree(
+    snap: Snapshot, window_path: str, mapped: dict[str, Element] | None = None
+) -> tuple[Element | None, Element | None]:
+    """Map one window's shown subtree; returns (root element, focused element or None).
+
+    An object listed under two parents (LibreOffice's root pane) maps to one ``Element``, the
+    same object under both: the core renders an element once. ``mapped`` carries that memo
+    across the windows of one snapshot."""
     focused: list[Element] = []
-    root = _map(snap, window_path, focused, depth=0)
+    root = _map(snap, window_path, focused, {} if mapped is None else mapped)
     return root, (focused[0] if focused else None)
 
 
-def _map(snap: Snapshot, path: str, focused: list[Element], depth: int) -> Element | None:
+def _map(snap: Snapshot, path: str, focused: list[Element], mapped: dict[str, Element]) -> Element | None:
+    known = mapped.get(path)
+    if known is not None:
+        return known
     node = snap.nodes.get(path)
     if node is None or not node.showing:
         return None
     parent = snap.nodes.get(node.parent)
     axes = scroll_axes(snap, node)
     el = element(node, snap.bus, parent_role=parent.role if parent else None, scroll_axes=axes)
+    mapped[path] = el
     if node.states & FOCUSED:
         focused.append(el)
     for child in node.children:
-        kid = _map(snap, child, focused, depth + 1)
+        kid = _map(snap, child, focused, mapped)
         if kid is not None:
             el.children.append(kid)
     rows = [c for c in node.children if (n := snap.nodes.get(c)) is not None and n.role in _ROW_CHILD_ROLES]
     shown_rows = sum(1 for c in el.children if c.role == "AXRow")
-    if el.role in ("AXList", "AXOutline", "AXTable") and len(rows) > shown_rows:
-        el.row_count = len(rows)
+    total = len(rows)
+    if rows and node.child_count > len(node.children):  # only the visible part was read
+        total = node.child_count - (len(node.children) - len(rows))
+    if el.role in ("AXList", "AXOutline", "AXTable") and total > shown_rows:
+        el.row_count = total
     return el
 
 
@@ -294,6 +308,7 @@ def element(
         selected=ax in ("AXRow", "AXCell") and bool(node.states & SELECTED),
         frame=_frame(node.extents),
         locator=f"{node.role}@{node.path.rsplit('/', 1)[-1]}",
+        partial=node.partial,
     )
     el.value = _value(node, ax)
     el.settable = _settable(node)
@@ -366,11 +381,22 @@ def _value(node: Node, ax: str) -> str | float | bool | None:
         return bool(node.states & SELECTED)
     if node.role == 40:  # password text: never shown
         return None
-    if node.value is not None and (VALUE in node.interfaces) and node.role != 79:
-        return node.value
-    if node.text is not None and ax in ("AXTextField", "AXTextArea"):
+    numeric = node.value is not None and VALUE in node.interfaces and node.role != 79
+    if node.text is not None and ax in ("AXTextField", "AXTextArea") and not numeric:
         return node.text
-    return None
+    text = _content(node)
+    if text is not None:
+        return text
+    return node.value if numeric else None
+
+
+def _content(node: Node) -> str | None:
+    """The text of a paragraph, heading, cell or label (Text interface) when it says more than
+    its name: embedded-object characters (U+FFFC, a child such as a link) are dropped."""
+    if node.text is None or node.role not in TEXT_VALUE_ROLES or node.role == 52:
+        return None
+    text = node.text.replace("\ufffc", "").strip()
+    return text if text and text != node.name.strip() else None
 
 
 def _settable(node: Node) -> ValueType | None:

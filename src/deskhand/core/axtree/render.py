@@ -1,7 +1,8 @@
 """The walk that turns an observed ``AppTree`` into numbered-later lines, and the text around them.
 
 ``walk`` visits windows then the menu bar, elides featureless wrappers, inlines row cells,
-suppresses link children and stops at depth 20 or 1500 emitted lines (``truncated``). Its
+suppresses link children, renders an element listed under two parents once (at its first place),
+leaves out blank cells of partly read containers and stops at depth 20 or 1500 emitted lines (``truncated``). Its
 nodes carry their locator key; ``observer.py`` gives them handles and builds the text with
 ``full_text`` (native ``axText``) and ``frame_envelope`` (section 3.1).
 """
@@ -120,6 +121,8 @@ class _Walker:
     def __init__(self, focused: Element | None) -> None:
         self.focused = focused
         self.result = Walk()
+        #: Elements already visited: one listed under two parents is rendered at its first place.
+        self.rendered: set[int] = set()
 
     def visit(
         self,
@@ -135,8 +138,9 @@ class _Walker:
         if len(result.nodes) >= MAX_NODES or depth >= MAX_DEPTH:
             result.truncated = True
             return
-        if id(element) in ancestors:
-            return  # a cycle in the backend's tree
+        if id(element) in ancestors or id(element) in self.rendered:
+            return  # a cycle in the backend's tree, or an element listed under two parents: once
+        self.rendered.add(id(element))
         key = _child_key(parent_key, element, index)
         line = describe(element, in_web_area=in_web_area)
         inner = ancestors | {id(element)}
@@ -159,6 +163,8 @@ class _Walker:
         for i, child in enumerate(element.children):
             if element.role == "AXMenuBar" and child.title == "Apple":
                 continue
+            if element.partial is not None and _blank_cell(child):
+                continue
             self.visit(child, key, i, depth=depth, in_web_area=in_web_area, ancestors=ancestors)
             if self.result.truncated:
                 return
@@ -171,6 +177,19 @@ class _Walker:
             # Each inlined cell text gets its own step under the row, so it can keep its id.
             text_key = None if key is None else (*key, f"#text{i}")
             self.result.nodes.append(Node(text_key, depth, f" text {text}", row))
+
+
+def _blank_cell(element: Element) -> bool:
+    """A cell of a partly read container (a spreadsheet's visible range) with nothing in it:
+    not listed, since a sheet shows hundreds of them (the container's line says which part
+    was read). A focused or selected cell is listed: it is where typing goes."""
+    return (
+        element.role == "AXCell"
+        and element.value in (None, "")
+        and not element.children
+        and not element.focused
+        and not element.selected
+    )
 
 
 def _child_key(parent_key: LocatorKey, element: Element, index: int) -> LocatorKey:
