@@ -43,9 +43,7 @@ def test_repeated_observation_reads_only_visible_cells_and_leaves_the_app_well(
     first = state_with(mex, app, r"table cell A1, Value: seed")
     assert re.search(r"table Sheet seed, Visible: rows 1-\d+, columns 1-\d+ of 1048576 x 16384", first), first
     before = sample(pid)
-    sizes = []
-    for _ in range(OBSERVATIONS):
-        sizes.append(len(mex.get_app_state(app, disable_diff=True).text))
+    sizes = [len(mex.get_app_state(app, disable_diff=True).text) for _ in range(OBSERVATIONS)]
     after = sample(pid)
     print(f"calc: {OBSERVATIONS} observations, state {max(sizes)} chars, CPU {after.cpu_s - before.cpu_s:.2f} s, "
           f"RSS {before.rss_kb} -> {after.rss_kb} kB")  # fmt: skip
