@@ -79,6 +79,10 @@ MAX_WALK_NODES: Final = 5000
 WALK_PROPS: Final = ("Name", "Description")
 #: Objects whose interfaces and last shown state are remembered (then the memo starts over).
 MEMO_SIZE: Final = 100_000
+#: A cache of more items than this, most of them hidden (this many per shown node), is slower to
+#: read than a walk of the shown tree: such an app is walked from then on.
+WALK_CACHE_ITEMS: Final = 1000
+WALK_CACHE_RATIO: Final = 4
 #: Passes over a cached tree completing what the cache does not list.
 COMPLETE_PASSES: Final = 4
 #: Calls one tree read sends at most (a hard cap: what is beyond it is not read).
@@ -87,10 +91,12 @@ MAX_READ_CALLS: Final = 12_000
 MAX_PLAN_CALLS: Final = 4096
 
 # AT-SPI state bits (AtspiStateType) used by the reader; the full set is in ``_mapping``.
+STATE_EXPANDED: Final = 1 << 10
 STATE_FOCUSED: Final = 1 << 12
 STATE_SHOWING: Final = 1 << 25
 STATE_VISIBLE: Final = 1 << 30
 
+ROLE_MENU: Final = 33
 #: Interfaces of a cell read by ``_visible`` that the details round still reads.
 CELL_LEFT_TO_READ: Final = frozenset({ACTION, EDITABLE_TEXT})
 #: Roles whose text content is read (entries, text areas, spin buttons, documents, paragraphs,
@@ -248,6 +254,9 @@ class AtspiConnection:
         self._peers: dict[str, _Link | None] = {}
         #: Per app bus name: the calls its last complete read made, in order (see ``_snapshot``).
         self._plans: dict[str, tuple[Call, ...]] = {}
+        #: Apps read by a walk, not the cache (see ``_snapshot``), and per app whether it is GTK 4.
+        self._walk_apps: set[str] = set()
+        self._gtk4: dict[str, bool] = {}
 
     def close(self) -> None:
         with self.lock:
@@ -394,11 +403,22 @@ class AtspiConnection:
         in this read; what the plan did not foresee is sent then. Plan replies are as fresh as
         any: they answer calls sent during this read. Replies nobody asks for are dropped."""
         r = _Read(bus, deadline, self._peers.get(bus) or self._bus)
-        snap = self._from_cache(r, self._plans.pop(bus, ()))
+        r.visible_is_shown = self._visible_is_shown(bus, r)
+        plan = self._plans.pop(bus, ())
+        snap = None
+        if bus not in self._walk_apps:
+            snap = self._from_cache(r, plan)
+            plan = ()
+            if snap is not None and not snap.timed_out and not _covers_windows(snap):
+                self._walk_apps.add(bus)  # GTK 4: the cache holds little more than the focus chain
+                snap = None
         if snap is None:
-            snap = self._walk(r)
+            snap = self._walk(r, plan)
         elif not snap.timed_out:
+            cached = len(snap.nodes)
             snap.timed_out = not self._complete(snap, r)
+            if cached > WALK_CACHE_ITEMS and cached > WALK_CACHE_RATIO * sum(1 for _ in _shown(snap)):
+                self._walk_apps.add(bus)  # most of a big cache is hidden (LibreOffice's menus)
         if not snap.timed_out:
             snap.timed_out = not self._enrich(snap, r)
         snap.capped = r.capped
@@ -408,6 +428,25 @@ class AtspiConnection:
             self._plans[bus] = tuple(dict.fromkeys(r.used))[:MAX_PLAN_CALLS]
         snap.elapsed_s = time.monotonic() - start
         return snap
+
+    def _visible_is_shown(self, bus: str, r: _Read) -> bool:
+        """Whether the app is GTK 4 (``Application.ToolkitName`` and ``Version``), asked once."""
+        known = self._gtk4.get(bus)
+        if known is None:
+            name, version = self._ask(
+                r,
+                [
+                    Call(bus, ROOT_PATH, PROPERTIES, "Get", "ss", (APPLICATION, "ToolkitName")),
+                    Call(bus, ROOT_PATH, PROPERTIES, "Get", "ss", (APPLICATION, "Version")),
+                ],
+            )
+            if name is TIMED_OUT or version is TIMED_OUT:
+                return False
+            known = _got(name).upper() == "GTK" and _got(version).startswith("4.")
+            if len(self._gtk4) >= MAX_PEERS:
+                self._gtk4.clear()
+            self._gtk4[bus] = known
+        return known
 
     def _ask(self, r: _Read, calls: Sequence[Call], plan: Sequence[Call] = ()) -> list[Any]:
         """The replies to ``calls`` in read ``r`` (a ``Failed`` for an error, ``TIMED_OUT`` past
@@ -513,7 +552,7 @@ class AtspiConnection:
                 int(role),
                 str(name),
                 str(desc),
-                _states(states),
+                _states(states, visible_is_shown=r.visible_is_shown),
                 frozenset(ifaces),
                 parent=ppath if pbus == bus else "",
                 index=int(index),
@@ -531,9 +570,9 @@ class AtspiConnection:
         windows = [k.path for k in order.get(ROOT_PATH, [])]
         return Snapshot(bus, nodes, windows, "cache")
 
-    def _walk(self, r: _Read) -> Snapshot:
+    def _walk(self, r: _Read, plan: Sequence[Call] = ()) -> Snapshot:
         bus = r.bus
-        [root_kids] = self._ask(r, [Call(bus, ROOT_PATH, ACCESSIBLE, "GetChildren")])
+        [root_kids] = self._ask(r, [Call(bus, ROOT_PATH, ACCESSIBLE, "GetChildren")], plan)
         if isinstance(root_kids, Failed):
             return Snapshot(bus, {}, [], "walk", timed_out=root_kids is TIMED_OUT)
         windows = [p for b, p in root_kids[0] if b == bus]
@@ -605,7 +644,8 @@ class AtspiConnection:
                 state, role, *_ = replies[k]
                 if isinstance(state, Failed) or isinstance(role, Failed):
                     continue
-                node = Node(path, int(role[0]), "", "", _states(state[0]), frozenset(), parent=parent, index=index)
+                states = _states(state[0], visible_is_shown=r.visible_is_shown)
+                node = Node(path, int(role[0]), "", "", states, frozenset(), parent=parent, index=index)
                 nodes[path] = node
                 if not node.showing:
                     self._remember(bus, path, showing=False)
@@ -659,6 +699,9 @@ class AtspiConnection:
         """The visible children of a container that must not be enumerated, as walk frontier
         entries; sets the node's children and what part of them they are."""
         bus = snap.bus
+        if node.role == ROLE_MENU and not node.states & STATE_EXPANDED:
+            node.children, node.child_count = [], 0  # a closed menu shows nothing
+            return []
 
         def call(path: str, iface: str, method: str, sig: str | None, body: tuple[Any, ...]) -> Call:
             return Call(bus, path, iface, method, sig, body)
@@ -758,7 +801,9 @@ class _Read:
     """The state of one tree read: its link and deadline, the calls it asked for and every
     reply it got, and the calls still queued or waiting for a reply (by serial)."""
 
-    __slots__ = ("asked", "bus", "capped", "dead", "deadline", "link", "queue", "replies", "used", "waiting")
+    __slots__ = (
+        "asked", "bus", "capped", "dead", "deadline", "link", "queue", "replies", "used", "visible_is_shown", "waiting",
+    )  # fmt: skip
 
     def __init__(self, bus: str, deadline: Deadline, link: _Link) -> None:
         self.bus = bus
@@ -773,6 +818,8 @@ class _Read:
         self.dead = False
         #: ``MAX_READ_CALLS`` was reached: calls beyond it were not sent.
         self.capped = False
+        #: The app is GTK 4: VISIBLE objects below its windows are shown (see ``_states``).
+        self.visible_is_shown = False
 
 
 def _shown(snap: Snapshot) -> Iterable[Node]:
@@ -852,8 +899,23 @@ def _message(c: Call) -> Message:
     return new_method_call(DBusAddress(c.path, bus_name=c.bus, interface=c.interface), c.method, c.signature, c.body)
 
 
-def _states(words: Sequence[int]) -> int:
-    return int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
+def _states(words: Sequence[int], *, visible_is_shown: bool = False) -> int:
+    """The state bits of an ``au`` reply; with ``visible_is_shown`` (GTK 4, which sets VISIBLE
+    but not SHOWING below its windows) a VISIBLE object counts as SHOWING."""
+    states = int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
+    if visible_is_shown and states & STATE_VISIBLE:
+        states |= STATE_SHOWING
+    return states
+
+
+def _covers_windows(snap: Snapshot) -> bool:
+    """Whether the cache lists what is in the app's shown windows: a shown window with children
+    of which the cache holds none means it does not (a fresh GTK 4 app's cache)."""
+    for path in snap.windows:
+        node = snap.nodes.get(path)
+        if node is not None and node.showing and node.child_count > 0 and not node.children:
+            return False
+    return True
 
 
 def _variant(v: Any, default: Any) -> Any:

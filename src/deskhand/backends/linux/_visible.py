@@ -10,8 +10,8 @@ interfaces made for it, and only for what is on screen:
   the visible row and column range; the cells in it come from ``Table.GetAccessibleAt``, at most
   ``MAX_CELLS`` of them (top-left first), each read with six calls (states, role, name, text,
   extents, interfaces; a cell has no children to list).
-- otherwise ``Component.GetAccessibleAtPoint`` down the visible extents, one child per step (each
-  probe jumps below the child found), at most ``MAX_PROBES`` probes;
+- otherwise ``Component.GetAccessibleAtPoint`` at points down the middle of the visible extents
+  (``MAX_PROBES`` at most, sent together);
 - and the selected children (``Selection.GetSelectedChild``), at most ``MAX_SELECTED``.
 
 Every call goes through the read's ``ask`` (the read's deadline and its call cap apply).
@@ -38,8 +38,9 @@ MAX_ENUMERABLE_CHILDREN: Final = 10_000
 MAX_CELLS: Final = 120
 MAX_COLUMNS: Final = 10
 TEXT: Final = "org.a11y.atspi.Text"
-#: Point probes down a non-table container's visible extents.
-MAX_PROBES: Final = 60
+#: Point probes down a non-table container's visible extents, at least this far apart (pixels).
+MAX_PROBES: Final = 80
+PROBE_STEP: Final = 8
 #: Selected children read.
 MAX_SELECTED: Final = 20
 #: AT-SPI's "null" object path (no object at that point).
@@ -188,24 +189,13 @@ def _table_cells(
 
 
 def _probe_column(ask: Ask, call: MakeCall, bus: str, path: str, extents: tuple[int, int, int, int]) -> list[str]:
-    """Children at points down the middle of the visible extents, jumping below each one."""
+    """Children at points down the middle of the visible extents, ``MAX_PROBES`` of them at
+    most, evenly spaced (one round of calls), in top-to-bottom order without repeats."""
     x, y, w, h = extents
-    px, py, bottom = x + min(w // 2, 40), y + 1, y + h - 1
-    out: list[str] = []
-    for _ in range(MAX_PROBES):
-        if py >= bottom:
-            break
-        [hit] = ask([call(path, COMPONENT, "GetAccessibleAtPoint", "iiu", (px, py, SCREEN_COORDS))])
-        child = _object(hit, bus)
-        if child is None:
-            py += 16
-            continue
-        [ext] = ask([call(child, COMPONENT, "GetExtents", "u", (SCREEN_COORDS,))])
-        box = _extents(ext)
-        if child not in out:
-            out.append(child)
-        py = max(py + 1, box[1] + box[3]) if box is not None else py + 16
-    return out
+    step = max(PROBE_STEP, h // MAX_PROBES)
+    points = [(x + w // 2, py) for py in range(y + 1, y + h - 1, step)]
+    replies = ask([call(path, COMPONENT, "GetAccessibleAtPoint", "iiu", (px, py, SCREEN_COORDS)) for px, py in points])
+    return list(dict.fromkeys(p for p in (_object(r, bus) for r in replies) if p is not None))
 
 
 def _selected(ask: Ask, call: MakeCall, bus: str, path: str) -> list[str]:
