@@ -95,6 +95,9 @@ STATE_EXPANDED: Final = 1 << 10
 STATE_FOCUSED: Final = 1 << 12
 STATE_SHOWING: Final = 1 << 25
 STATE_VISIBLE: Final = 1 << 30
+#: Not an AT-SPI state: SHOWING was inferred from VISIBLE (GTK 4), until the extents say the
+#: object has no size (a collapsed revealer's content, a hidden tab bar).
+STATE_SHOWN_BY_VISIBLE: Final = 1 << 62
 
 ROLE_MENU: Final = 33
 #: Interfaces of a cell read by ``_visible`` that the details round still reads.
@@ -794,6 +797,8 @@ class AtspiConnection:
         for (node, what), reply in zip(targets, replies, strict=True):
             if not isinstance(reply, Failed):
                 _apply(node, what, reply)
+                if what == "extents" and node.states & STATE_SHOWN_BY_VISIBLE and not _has_size(node.extents):
+                    node.states &= ~STATE_SHOWING
         return not any(r is TIMED_OUT for r in replies)
 
 
@@ -903,19 +908,20 @@ def _states(words: Sequence[int], *, visible_is_shown: bool = False) -> int:
     """The state bits of an ``au`` reply; with ``visible_is_shown`` (GTK 4, which sets VISIBLE
     but not SHOWING below its windows) a VISIBLE object counts as SHOWING."""
     states = int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
-    if visible_is_shown and states & STATE_VISIBLE:
-        states |= STATE_SHOWING
+    if visible_is_shown and states & STATE_VISIBLE and not states & STATE_SHOWING:
+        states |= STATE_SHOWING | STATE_SHOWN_BY_VISIBLE
     return states
 
 
+def _has_size(extents: tuple[int, int, int, int] | None) -> bool:
+    return extents is not None and extents[2] > 0 and extents[3] > 0
+
+
 def _covers_windows(snap: Snapshot) -> bool:
-    """Whether the cache lists what is in the app's shown windows: a shown window with children
-    of which the cache holds none means it does not (a fresh GTK 4 app's cache)."""
-    for path in snap.windows:
-        node = snap.nodes.get(path)
-        if node is not None and node.showing and node.child_count > 0 and not node.children:
-            return False
-    return True
+    """Whether the cache lists what is in the app's shown windows: a shown node with fewer
+    children in the cache than it reports means it does not (a fresh GTK 4 app's cache holds
+    little more than the focus chain)."""
+    return all(0 < len(n.children) >= n.child_count or n.child_count <= 0 for n in _shown(snap))
 
 
 def _variant(v: Any, default: Any) -> Any:

@@ -21,6 +21,7 @@ scroll pane it is: it reads "scroll pane" like GTK's, and the contract's rule fo
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -231,6 +232,13 @@ ACTION_NAMES: Final[dict[str, str]] = {
 }
 #: Actions that only move the keyboard focus: not shown as secondary actions.
 _FOCUS_ACTIONS: Final = frozenset({"setfocus", "set focus", "focus", "grab focus"})
+#: GTK 4 lists every widget's built-in action groups as actions ("clipboard.copy" on each label):
+#: the groups that every widget of a kind has are not shown (an app's own, "win."/"app.", are).
+_GTK4_WIDGET_ACTION_GROUPS: Final = frozenset(
+    {"clipboard", "selection", "link", "menu", "text", "misc", "default", "window", "context-menu", "gesture"}
+)
+#: GTK 4 names a widget that has no accessible name after its type ("GtkButton", "AdwGizmo").
+_GTK_TYPE_NAME: Final = re.compile(r"(Gtk|Adw|Gdk|Gsk)[A-Z][A-Za-z]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +306,7 @@ def element(
     el = Element(
         role=ax,
         role_description=ROLE_NAMES[ROLE_SCROLL_PANE] if scroll_pane else ROLE_NAMES.get(node.role, "unknown"),
-        title=node.name or None,
+        title=_name(node.name),
         description=node.description or None,
         identifier=node.accessible_id or None,
         # GTK page tabs drop SENSITIVE while enabled; a disabled widget clears both bits.
@@ -407,11 +415,18 @@ def _settable(node: Node) -> ValueType | None:
     return None
 
 
+def _name(name: str) -> str | None:
+    """The accessible name, without GTK 4's fallback to the widget's type name."""
+    if not name or _GTK_TYPE_NAME.fullmatch(name):
+        return None
+    return name
+
+
 def _actions(names: tuple[str, ...]) -> tuple[str, ...]:
     out: list[str] = []
     for name in names:
         key = name.strip().lower()
-        if not key or key in _FOCUS_ACTIONS:
+        if not key or key in _FOCUS_ACTIONS or (key.split(".", 1)[0] in _GTK4_WIDGET_ACTION_GROUPS and "." in key):
             continue
         mapped = ACTION_NAMES.get(key, name)
         if mapped not in out:
