@@ -35,6 +35,9 @@ from deskhand.backends.linux._atspi import (
 from deskhand.core.axtree.model import Element, ValueType
 from deskhand.core.geometry import Rect
 
+#: The embedded-object character: where a child object (a link) sits in its parent's text.
+OBJECT_CHAR: Final = "\ufffc"
+
 #: AtspiRole numbers → their AT-SPI names (the ``role_description`` we show).
 ROLE_NAMES: Final[dict[int, str]] = {
     1: "accelerator label",
@@ -208,6 +211,7 @@ _BOOLEAN_ROLES: Final = frozenset({7, 8, 44, 45, 62})
 _FLOAT_SETTABLE_ROLES: Final = frozenset({15, 48, 51, 52})
 _ROW_CHILD_ROLES: Final = frozenset({32, 90, 91})
 ROLE_FILLER: Final = 20
+ROLE_STATIC: Final = 116
 ROLE_SCROLL_BAR: Final = 48
 ROLE_SCROLL_PANE: Final = 49
 #: Page-scroll actions a scroll area gets per axis of its shown scroll bars (contract 6.8 names).
@@ -283,6 +287,10 @@ def _map(snap: Snapshot, path: str, focused: list[Element], mapped: dict[str, El
         kid = _map(snap, child, focused, mapped)
         if kid is not None:
             el.children.append(kid)
+    if node.text is not None and OBJECT_CHAR in node.text and isinstance(el.value, str) and el.role == "AXStaticText":
+        # Inline static text (Chromium's "static" children) is in the text itself, not embedded.
+        embedded = [n for c in node.children if (n := snap.nodes.get(c)) is None or n.role != ROLE_STATIC]
+        el.value = _with_embedded(node.text, embedded) or None
     rows = [c for c in node.children if (n := snap.nodes.get(c)) is not None and n.role in _ROW_CHILD_ROLES]
     shown_rows = sum(1 for c in el.children if c.role == "AXRow")
     total = len(rows)
@@ -398,12 +406,24 @@ def _value(node: Node, ax: str) -> str | float | bool | None:
     return node.value if numeric else None
 
 
+def _with_embedded(text: str, children: list[Node | None]) -> str:
+    """``text`` with each embedded-object character replaced by that child's name or text (a
+    link inside a paragraph), in order."""
+    parts = text.split(OBJECT_CHAR)
+    out = parts[0]
+    for i, part in enumerate(parts[1:]):
+        child = children[i] if i < len(children) else None
+        inner = (child.name or (child.text or "").replace(OBJECT_CHAR, "")) if child is not None else ""
+        out += inner + part
+    return out.strip()
+
+
 def _content(node: Node) -> str | None:
     """The text of a paragraph, heading, cell or label (Text interface) when it says more than
     its name: embedded-object characters (U+FFFC, a child such as a link) are dropped."""
     if node.text is None or node.role not in TEXT_VALUE_ROLES or node.role == 52:
         return None
-    text = node.text.replace("\ufffc", "").strip()
+    text = node.text.replace(OBJECT_CHAR, "").strip()
     return text if text and text != node.name.strip() else None
 
 

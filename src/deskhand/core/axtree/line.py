@@ -251,7 +251,7 @@ def _descendant_texts(element: Element, depth: int) -> list[str]:
     if depth >= ROW_TEXT_DEPTH:
         return []
     out: list[str] = []
-    if element.role in {"AXStaticText", "AXTextField"}:
+    if element.role in {"AXStaticText", "AXTextField", "AXCell"}:
         text = t.display_value(element, "") or t.sanitized_or_none(element.title)
         if text:
             out.append(text)

@@ -192,17 +192,13 @@ class _Walker:
 
 
 def _echo_label(parent: Element, child: Element) -> bool:
-    """A label inside a control that only repeats the control's title (GTK 4 buttons hold
-    their label as a child): the parent's line already says it."""
-    return (
-        child.role == "AXStaticText"
-        and not child.children
-        and child.value in (None, "")
-        and child.title is not None
-        and parent.title is not None
-        and child.title.strip() in parent.title
-        and parent.role != "AXStaticText"
-    )
+    """A label inside a control or a paragraph that only repeats part of its title or text (GTK 4
+    buttons hold their label as a child, Chromium a paragraph's text runs): the parent's line
+    already says it."""
+    if child.role != "AXStaticText" or child.children or child.value not in (None, "") or not child.title:
+        return False
+    said = [s for s in (parent.title, parent.value if isinstance(parent.value, str) else None) if s]
+    return any(child.title.strip() in s for s in said) and (parent.role != "AXStaticText" or parent.value is not None)
 
 
 def _blank_cell(element: Element) -> bool:
