@@ -10,7 +10,7 @@ interfaces made for it, and only for what is on screen:
   the visible row and column range; the cells in it come from ``Table.GetAccessibleAt``, at most
   ``MAX_CELLS`` of them (top-left first), each read with six calls (states, role, name, text,
   extents, interfaces; a cell has no children to list).
-- otherwise ``Component.GetAccessibleAtPoint`` at points down the middle of the visible extents
+- otherwise ``Component.GetAccessibleAtPoint`` at a grid of points over the visible extents
   (``MAX_PROBES`` at most, sent together);
 - and the selected children (``Selection.GetSelectedChild``), at most ``MAX_SELECTED``.
 
@@ -38,9 +38,12 @@ MAX_ENUMERABLE_CHILDREN: Final = 10_000
 MAX_CELLS: Final = 120
 MAX_COLUMNS: Final = 10
 TEXT: Final = "org.a11y.atspi.Text"
-#: Point probes down a non-table container's visible extents, at least this far apart (pixels).
-MAX_PROBES: Final = 80
+#: Point probes over a non-table container's visible extents, at least this far apart (pixels),
+#: in at most this many columns this far apart.
+MAX_PROBES: Final = 120
 PROBE_STEP: Final = 8
+MAX_PROBE_COLUMNS: Final = 8
+PROBE_COLUMN_WIDTH: Final = 64
 #: Selected children read.
 MAX_SELECTED: Final = 20
 #: AT-SPI's "null" object path (no object at that point).
@@ -95,7 +98,7 @@ def read_visible(ask: Ask, call: MakeCall, bus: str, path: str, interfaces: froz
     if extents is not None and TABLE in interfaces:
         found, note = _table_cells(ask, call, bus, path, extents)
     elif extents is not None:
-        found = _probe_column(ask, call, bus, path, extents)
+        found = _probe_grid(ask, call, bus, path, extents)
     cells = _read_cells(ask, call, found) if TABLE in interfaces else {}
     if SELECTION in interfaces:
         found.extend(p for p in _selected(ask, call, bus, path) if p not in found)
@@ -188,12 +191,16 @@ def _table_cells(
     return list(dict.fromkeys(out)), note
 
 
-def _probe_column(ask: Ask, call: MakeCall, bus: str, path: str, extents: tuple[int, int, int, int]) -> list[str]:
-    """Children at points down the middle of the visible extents, ``MAX_PROBES`` of them at
-    most, evenly spaced (one round of calls), in top-to-bottom order without repeats."""
+def _probe_grid(ask: Ask, call: MakeCall, bus: str, path: str, extents: tuple[int, int, int, int]) -> list[str]:
+    """Children at a grid of points over the visible extents (``MAX_PROBES`` at most, columns
+    ``PROBE_COLUMN_WIDTH`` apart so that an icon view's columns are hit, sent together), in
+    reading order without repeats."""
     x, y, w, h = extents
-    step = max(PROBE_STEP, h // MAX_PROBES)
-    points = [(x + w // 2, py) for py in range(y + 1, y + h - 1, step)]
+    cols = max(1, min(MAX_PROBE_COLUMNS, w // PROBE_COLUMN_WIDTH))
+    rows = max(1, MAX_PROBES // cols)
+    step = max(PROBE_STEP, h // rows)
+    xs = [x + (2 * i + 1) * w // (2 * cols) for i in range(cols)]
+    points = [(px, py) for py in range(y + 1, y + h - 1, step) for px in xs][:MAX_PROBES]
     replies = ask([call(path, COMPONENT, "GetAccessibleAtPoint", "iiu", (px, py, SCREEN_COORDS)) for px, py in points])
     return list(dict.fromkeys(p for p in (_object(r, bus) for r in replies) if p is not None))
 
