@@ -12,7 +12,7 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   gnome-text-editor kcalc thunar galculator python3-tk x11-apps
 PYTEST_ARGS ?=
 
-.PHONY: deps apt venv test check demo bench clean
+.PHONY: deps apt venv test matrix check demo bench clean
 
 deps: apt venv
 
@@ -35,6 +35,11 @@ venv: $(VENV)/.installed
 
 test: deps
 	$(VPY) -m pytest $(PYTEST_ARGS)
+
+# The real-app matrix alone; its table goes into README.md (between the matrix markers).
+matrix: deps
+	$(VPY) -m pytest tests/realapps --matrix-report out/matrix.md $(PYTEST_ARGS)
+	$(VPY) tests/matrix_report.py README.md out/matrix.md
 
 check: venv
 	$(VENV)/bin/ruff check src tests bench

@@ -3,7 +3,8 @@
 A test says which apps and operations it proves with ``@pytest.mark.matrix("Calc", "type",
 "save")`` (the app first). With ``--matrix-report out/matrix.md`` the run writes a Markdown table
 of apps x operations: ``pass`` when every test marking that cell passed, ``FAIL`` when one
-failed, ``skip`` when all were skipped, blank when no test covers it. ``make matrix`` puts that
+failed, ``xfail`` when a strict xfail records a known gap there, ``skip`` when all were skipped,
+blank when no test covers it. ``make matrix`` puts that
 table into README.md between its markers.
 """
 
@@ -39,7 +40,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     if marker is None or not marker.args:
         return report
     if report.when == "call" or (report.when == "setup" and not report.passed):
-        outcome = "pass" if report.passed else "skip" if report.skipped else "FAIL"
+        if hasattr(report, "wasxfail") and report.skipped:
+            outcome = "xfail"
+        else:
+            outcome = "pass" if report.passed else "skip" if report.skipped else "FAIL"
         app, *ops = marker.args
         for op in ops:
             _OUTCOMES[(app, op)].append(outcome)
@@ -55,11 +59,18 @@ def table(outcomes: dict[tuple[str, str], list[str]]) -> str:
         cells = []
         for op in ops:
             got = outcomes.get((app, op), [])
-            cells.append(
-                "" if not got else "FAIL" if "FAIL" in got else "skip" if all(g == "skip" for g in got) else "pass"
-            )
+            cells.append(_cell(got))
         lines.append(f"| {app} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _cell(outcomes: list[str]) -> str:
+    for worst in ("FAIL", "xfail"):
+        if worst in outcomes:
+            return worst
+    if not outcomes:
+        return ""
+    return "skip" if all(o == "skip" for o in outcomes) else "pass"
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -100,6 +100,8 @@ STATE_VISIBLE: Final = 1 << 30
 STATE_SHOWN_BY_VISIBLE: Final = 1 << 62
 
 ROLE_MENU: Final = 33
+#: Document frame, document text, document web: their visible children are found down the middle.
+DOCUMENT_ROLES: Final = frozenset({82, 94, 95})
 #: Interfaces of a cell read by ``_visible`` that the details round still reads.
 CELL_LEFT_TO_READ: Final = frozenset({ACTION, EDITABLE_TEXT})
 #: Roles whose text content is read (entries, text areas, spin buttons, documents, paragraphs,
@@ -422,6 +424,9 @@ class AtspiConnection:
             snap.timed_out = not self._complete(snap, r)
             if cached > WALK_CACHE_ITEMS and cached > WALK_CACHE_RATIO * sum(1 for _ in _shown(snap)):
                 self._walk_apps.add(bus)  # most of a big cache is hidden (LibreOffice's menus)
+                for node in snap.nodes.values():  # the first walk plans from what the cache showed
+                    safe = not _visible.must_not_enumerate(node.states, node.child_count)
+                    self._remember(bus, node.path, showing=node.showing and safe)
         if not snap.timed_out:
             snap.timed_out = not self._enrich(snap, r)
         snap.capped = r.capped
@@ -709,7 +714,14 @@ class AtspiConnection:
         def call(path: str, iface: str, method: str, sig: str | None, body: tuple[Any, ...]) -> Call:
             return Call(bus, path, iface, method, sig, body)
 
-        got = _visible.read_visible(lambda calls: self._ask(r, calls), call, bus, node.path, node.interfaces)
+        got = _visible.read_visible(
+            lambda calls: self._ask(r, calls),
+            call,
+            bus,
+            node.path,
+            node.interfaces,
+            document=node.role in DOCUMENT_ROLES,
+        )
         node.children = got.children
         node.partial = got.note
         node.child_count = got.total

@@ -89,7 +89,9 @@ Ask = Callable[[Sequence[Any]], list[Any]]
 MakeCall = Callable[[str, str, str, str | None, tuple[Any, ...]], Any]
 
 
-def read_visible(ask: Ask, call: MakeCall, bus: str, path: str, interfaces: frozenset[str]) -> Visible:
+def read_visible(
+    ask: Ask, call: MakeCall, bus: str, path: str, interfaces: frozenset[str], *, document: bool = False
+) -> Visible:
     """The visible children of the container at ``path`` (see the module docstring)."""
     [ext] = ask([call(path, COMPONENT, "GetExtents", "u", (SCREEN_COORDS,))]) if COMPONENT in interfaces else [None]
     extents = _extents(ext)
@@ -98,7 +100,7 @@ def read_visible(ask: Ask, call: MakeCall, bus: str, path: str, interfaces: froz
     if extents is not None and TABLE in interfaces:
         found, note = _table_cells(ask, call, bus, path, extents)
     elif extents is not None:
-        found = _probe_grid(ask, call, bus, path, extents)
+        found = _probe_grid(ask, call, bus, path, extents, columns=1 if document else MAX_PROBE_COLUMNS)
     cells = _read_cells(ask, call, found) if TABLE in interfaces else {}
     if SELECTION in interfaces:
         found.extend(p for p in _selected(ask, call, bus, path) if p not in found)
@@ -191,12 +193,15 @@ def _table_cells(
     return list(dict.fromkeys(out)), note
 
 
-def _probe_grid(ask: Ask, call: MakeCall, bus: str, path: str, extents: tuple[int, int, int, int]) -> list[str]:
-    """Children at a grid of points over the visible extents (``MAX_PROBES`` at most, columns
-    ``PROBE_COLUMN_WIDTH`` apart so that an icon view's columns are hit, sent together), in
-    reading order without repeats."""
+def _probe_grid(
+    ask: Ask, call: MakeCall, bus: str, path: str, extents: tuple[int, int, int, int], *, columns: int
+) -> list[str]:
+    """Children at a grid of points over the visible extents (``MAX_PROBES`` at most, up to
+    ``columns`` columns ``PROBE_COLUMN_WIDTH`` apart so that an icon view's columns are hit; a
+    document's paragraphs are found down its middle), sent together, in reading order without
+    repeats."""
     x, y, w, h = extents
-    cols = max(1, min(MAX_PROBE_COLUMNS, w // PROBE_COLUMN_WIDTH))
+    cols = max(1, min(columns, w // PROBE_COLUMN_WIDTH))
     rows = max(1, MAX_PROBES // cols)
     step = max(PROBE_STEP, h // rows)
     xs = [x + (2 * i + 1) * w // (2 * cols) for i in range(cols)]
