@@ -283,6 +283,13 @@ function makeApp(app, observed) {
 }
 
 async function getApp(selector) {
+  // An addition to the contract: a positive integer is a pid, as the digits string is.
+  if (typeof selector === "number") {
+    if (!Number.isSafeInteger(selector) || selector <= 0) {
+      throw new TypeError(`getApp(${selector}): a pid is a positive integer`);
+    }
+    selector = String(selector);
+  }
   if (typeof selector !== "string" || selector.trim() === "") {
     throw new Error("getApp requires an explicit app name, bundle ID, or path");
   }
