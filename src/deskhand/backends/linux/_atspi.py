@@ -257,10 +257,14 @@ class AtspiConnection:
         self._seen_showing: dict[tuple[str, str], bool] = {}
         #: Per app bus name: its direct link, or None when it has none (Qt) or refused one.
         self._peers: dict[str, _Link | None] = {}
-        #: Per app bus name: the calls its last complete read made, in order (see ``_snapshot``).
-        self._plans: dict[str, tuple[Call, ...]] = {}
-        #: Apps read by a walk, not the cache (see ``_snapshot``), and per app whether it is GTK 4.
-        self._walk_apps: set[str] = set()
+        #: Per app bus name: the source and calls of its last complete read (see ``_snapshot``).
+        self._plans: dict[str, tuple[str, tuple[Call, ...]]] = {}
+        #: Apps always walked (their cache does not cover their windows), apps whose big cache is
+        #: mostly hidden (a walk is tried), the last cost of each source per app (see
+        #: ``_source``), and per app whether it is GTK 4.
+        self._walk_forced: set[str] = set()
+        self._walk_trial: set[str] = set()
+        self._costs: dict[str, dict[str, float]] = {}
         self._gtk4: dict[str, bool] = {}
 
     def close(self) -> None:
@@ -409,22 +413,27 @@ class AtspiConnection:
         any: they answer calls sent during this read. Replies nobody asks for are dropped."""
         r = _Read(bus, deadline, self._peers.get(bus) or self._bus)
         r.visible_is_shown = self._visible_is_shown(bus, r)
-        plan = self._plans.pop(bus, ())
+        source = self._source(bus)
+        planned_source, plan = self._plans.pop(bus, ("", ()))
+        if planned_source != source:
+            plan = ()  # the other source's calls: not this read's
         snap = None
-        if bus not in self._walk_apps:
+        if source == "cache":
             snap = self._from_cache(r, plan)
-            plan = ()
             if snap is not None and not snap.timed_out and not _covers_windows(snap):
-                self._walk_apps.add(bus)  # GTK 4: the cache holds little more than the focus chain
-                snap = None
+                self._walk_forced.add(bus)  # GTK 4: the cache holds little more than the focus chain
+                snap, source = None, "walk"
         if snap is None:
-            snap = self._walk(r, plan)
+            snap = self._walk(r, plan if source == "walk" else ())
+            source = "walk"
         elif not snap.timed_out:
             cached = len(snap.nodes)
             snap.timed_out = not self._complete(snap, r)
             if cached > WALK_CACHE_ITEMS and cached > WALK_CACHE_RATIO * sum(1 for _ in _shown(snap)):
-                self._walk_apps.add(bus)  # most of a big cache is hidden (LibreOffice's menus)
-                for node in snap.nodes.values():  # the first walk plans from what the cache showed
+                # Most of a big cache is hidden (LibreOffice's menus): a walk may be cheaper; the
+                # next reads try one, planned from what the cache showed, and keep the cheaper.
+                self._walk_trial.add(bus)
+                for node in snap.nodes.values():
                     safe = not _visible.must_not_enumerate(node.states, node.child_count)
                     self._remember(bus, node.path, showing=node.showing and safe)
         if not snap.timed_out:
@@ -433,9 +442,22 @@ class AtspiConnection:
         if not snap.timed_out:
             if len(self._plans) >= MAX_PEERS:
                 self._plans.pop(next(iter(self._plans)))
-            self._plans[bus] = tuple(dict.fromkeys(r.used))[:MAX_PLAN_CALLS]
+            self._plans[bus] = (source, tuple(dict.fromkeys(r.used))[:MAX_PLAN_CALLS])
+            if plan or source == "cache":  # an unplanned walk costs more than it will
+                self._costs.setdefault(bus, {})[source] = time.monotonic() - start
         snap.elapsed_s = time.monotonic() - start
         return snap
+
+    def _source(self, bus: str) -> str:
+        """How to read the app: "walk" when its cache does not cover its windows; else the
+        cheaper of the cache and a walk once both were timed (a walk is tried only for an app
+        whose cache is mostly hidden), else the cache."""
+        if bus in self._walk_forced:
+            return "walk"
+        costs = self._costs.get(bus, {})
+        if "cache" in costs and "walk" in costs:
+            return "walk" if costs["walk"] < costs["cache"] else "cache"
+        return "walk" if bus in self._walk_trial and "walk" not in costs else "cache"
 
     def _visible_is_shown(self, bus: str, r: _Read) -> bool:
         """Whether the app is GTK 4 (``Application.ToolkitName`` and ``Version``), asked once."""
@@ -930,10 +952,11 @@ def _has_size(extents: tuple[int, int, int, int] | None) -> bool:
 
 
 def _covers_windows(snap: Snapshot) -> bool:
-    """Whether the cache lists what is in the app's shown windows: a shown node with fewer
-    children in the cache than it reports means it does not (a fresh GTK 4 app's cache holds
-    little more than the focus chain)."""
-    return all(0 < len(n.children) >= n.child_count or n.child_count <= 0 for n in _shown(snap))
+    """Whether the cache lists what is in the app's shown windows: a shown node with some but
+    fewer children in the cache than it reports means it does not (a fresh GTK 4 app's cache
+    holds little more than the focus chain). A node with none is completed by ``_complete``
+    (an object the cache lists under another parent)."""
+    return all(not 0 < len(n.children) < n.child_count for n in _shown(snap))
 
 
 def _variant(v: Any, default: Any) -> Any:
