@@ -420,7 +420,7 @@ class AtspiConnection:
         snap = None
         if source == "cache":
             snap = self._from_cache(r, plan)
-            if snap is not None and not snap.timed_out and not _covers_windows(snap):
+            if snap is not None and not snap.timed_out and r.visible_is_shown and not _covers_windows(snap):
                 self._walk_forced.add(bus)  # GTK 4: the cache holds little more than the focus chain
                 snap, source = None, "walk"
         if snap is None:
@@ -443,7 +443,7 @@ class AtspiConnection:
             if len(self._plans) >= MAX_PEERS:
                 self._plans.pop(next(iter(self._plans)))
             self._plans[bus] = (source, tuple(dict.fromkeys(r.used))[:MAX_PLAN_CALLS])
-            if plan or source == "cache":  # an unplanned walk costs more than it will
+            if plan:  # an unplanned read (an app's first, or the first of a source) costs more than it will
                 self._costs.setdefault(bus, {})[source] = time.monotonic() - start
         snap.elapsed_s = time.monotonic() - start
         return snap
@@ -700,8 +700,12 @@ class AtspiConnection:
             nxt: list[tuple[str, str, int]] = []
             for path, _parent, _i in frontier:
                 got = nodes.get(path)
-                if got is not None and got.showing:
-                    nxt.extend((cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes)
+                if got is None or not got.showing:
+                    continue
+                if got.role == ROLE_MENU and not got.states & STATE_EXPANDED:
+                    got.children = []  # a closed menu's items are hidden: not read at all
+                    continue
+                nxt.extend((cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes)
             frontier = nxt
         return True
 
@@ -955,7 +959,8 @@ def _covers_windows(snap: Snapshot) -> bool:
     """Whether the cache lists what is in the app's shown windows: a shown node with some but
     fewer children in the cache than it reports means it does not (a fresh GTK 4 app's cache
     holds little more than the focus chain). A node with none is completed by ``_complete``
-    (an object the cache lists under another parent)."""
+    (an object the cache lists under another parent). Asked for GTK 4 apps only: LibreOffice's
+    frame also reports children its cache lists elsewhere, and its cache read is complete."""
     return all(not 0 < len(n.children) < n.child_count for n in _shown(snap))
 
 
