@@ -54,6 +54,7 @@ from deskhand.backends.linux._atspi import (
 )
 from deskhand.backends.linux._capture import Capture, Grabber, encode
 from deskhand.backends.linux._discovery import Discovery
+from deskhand.backends.linux._quiet import Activity
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
 from deskhand.core import screenshot
@@ -107,6 +108,9 @@ class LinuxExecutor:
         #: identity -> its toolkit (``_identity.toolkit``), for apps missing from the bus.
         self._toolkits: dict[ProcessIdentity, str | None] = {}
         self._actor: LinuxActor | None = None
+        self._activity_watch: Activity | None = None
+        #: app key -> when its last observation was complete (what ``wait_for_change`` waits past)
+        self._observed_at: dict[str, float] = {}
 
     # -- inventory ---------------------------------------------------------------------------
 
@@ -192,14 +196,46 @@ class LinuxExecutor:
         """Record that an action changed the app: its next capture waits by the settle rule."""
         self.settle.mark_mutation(_app_key(app), time.monotonic())
 
+    def _settle(self, app: RunningApp) -> None:
+        """The UI settle before a capture after a mutation: the seed's fixed window (6.12), then,
+        while the app is still changing, until it has been quiet (``_quiet``)."""
+        key = _app_key(app)
+        since = self.settle.pending(key)
+        floor = self.settle.take(key, time.monotonic())
+        if since is None:
+            return
+        shot = self._transforms.get(app.pid)
+        window = shot.window_id if shot is not None else None
+        self._activity().wait_quiet(self._buses.get(app.pid), window, since=since, floor_s=floor)
+
+    def _wait_for_change(self, app: RunningApp, timeout_s: float) -> str:
+        """Wait up to ``timeout_s`` for the app to do something after its last observation (an
+        AT-SPI event, drawing in its window), then for it to go quiet; the notice says which."""
+        start = time.monotonic()
+        shot = self._transforms.get(app.pid)
+        bus, window = self._buses.get(app.pid), shot.window_id if shot is not None else None
+        activity = self._activity()
+        after = self._observed_at.get(_app_key(app), start)
+        last = activity.wait_for_activity(bus, window, after=after, timeout_s=timeout_s)
+        if last is not None:
+            activity.wait_quiet(bus, window, since=last, floor_s=0.0)
+        return advisory.waited_for_change((time.monotonic() - start) * 1000, changed=last is not None)
+
+    def _activity(self) -> Activity:
+        if self._activity_watch is None:
+            self._activity_watch = Activity(str(self.atspi.address), self.x.name)
+        return self._activity_watch
+
     # -- observation -------------------------------------------------------------------------
 
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
+    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
         identity = self.verify_identity(app)
-        wait = self.settle.take(_app_key(app), time.monotonic())
-        if wait > 0:
-            time.sleep(wait)  # the contract's settle rule (6.12), not a synchronization sleep
-        self._transforms.pop(app.pid, None)
+        waited = self._wait_for_change(app, wait_for_change_s) if wait_for_change_s > 0 else None
+        acted = self.settle.pending(_app_key(app))
+        self._settle(app)
+        before = self._transforms.pop(app.pid, None)
+        window = before.window_id if before is not None else None
+        reacted = acted is not None and (self._activity().last(self._buses.get(app.pid), window) or 0.0) >= acted
         seen: Future[tuple[list[WindowInfo], WindowInfo | None]] = Future()
         shot = self._capture_pool().submit(self._look, app, seen)
         try:
@@ -218,15 +254,28 @@ class LinuxExecutor:
             if not shot.cancel():
                 futures.wait([shot])  # the X connection is shared: the capture ends before anything else uses it
             raise
+        if key is not None:
+            self._activity().watch(key.id)  # damage on it counts as activity from now on
         image = self._shoot(app, key, identity, shot) if key is not None else None
         notices += self._advice(
-            app, identity, key, image, obs.full_text, complete=not tree.timed_out, accessible=accessible
+            app,
+            identity,
+            key,
+            image,
+            obs.full_text,
+            complete=not tree.timed_out,
+            accessible=accessible,
+            acted=acted is not None,
+            reacted=reacted,
         )
         text = obs.text.rstrip()
         if not accessible:
             # No tree: the state is the App= and Window: lines with the key window's own title.
             title = sanitize(display_window_title(key.title if key else None, app.display_name))
             text = full_text(tree, title, [], [])
+        if waited is not None:
+            notices.append(waited)
+        self._observed_at[_app_key(app)] = time.monotonic()  # what this observation has seen
         if notices:
             text += "\n\n" + "\n".join(notices)
         title = key.title if key else (tree.windows[0].title if tree.windows else "")
@@ -242,6 +291,8 @@ class LinuxExecutor:
         *,
         complete: bool,
         accessible: bool = True,
+        acted: bool = False,
+        reacted: bool = False,
     ) -> list[str]:
         """The advisory notices of section 3.2 (shell tree, off screen, covered, identical
         capture) from this observation's facts; remembers the capture's hash for the next one."""
@@ -262,6 +313,8 @@ class LinuxExecutor:
                 previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
                 tree_complete=complete,
                 accessible=accessible,
+                acted=acted,
+                reacted=reacted,
             )
         )
 
@@ -503,6 +556,8 @@ class LinuxExecutor:
     def close(self) -> None:
         if self._actor is not None:
             self._actor.close()
+        if self._activity_watch is not None:
+            self._activity_watch.close()
         if self._capture_worker is not None:
             self._capture_worker.shutdown(wait=True, cancel_futures=True)
         self._grabber.close()
