@@ -382,11 +382,12 @@ class LinuxExecutor:
         trees: list[WindowTree] = []
         focused: Element | None = None
         menu_bar: Element | None = None
+        mapped: dict[str, Element] = {}  # one element per object, however many parents list it
         for path in snap.windows:
             node = snap.nodes.get(path)
             if node is None or not node.showing or node.role not in _WINDOW_ROLES:
                 continue
-            root, focus = _mapping.element_tree(snap, path)
+            root, focus = _mapping.element_tree(snap, path, mapped)
             if root is None:
                 continue
             xwin = _match_window(root, xwins)
@@ -404,6 +405,7 @@ class LinuxExecutor:
             windows=trees,
             focused=focused,
             menu_bar=menu_bar,
+            truncated=snap.capped,
         )
 
     def _capture_pool(self) -> ThreadPoolExecutor:
