@@ -86,6 +86,8 @@ STATE_VISIBLE: Final = 1 << 30
 
 #: Roles whose text content is their value (entries, text areas, spin buttons, documents).
 TEXT_VALUE_ROLES: Final = frozenset({52, 60, 61, 73, 79, 82, 94})
+ROLE_COMBO_BOX: Final = 11
+SELECTION: Final = "org.a11y.atspi.Selection"
 
 
 class Deadline:
@@ -385,6 +387,8 @@ class AtspiConnection:
         if not snap.timed_out:
             snap.timed_out = not self._enrich(snap, r)
         if not snap.timed_out:
+            snap.timed_out = not self._choices(snap, r)
+        if not snap.timed_out:
             if len(self._plans) >= MAX_PEERS:
                 self._plans.pop(next(iter(self._plans)))
             self._plans[bus] = tuple(dict.fromkeys(r.used))[:MAX_PLAN_CALLS]
@@ -520,22 +524,33 @@ class AtspiConnection:
         return snap
 
     def _complete(self, snap: Snapshot, r: _Read) -> bool:
-        """Walk below shown nodes whose children are not in the cache: GTK creates some
-        accessibles (list box rows, tree view cells) only when a client asks for them, and
-        atk-bridge reports a child count of -1 for their containers (MANAGES_DESCENDANTS). The
-        count is read live, so a leaf with a count of 0 has no children to ask for. One
-        pipelined ``GetChildren`` read finds them."""
+        """Walk below shown nodes whose children the cache does not hold exactly.
+
+        GTK creates some accessibles (list box rows, tree view cells) only when a client asks
+        for them, and atk-bridge reports a child count of -1 for their containers
+        (MANAGES_DESCENDANTS). Chromium's page content never enters the cache: after a
+        navigation the new document is missing and the old one is still cached, its parent
+        kept but its index -1. Each item's child count and index are read live when the cache
+        answers, so a node's cached children are its children only when they are exactly
+        indices 0..count-1 (``_children_known``). For every other shown node one pipelined
+        ``GetChildren`` reads the live list: children no longer there are dropped, new ones
+        walked."""
         bus = snap.bus
-        leaves = [n for n in _shown(snap) if not n.children and n.child_count != 0]
+        leaves = [n for n in _shown(snap) if not _children_known(snap, n)]
+        root = snap.nodes.get(ROOT_PATH)
+        if root is not None and not _children_known(snap, root):
+            leaves.append(root)  # a window the cache missed (or one it still holds)
         replies = self._ask(r, [Call(bus, n.path, ACCESSIBLE, "GetChildren") for n in leaves])
         if any(r is TIMED_OUT for r in replies):
             return False
         frontier: list[tuple[str, str, int]] = []
         for node, reply in zip(leaves, replies, strict=True):
-            if isinstance(reply, Failed) or not reply[0]:
+            if isinstance(reply, Failed):
                 continue
             node.children = [p for b, p in reply[0] if b == bus]
             node.child_count = len(node.children)
+            if node is root:
+                snap.windows = list(node.children)
             frontier.extend((p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes)
         return self._walk_from(snap, frontier, r) if frontier else True
 
@@ -652,6 +667,25 @@ class AtspiConnection:
                 _apply(node, what, reply)
         return not any(r is TIMED_OUT for r in replies)
 
+    def _choices(self, snap: Snapshot, r: _Read) -> bool:
+        """The selected option of shown combo boxes whose list is a child (Chromium's
+        ``<select>``: the combo's name is its label, its text an object placeholder, and the
+        options sit in a hidden menu below it), as the combo's text; False on timeout."""
+        combos = [n for n in _shown(snap) if n.role == ROLE_COMBO_BOX and n.children and n.text is None]
+        lists = [(n, c) for n in combos for c in n.children[:2]]
+        picked = self._ask(r, [Call(snap.bus, c, SELECTION, "GetSelectedChild", "i", (0,)) for _n, c in lists])
+        chosen: dict[str, str] = {}
+        for (node, _c), reply in zip(lists, picked, strict=True):
+            if not isinstance(reply, Failed) and reply[0][0] == snap.bus and node.path not in chosen:
+                chosen[node.path] = str(reply[0][1])
+        names = self._ask(
+            r, [Call(snap.bus, p, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")) for p in chosen.values()]
+        )
+        for path, name in zip(chosen, names, strict=True):
+            if not isinstance(name, Failed):
+                snap.nodes[path].text = _got(name)
+        return not any(x is TIMED_OUT for x in (*picked, *names))
+
 
 class _Read:
     """The state of one tree read: its link and deadline, the calls it asked for and every
@@ -670,6 +704,16 @@ class _Read:
         self.waiting: dict[int, Call] = {}
         #: The app stopped answering (deadline passed, or it stopped reading): nothing more is read.
         self.dead = False
+
+
+def _children_known(snap: Snapshot, node: Node) -> bool:
+    """Whether the cache holds exactly the node's live children: as many as its live count,
+    at indices 0, 1, ... in order (a child cached under it with index -1 has left it, or is
+    a GTK menu item, whose index is unknown)."""
+    kids = node.children
+    if len(kids) != node.child_count:
+        return False
+    return all((n := snap.nodes.get(k)) is not None and n.index == i for i, k in enumerate(kids))
 
 
 def _shown(snap: Snapshot) -> Iterable[Node]:

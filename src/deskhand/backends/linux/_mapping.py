@@ -368,7 +368,7 @@ def _value(node: Node, ax: str) -> str | float | bool | None:
         return None
     if node.value is not None and (VALUE in node.interfaces) and node.role != 79:
         return node.value
-    if node.text is not None and ax in ("AXTextField", "AXTextArea"):
+    if node.text is not None and ax in ("AXTextField", "AXTextArea", "AXPopUpButton", "AXComboBox"):
         return node.text
     return None
 

@@ -45,8 +45,10 @@ from deskhand.backends.linux import _identity, _inventory, _mapping
 from deskhand.backends.linux import _windows as windows
 from deskhand.backends.linux._atspi import (
     ACCESSIBLE,
+    COMPONENT,
     PROPERTIES,
     ROOT_PATH,
+    TIMED_OUT,
     AtspiConnection,
     Call,
     Deadline,
@@ -58,6 +60,7 @@ from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
 from deskhand.core import screenshot
 from deskhand.core.axtree import notices as advisory
+from deskhand.core.axtree.handles import Fingerprint, check_fingerprint
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.axtree.settle import SettleClock
@@ -71,6 +74,11 @@ NAME_TIMEOUT_S: Final = 0.5
 #: Bus names remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
 _WINDOW_ROLES: Final = frozenset({2, 16, 23, 28, 69})
+_ROLE_FRAME: Final = 23
+#: An element is fetched again before an action within this time (the AX messaging timeout).
+REFETCH_TIMEOUT_S: Final = 2.0
+#: AT-SPI's DEFUNCT state bit: the object is gone (Chromium keeps answering for some).
+_STATE_DEFUNCT: Final = 1 << 5
 
 
 class LinuxExecutor:
@@ -186,15 +194,52 @@ class LinuxExecutor:
     def element(self, app: RunningApp, handle: Handle) -> Element:
         """The element behind a ``gN:id`` handle; ``element.ref`` is its ``_mapping.AtspiRef``.
 
+        The element is fetched again from the app and must still be the one observed (same
+        role, name and bounds; section 3.3 step 6), so an action never lands on what replaced it.
+
         Raises:
             NativeError: ``stale_snapshot``, ``stale_process``, ``bad_index`` (checked in the
-                contract's order), then ``process_gone`` when the process has exited.
+                contract's order), ``process_gone`` when the process has exited, then
+                ``stale_element`` when the element is gone or changed (``ax_failed`` when the
+                app does not answer).
         """
         current = _identity.read_identity(app.pid, self._desktop_ids())
         found = self.observer.element(_app_key(app), handle, identity=current or app.identity)
         if current is None:
             raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
+        if isinstance(found.ref, _mapping.AtspiRef):
+            observed = Fingerprint(found.ref.role, found.title or "", found.frame)
+            check_fingerprint(handle, observed, self._refetch(app, found.ref))
         return found
+
+    def _refetch(self, app: RunningApp, ref: _mapping.AtspiRef) -> Fingerprint | None:
+        """The element's fingerprint as the app reports it now; None when it no longer exists
+        (an unknown object, or a defunct one)."""
+        calls = [
+            Call(ref.bus, ref.path, ACCESSIBLE, "GetRole"),
+            Call(ref.bus, ref.path, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")),
+            Call(ref.bus, ref.path, ACCESSIBLE, "GetState"),
+        ]
+        if COMPONENT in ref.interfaces:
+            calls.append(Call(ref.bus, ref.path, COMPONENT, "GetExtents", "u", (0,)))
+        replies = self.atspi.pipeline(calls, Deadline(REFETCH_TIMEOUT_S))
+        if any(r is TIMED_OUT for r in replies):
+            raise NativeError(
+                "ax_failed",
+                f"{app.display_name} (pid {app.pid}) did not answer within {REFETCH_TIMEOUT_S:g} s when the "
+                "element was fetched again; nothing was sent.",
+                dispatched=False,
+            )
+        if any(isinstance(r, Failed) for r in replies[:3]):
+            return None
+        role, name, state = replies[:3]
+        if int(state[0][0]) & _STATE_DEFUNCT:  # the low word of the state set
+            return None
+        bounds = None
+        if len(replies) > 3 and not isinstance(replies[3], Failed):
+            x, y, w, h = replies[3][0]
+            bounds = Rect(float(x), float(y), float(w), float(h)) if w > 0 and h > 0 else None
+        return Fingerprint(int(role[0]), str(name[0][1]), bounds)
 
     def to_global(self, app: RunningApp, x: float, y: float) -> Point:
         """Screenshot pixels of the latest ``get_app_state`` → root coordinates (section 6.2)."""
@@ -338,6 +383,8 @@ class LinuxExecutor:
             if root is None:
                 continue
             xwin = _match_window(root, xwins)
+            if xwin is None and xwins and node.role == _ROLE_FRAME and not root.title:
+                continue  # an untitled frame no mapped window shows (Chromium keeps hidden ones SHOWING)
             wid = xwin.id if xwin else 0
             if key is not None and wid == key.id and menu_bar is None:
                 menu_bar = detach(root, "AXMenuBar")
