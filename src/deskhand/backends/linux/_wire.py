@@ -355,6 +355,8 @@ def _array_reader(elem: str, endian: str) -> _Read:
 
         return read_dict
     read_elem = _type_reader(elem, endian)
+    if elem == "s":
+        return _string_array_reader(read_elem, u32)
 
     def read_array(b: bytes, p: int) -> tuple[Any, int]:
         p += -p % 4
@@ -369,3 +371,32 @@ def _array_reader(elem: str, endian: str) -> _Read:
         return out, p
 
     return read_array
+
+
+#: Distinct string arrays remembered by their bytes (then the memo starts over).
+STRING_ARRAY_MEMO: Final = 512
+
+
+def _string_array_reader(read_elem: _Read, u32: Any) -> _Read:
+    """Arrays of strings, decoded once per distinct content: a cache reply repeats the same few
+    interface lists thousands of times (one per object)."""
+    memo: dict[bytes, tuple[str, ...]] = {}
+
+    def read_strings(b: bytes, p: int) -> tuple[Any, int]:
+        p += -p % 4
+        n = u32(b, p)[0]
+        p += 4
+        end = p + n
+        raw = bytes(b[p:end])
+        known = memo.get(raw)
+        if known is None:
+            out = []
+            while p < end:
+                v, p = read_elem(b, p)
+                out.append(v)
+            if len(memo) >= STRING_ARRAY_MEMO:
+                memo.clear()
+            known = memo[raw] = tuple(out)
+        return list(known), end
+
+    return read_strings
