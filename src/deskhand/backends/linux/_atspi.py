@@ -545,8 +545,8 @@ class AtspiConnection:
             return False
         frontier: list[tuple[str, str, int]] = []
         for node, reply in zip(leaves, replies, strict=True):
-            if isinstance(reply, Failed):
-                continue
+            if isinstance(reply, Failed) or (not reply[0] and node.child_count < 0):
+                continue  # atk-bridge lists no children of a MANAGES_DESCENDANTS node: keep the cache's
             node.children = [p for b, p in reply[0] if b == bus]
             node.child_count = len(node.children)
             if node is root:

@@ -2,8 +2,10 @@
 
 Two routes, chosen per capture and reported as ``source``:
 
-* ``xshm``: the window frame is on screen and nothing is stacked over it, so its pixels on
-  the screen are its own; read that rectangle of the root window with MIT-SHM (about 1 ms).
+* ``xshm``: the window frame is on screen and nothing is stacked over it but the app's own
+  popups (its open menu, combo list or tooltip, which a person sees over the window), so its
+  pixels on the screen are its own; read that rectangle of the root window with MIT-SHM
+  (about 1 ms).
 * ``composite``: anything else (covered, partly off screen): the frame's offscreen pixmap
   from XComposite ``NameWindowPixmap`` (top-level windows are redirected once, in automatic
   mode, so the server keeps painting the screen as usual), also read with MIT-SHM.
@@ -86,7 +88,34 @@ class Grabber:
             and f.x + f.width <= screen.width_in_pixels
             and (f.y + f.height <= screen.height_in_pixels)
         )
-        return on_screen and not any(_intersects(f, above) for above in frames_above(self.x, window))
+        return on_screen and not any(_intersects(f, above) for above in self.covers(window))
+
+    def covers(self, window: WindowInfo) -> list[Rect]:
+        """Frames stacked above ``window`` other than its app's own popups: a menu, a combo
+        list or a tooltip of the same process (override-redirect, same ``_NET_WM_PID``) is
+        part of what a person sees over the window, so the screen's pixels are the capture."""
+        with self.x.lock:
+            try:
+                children = self.x.root.query_tree().children
+            except XError:
+                return frames_above(self.x, window)
+            ids = [int(c.id) for c in children]
+            if window.frame_id not in ids:
+                return []
+            out = []
+            for child in children[ids.index(window.frame_id) + 1 :]:
+                try:
+                    attrs = child.get_attributes()
+                    if attrs.map_state != X.IsViewable:
+                        continue
+                    if attrs.override_redirect and window.pid and _pid(self.x, child) == window.pid:
+                        continue
+                    g = child.get_geometry()
+                except XError:
+                    continue
+                bw = 2 * g.border_width
+                out.append(Rect(float(g.x), float(g.y), float(g.width + bw), float(g.height + bw)))
+        return out
 
     def _reader(self) -> ShmReader | None:
         """The MIT-SHM reader (opened on first use); None when this server cannot do MIT-SHM."""
@@ -150,6 +179,11 @@ def encode(pixels: Any, width: int, height: int) -> bytes:
         np.ascontiguousarray(pixels), quality=JPEG_QUALITY, colorspace="BGRX", colorsubsampling=CHROMA_SUBSAMPLING
     )
     return bytes(data)
+
+
+def _pid(x: XConnection, win: Any) -> int | None:
+    value = x.property(win, "_NET_WM_PID")
+    return int(value[0]) if value is not None and len(value) else None
 
 
 def _intersects(a: Rect, b: Rect) -> bool:

@@ -316,7 +316,7 @@ class LinuxExecutor:
                 lines=full_text.split("\n"),
                 window=key.frame if key is not None else None,
                 screen=Rect(0.0, 0.0, float(screen.width_in_pixels), float(screen.height_in_pixels)),
-                covered=key is not None and windows.covered(self.x, key),
+                covered=key is not None and _overlapped(key.frame, self._grabber.covers(key)),
                 capture_hash=digest,
                 previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
                 tree_complete=complete,
@@ -377,11 +377,13 @@ class LinuxExecutor:
         menu_bar: Element | None = None
         for path in snap.windows:
             node = snap.nodes.get(path)
-            if node is None or not node.showing or node.role not in _WINDOW_ROLES:
+            if node is None or not node.showing:
                 continue
             root, focus = _mapping.element_tree(snap, path)
             if root is None:
                 continue
+            if node.role not in _WINDOW_ROLES:
+                root.role = "AXWindow"  # a top-level file chooser, menu or popup is a window too
             xwin = _match_window(root, xwins)
             if xwin is None and xwins and node.role == _ROLE_FRAME and not root.title:
                 continue  # an untitled frame no mapped window shows (Chromium keeps hidden ones SHOWING)
@@ -390,8 +392,11 @@ class LinuxExecutor:
                 menu_bar = detach(root, "AXMenuBar")
             focused = focused or focus
             trees.append(WindowTree(wid, root.title or (xwin.title if xwin else ""), root, root.frame))
-        # The key window first: it is the one the state is about.
+        # The key window first: it is the one the state is about; an open menu of its menu bar
+        # is over it, in front of everything.
         trees.sort(key=lambda t: key is None or t.window_id != key.id)
+        if menu_bar is not None:
+            trees[:0] = _open_menus(menu_bar)
         return AppTree(
             app_label=app.identity.app_id,
             app_name=app.display_name,
@@ -568,3 +573,34 @@ def _match_window(root: Element, xwins: list[WindowInfo]) -> WindowInfo | None:
 
 def _same_rect(a: Rect, b: Rect) -> bool:
     return (a.x, a.y, a.width, a.height) == (b.x, b.y, b.width, b.height)
+
+
+def _open_menus(menu_bar: Element) -> list[WindowTree]:
+    """The menu bar's open menus as windows of their own (the renderer shows no children of a
+    menu bar item, as a closed macOS menu has none); a closed menu's items are not SHOWING,
+    so a menu bar item with children is an open menu. Its id is unverifiable (0): a popup's
+    rows never inherit handles from an earlier one."""
+    out = []
+    for item in menu_bar.children:
+        if item.role == "AXMenuBarItem" and item.children:
+            menu = Element(
+                role="AXMenu",
+                role_description="menu",
+                title=item.title,
+                children=item.children,
+                locator=f"open-menu:{item.locator}",
+                ref=item.ref,
+            )
+            item.children = []
+            out.append(WindowTree(0, item.title or "", menu, None))
+    return out
+
+
+def _overlapped(frame: Rect, others: list[Rect]) -> bool:
+    return any(
+        frame.x < o.x + o.width
+        and o.x < frame.x + frame.width
+        and frame.y < o.y + o.height
+        and o.y < frame.y + frame.height
+        for o in others
+    )
