@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from _chromium import PageLog, chromium_app, state_with, wait_for
+from _launch import PageLog, chromium_app, state_with, wait_for
 
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.executor import LinuxExecutor

@@ -1,8 +1,10 @@
-"""A small Chromium launcher and loopback page server for the Chromium tests (until the shared
-real-app harness of ``tests/realapps/conftest.py`` is there to use instead).
+"""Small launchers (Chromium with a loopback page server, Mousepad) for the freshness and
+transient-window tests, until the shared real-app harness of ``tests/realapps/conftest.py`` is
+there to use instead.
 
 ``chromium_app`` starts a private desktop with accessibility enabled (``org.a11y.Status``), a
-page server on 127.0.0.1 and Chromium with a fresh profile, and yields (executor, app, pages).
+page server on 127.0.0.1 and Chromium with a fresh profile, and yields (executor, app, pages);
+``mousepad_app`` yields (executor, app) for a Mousepad with a fresh HOME.
 """
 
 from __future__ import annotations
@@ -145,3 +147,37 @@ def chromium_app(pages: dict[str, str], first: str, tmp: Path) -> Iterator[tuple
     finally:
         desktop.stop()
         server.close()
+
+
+@contextlib.contextmanager
+def mousepad_app(tmp: Path) -> Iterator[tuple[LinuxExecutor, RunningApp]]:
+    binary = shutil.which("mousepad")
+    if binary is None or shutil.which("Xvfb") is None:
+        pytest.skip("mousepad or Xvfb is not installed (make deps installs them)")
+    desktop = VirtualDesktop()
+    desktop.start()
+    try:
+        proc = desktop.launch(
+            [binary, "--disable-server"],
+            env={"HOME": str(tmp), "GSETTINGS_BACKEND": "memory", "XDG_CONFIG_HOME": str(tmp / "config")},
+            log_path=tmp / "mousepad.log",
+        )
+        ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+        try:
+            deadline = time.monotonic() + 30.0
+            while True:
+                try:
+                    app = ex.resolve(str(proc.pid))
+                    if "text (settable, string)" in ex.get_app_state(app, disable_diff=True).text:
+                        break
+                except NativeError:
+                    pass
+                assert proc.running(), (tmp / "mousepad.log").read_text(errors="replace")[-2000:]
+                assert time.monotonic() < deadline, "Mousepad showed no document within 30 s"
+                time.sleep(0.1)  # polling Mousepad's start with a deadline
+            yield ex, app
+        finally:
+            ex.close()
+            proc.stop()
+    finally:
+        desktop.stop()
