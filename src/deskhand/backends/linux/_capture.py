@@ -31,11 +31,11 @@ from Xlib import X
 from deskhand.backends.linux._windows import WindowInfo, frames_above
 from deskhand.backends.linux._x11 import XConnection, XError
 from deskhand.backends.linux._xshm import ShmError, ShmReader
+from deskhand.core import screenshot
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
 
 #: JPEG quality 0.8 of the contract, on libjpeg-turbo's 0-100 scale.
-JPEG_QUALITY: Final = 80
 #: Chroma at half resolution both ways (4:2:0, the usual JPEG choice and the one the Linux stack
 #: notes measured): half the encoding time of 4:4:4 and about half the bytes; luminance, which
 #: carries text edges, stays at full resolution with the same quantization.
@@ -176,7 +176,10 @@ def encode(pixels: Any, width: int, height: int) -> bytes:
     if (w, h) != (width, height):
         pixels = cv2.resize(pixels, (width, height), interpolation=cv2.INTER_LINEAR)
     data = simplejpeg.encode_jpeg(
-        np.ascontiguousarray(pixels), quality=JPEG_QUALITY, colorspace="BGRX", colorsubsampling=CHROMA_SUBSAMPLING
+        np.ascontiguousarray(pixels),
+        quality=screenshot.JPEG_QUALITY_PERCENT,
+        colorspace="BGRX",
+        colorsubsampling=CHROMA_SUBSAMPLING,
     )
     return bytes(data)
 
