@@ -40,6 +40,18 @@ def test_chromium_after_a_navigation_is_not() -> None:
     assert not _children_known(s, p)
 
 
-def test_lazy_containers_are_not() -> None:
+def test_a_lazy_container_without_cached_children_is_not() -> None:
     s, p = snap(-1, [])
     assert not _children_known(s, p)
+
+
+def test_a_menu_that_manages_its_descendants_keeps_the_cached_children() -> None:
+    # GTK menus report a child count of -1; their items are cached with index -1
+    s, p = snap(-1, [("/new", -1), ("/open", -1)])
+    assert _children_known(s, p)
+
+
+def test_an_absurd_count_is_never_enumerated() -> None:
+    # LibreOffice Calc's sheet: a few cells cached, a count of 2**31 - 1
+    s, p = snap(2147483647, [("/a1", 0), ("/b1", 1)])
+    assert _children_known(s, p)

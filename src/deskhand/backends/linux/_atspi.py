@@ -9,7 +9,10 @@ exchange holds ``AtspiConnection.lock``.
 Trees come from ``org.a11y.atspi.Cache.GetItems`` where the toolkit exports the cache (GTK,
 Chromium; the cache object appears only after a client registers for ``children-changed``),
 and from a breadth-first walk (five pipelined calls per node) where it does not (Qt returns
-an empty list). Hidden subtrees (not SHOWING) are not walked. Details such as extents,
+an empty list). The cache is checked on every read, never trusted blindly: each item's child
+count and index are live, and a shown node whose cached children are not exactly its live
+ones (Chromium's page after a navigation) has its children read and walked again.
+Hidden subtrees (not SHOWING) are not walked. Details such as extents,
 values, texts and actions are read only for the nodes that are shown.
 
 Tree reads go over the app's own peer-to-peer D-Bus server when it has one (atk-bridge's
@@ -83,6 +86,7 @@ MAX_PLAN_CALLS: Final = 4096
 STATE_FOCUSED: Final = 1 << 12
 STATE_SHOWING: Final = 1 << 25
 STATE_VISIBLE: Final = 1 << 30
+STATE_MANAGES_DESCENDANTS: Final = 1 << 31
 
 #: Roles whose text content is their value (entries, text areas, spin buttons, documents).
 TEXT_VALUE_ROLES: Final = frozenset({52, 60, 61, 73, 79, 82, 94})
@@ -545,8 +549,8 @@ class AtspiConnection:
             return False
         frontier: list[tuple[str, str, int]] = []
         for node, reply in zip(leaves, replies, strict=True):
-            if isinstance(reply, Failed) or (not reply[0] and node.child_count < 0):
-                continue  # atk-bridge lists no children of a MANAGES_DESCENDANTS node: keep the cache's
+            if isinstance(reply, Failed):
+                continue
             node.children = [p for b, p in reply[0] if b == bus]
             node.child_count = len(node.children)
             if node is root:
@@ -708,9 +712,16 @@ class _Read:
 
 def _children_known(snap: Snapshot, node: Node) -> bool:
     """Whether the cache holds exactly the node's live children: as many as its live count,
-    at indices 0, 1, ... in order (a child cached under it with index -1 has left it, or is
-    a GTK menu item, whose index is unknown)."""
+    at indices 0, 1, ... in order (a child cached under it with index -1 has left it).
+
+    A node with no cached children is known when its count is 0. One with cached children
+    that manages its descendants (count -1, as GTK menus say, or an absurd count) keeps the
+    cache's: listing its children could make the app build every one of them."""
     kids = node.children
+    if not kids:
+        return node.child_count == 0
+    if node.child_count < 0 or node.child_count > MAX_WALK_NODES or node.states & STATE_MANAGES_DESCENDANTS:
+        return True
     if len(kids) != node.child_count:
         return False
     return all((n := snap.nodes.get(k)) is not None and n.index == i for i, k in enumerate(kids))

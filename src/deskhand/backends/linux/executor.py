@@ -81,7 +81,7 @@ _ROLE_FRAME: Final = 23
 #: An element is fetched again before an action within this time (the AX messaging timeout).
 REFETCH_TIMEOUT_S: Final = 2.0
 #: AT-SPI's DEFUNCT state bit: the object is gone (Chromium keeps answering for some).
-_STATE_DEFUNCT: Final = 1 << 5
+_STATE_DEFUNCT: Final = 1 << 6
 
 
 class LinuxExecutor:
