@@ -181,3 +181,42 @@ def mousepad_app(tmp: Path) -> Iterator[tuple[LinuxExecutor, RunningApp]]:
             proc.stop()
     finally:
         desktop.stop()
+
+
+@contextlib.contextmanager
+def writer_app(tmp: Path) -> Iterator[tuple[LinuxExecutor, RunningApp]]:
+    """LibreOffice Writer (GTK 3 plugin, fresh profile); the app is ``soffice.bin``, which the
+    ``soffice`` launcher starts."""
+    binary = shutil.which("soffice")
+    if binary is None or shutil.which("Xvfb") is None:
+        pytest.skip("soffice or Xvfb is not installed (make deps installs them)")
+    desktop = VirtualDesktop()
+    desktop.start()
+    try:
+        enable_accessibility(desktop)
+        argv = [binary, "--norestore", "--nologo", "--nolockcheck", f"-env:UserInstallation={(tmp / 'lo').as_uri()}"]
+        proc = desktop.launch(
+            [*argv, "--writer"],
+            env={"HOME": str(tmp), "SAL_USE_VCLPLUGIN": "gtk3", "GSETTINGS_BACKEND": "memory"},
+            log_path=tmp / "soffice.log",
+        )
+        ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+        try:
+            deadline = time.monotonic() + 90.0
+            while True:
+                found = [p for p in ex.running() if p.identity.executable.endswith("soffice.bin")]
+                try:
+                    if found:
+                        app = ex.resolve(str(found[0].identity.pid))
+                        if re.search(r"paragraph", ex.get_app_state(app, disable_diff=True).text):
+                            break
+                except NativeError:
+                    pass
+                assert time.monotonic() < deadline, "Writer showed no document within 90 s"
+                time.sleep(0.5)  # polling LibreOffice's start with a deadline
+            yield ex, app
+        finally:
+            ex.close()
+            proc.stop()
+    finally:
+        desktop.stop()

@@ -1,5 +1,6 @@
 """An app's transient windows belong to its state and its screenshot: Mousepad's Save As file
-chooser and its open File menu, and a Chromium ``<select>`` list.
+chooser and its open File menu, LibreOffice Writer's open File menu, and a Chromium
+``<select>`` list.
 
 Screenshots are checked by their pixels: inside the popup's bounds (from the elements' frames)
 the open capture differs from the closed one, and far from it they agree.
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 import simplejpeg
-from _launch import chromium_app, mousepad_app, state_with, wait_for
+from _launch import chromium_app, mousepad_app, state_with, wait_for, writer_app
 
 from deskhand.backends.base import AppState, RunningApp
 from deskhand.backends.linux.executor import LinuxExecutor
@@ -125,4 +126,20 @@ def test_a_select_list_is_in_the_state_and_the_screenshot(tmp_path_factory: pyte
         assert changed(before, after, t, popup) > 0.05, popup
         below = Rect(popup.x, popup.y + popup.height + 150, popup.width, 100)
         assert changed(before, after, t, below) < 0.01, below
+        ex.press_key(app, "Escape")
+
+
+def test_an_open_writer_menu_is_in_the_state_and_the_screenshot(tmp_path_factory: pytest.TempPathFactory) -> None:
+    with writer_app(tmp_path_factory.mktemp("writer")) as (ex, app):
+        closed = ex.get_app_state(app, disable_diff=True)
+        assert "menu item Save As" not in closed.text
+        before, _t = pixels(ex, app, closed)
+        ex.click(app, element=handle_of(closed.text, r"File\b"))
+        text = state_with(ex, app, r"menu item Save As\.\.\.")
+        assert re.search(r"^g\d+:\d+ menu File$", text, re.M), text
+        opened = ex.get_app_state(app, disable_diff=True)
+        after, t = pixels(ex, app, opened)
+        items = [handle_of(opened.text, r"menu item Open\.\.\."), handle_of(opened.text, r"menu item Save As\.\.\.")]
+        menu = bounds(ex, app, items)
+        assert changed(before, after, t, menu) > 0.05, menu
         ex.press_key(app, "Escape")

@@ -149,8 +149,9 @@ class TestFingerprint:
         assert err.value.message.startswith("Element g1:5 is stale: ")
         assert why in err.value.message
 
-    def test_an_element_without_bounds_stays_without(self) -> None:
-        seen = Fingerprint(73, "", None)
-        check_fingerprint("g2:0", seen, Fingerprint(73, "", None))
-        with pytest.raises(NativeError, match="moved or was resized"):
-            check_fingerprint("g2:0", seen, Fingerprint(73, "", Rect(0.0, 0.0, 5.0, 5.0)))
+    def test_an_element_observed_without_bounds_is_checked_by_role_and_name(self) -> None:
+        seen = Fingerprint(33, "File", None)
+        check_fingerprint("g2:0", seen, Fingerprint(33, "File", None))
+        check_fingerprint("g2:0", seen, Fingerprint(33, "File", Rect(0.0, 19.0, 39.0, 25.0)))
+        with pytest.raises(NativeError, match="name changed"):
+            check_fingerprint("g2:0", seen, Fingerprint(33, "Edit", Rect(0.0, 19.0, 39.0, 25.0)))

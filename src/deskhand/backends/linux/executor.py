@@ -398,8 +398,8 @@ class LinuxExecutor:
         # The key window first: it is the one the state is about; an open menu of its menu bar
         # is over it, in front of everything.
         trees.sort(key=lambda t: key is None or t.window_id != key.id)
-        if menu_bar is not None:
-            trees[:0] = _open_menus(menu_bar)
+        bars = [menu_bar] if menu_bar is not None else []
+        trees[:0] = [menu for bar in bars + [b for t in trees for b in _menu_bars(t.root)] for menu in _open_menus(bar)]
         return AppTree(
             app_label=app.identity.app_id,
             app_name=app.display_name,
@@ -607,3 +607,15 @@ def _overlapped(frame: Rect, others: list[Rect]) -> bool:
         and o.y < frame.y + frame.height
         for o in others
     )
+
+
+def _menu_bars(root: Element) -> list[Element]:
+    """The menu bars inside a window's tree (one its window was not matched to stays there)."""
+    out, stack = [], [root]
+    while stack:
+        el = stack.pop()
+        if el.role == "AXMenuBar":
+            out.append(el)
+        else:
+            stack.extend(el.children)
+    return out

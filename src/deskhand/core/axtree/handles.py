@@ -148,7 +148,9 @@ def check_fingerprint(handle: str, observed: Fingerprint, live: Fingerprint | No
     """Raise ``stale_element`` (before dispatch) unless ``live`` is the ``observed`` element.
 
     ``live`` is None when the element could not be fetched again (it no longer exists). Bounds
-    match within ``BOUNDS_TOLERANCE`` per edge; an element that lost or gained bounds changed.
+    match within ``BOUNDS_TOLERANCE`` per edge; an element that lost its bounds changed. When
+    the observation has no bounds for it (a read cut short, or none reported), role and name
+    decide: nothing was shown, so nothing at an old position can be hit.
     """
     if live is None:
         what = "it no longer exists"
@@ -156,7 +158,7 @@ def check_fingerprint(handle: str, observed: Fingerprint, live: Fingerprint | No
         what = "its role changed"
     elif live.name != observed.name:
         what = f"its name changed to {live.name!r}" if len(live.name) <= 60 else "its name changed"
-    elif not _same_bounds(observed.bounds, live.bounds):
+    elif observed.bounds is not None and not _same_bounds(observed.bounds, live.bounds):
         what = "it moved or was resized"
     else:
         return
