@@ -37,6 +37,7 @@ from deskhand.backends.linux._atspi import AtspiConnection, Call, Failed
 from deskhand.backends.linux._gate import WindowProbe
 from deskhand.backends.linux._grabs import ReplayWaiter
 from deskhand.backends.linux._input import AppPing, PointerState, XInput
+from deskhand.backends.linux._mapping import AtspiRef
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
 from deskhand.core import pointer as corepointer
@@ -210,13 +211,9 @@ class LinuxSession:
         ref = element.ref
         if isinstance(ref, Ref):
             return element, ref
-        bus = getattr(ref, "bus", None)
-        path = getattr(ref, "path", None)
-        if bus is None and isinstance(ref, tuple) and len(ref) >= 2:
-            bus, path = ref[0], ref[1]
-        if not isinstance(bus, str) or not isinstance(path, str):
-            raise not_dispatched("stale_element", "The element is stale. Observe the app again.")
-        return element, Ref(bus, path)
+        if isinstance(ref, AtspiRef):
+            return element, Ref(ref.bus, ref.path)
+        raise not_dispatched("stale_element", "The element is stale. Observe the app again.")
 
     # -- the gate -----------------------------------------------------------------------------
     def bind(self, app: RunningApp) -> int:

@@ -6,8 +6,8 @@ scroll deltas, chords, text matches, the paste state machine) and from the unit-
 ``_events`` / ``_windows`` / ``_mapping`` plans. Before each burst the gate re-proves the identity
 and binds the window; coordinates go through the executor's screenshot transform (6.2).
 Index clicks run the core's tier runner (``core.clicktiers``: press-repeat, the pre-click hover,
-the rules that end a click) over ``_AXElement`` and ``_Bursts``. Simplified against the contract
-(next steps): ``_AXElement`` supplies no list-selection, descendant or hit-test primitive yet, so
+the rules that end a click) over ``_clicks.AXElement`` and ``_Bursts``. Simplified against the contract
+(next steps): ``AXElement`` supplies no list-selection, descendant or hit-test primitive yet, so
 tiers 1, 3 and 4 find nothing and an element without a press action gets the synthetic click;
 type_text does not fall back to paste.
 """
@@ -30,6 +30,7 @@ from deskhand.backends.base import (
     SelectionType,
 )
 from deskhand.backends.macos import _ax, _axerrors, _events, _keylayout, _quartz_input, _tis
+from deskhand.backends.macos._clicks import AXElement
 from deskhand.backends.macos._windows import CGWindow, bind_at_point
 from deskhand.core import clicktiers, textchunks, textmatch
 from deskhand.core import keys as corekeys
@@ -37,13 +38,11 @@ from deskhand.core import pointer as corepointer
 from deskhand.core import scroll as corescroll
 from deskhand.core.axtree.model import Element
 from deskhand.core.axtree.text import match_secondary_action
-from deskhand.core.clicktiers import Outcome
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point
 from deskhand.core.paste import PastePayload, PasteTransaction
 from deskhand.core.scroll import PAGE_SCROLL_ACTIONS
 
-PRESS_ACTIONS: Final = ("AXPress", "AXConfirm", "AXOpen")
 SELECTION_READBACK_S: Final = 0.2
 TEXT_ROLES: Final = frozenset({"AXTextField", "AXTextArea", "AXTextView", "AXComboBox", "AXSearchField"})
 
@@ -108,7 +107,12 @@ class MacActor:
     def _click_element(self, app: RunningApp, handle: Handle, button: MouseButton, count: int) -> ActionResult:
         el = self._x.element(app, handle)
         done = clicktiers.click_element(
-            _AXElement(self._x, app), _Bursts(self, app), el.ref, el.frame, button=button, count=count
+            AXElement(lambda: self._x.verify_identity(app)),
+            _Bursts(self, app),
+            el.ref,
+            el.frame,
+            button=button,
+            count=count,
         )
         if done.route == "synthetic" and done.point is not None:
             at = done.point
@@ -271,49 +275,6 @@ class MacActor:
                     raise _refused("stale_element", "The scroll bar button belongs to another process.")
                 return child, "AXPress"
         return None
-
-
-class _AXElement:
-    """``core.clicktiers.ElementPrimitives`` over AX; actions are AX action names."""
-
-    def __init__(self, observed: MacObserved, app: RunningApp) -> None:
-        self._x, self._app = observed, app
-
-    def authorize(self) -> None:
-        self._x.verify_identity(self._app)
-
-    def prefers_pointer(self, node: Any) -> bool:
-        return False
-
-    def select_row(self, node: Any) -> Outcome:
-        return "refused"  # next step: AXSelectedChildren of the row's AXList (6.3 tier 1)
-
-    def press_action(self, node: Any) -> str | None:
-        return _first_action(node, PRESS_ACTIONS)
-
-    def menu_action(self, node: Any) -> str | None:
-        return _first_action(node, ("AXShowMenu",))
-
-    def perform(self, node: Any, action: str) -> Outcome:
-        """``kAXErrorCannotComplete`` (the 2 s messaging timeout) is unknown; another error is typed."""
-        status = _ax.perform(node, action)
-        if status == _axerrors.SUCCESS:
-            return "done"
-        if status == _axerrors.CANNOT_COMPLETE:
-            return "unknown"
-        raise _axerrors.to_error(status, action, dispatched=False)
-
-    def children(self, node: Any) -> tuple[Any, ...]:
-        return ()  # next step: AXChildren (6.3 tier 3)
-
-    def hit_test(self, node: Any, at: Point) -> Any:
-        return None  # next step: _ax.element_at (6.3 tier 4)
-
-
-def _first_action(node: Any, names: tuple[str, ...]) -> str | None:
-    raw = _ax.read(node)
-    actions = raw.actions if raw else ()
-    return next((name for name in names if name in actions), None)
 
 
 class _Bursts:
