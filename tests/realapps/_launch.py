@@ -220,3 +220,52 @@ def writer_app(tmp: Path) -> Iterator[tuple[LinuxExecutor, RunningApp]]:
             proc.stop()
     finally:
         desktop.stop()
+
+
+FIREFOX_PREFS = (
+    'user_pref("browser.shell.checkDefaultBrowser", false);',
+    'user_pref("browser.aboutwelcome.enabled", false);',
+    'user_pref("datareporting.policy.dataSubmissionEnabled", false);',
+    'user_pref("browser.startup.homepage_override.mstone", "ignore");',
+    'user_pref("app.update.enabled", false);',
+)
+
+
+@contextlib.contextmanager
+def firefox_app(pages: dict[str, str], first: str, tmp: Path) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
+    binary = shutil.which("firefox-esr")
+    if binary is None or shutil.which("Xvfb") is None:
+        pytest.skip("firefox-esr or Xvfb is not installed (make deps installs them)")
+    server = PageLog(pages)
+    desktop = VirtualDesktop()
+    desktop.start()
+    try:
+        enable_accessibility(desktop)
+        profile = tmp / "profile"
+        profile.mkdir()
+        (profile / "user.js").write_text("\n".join(FIREFOX_PREFS) + "\n")
+        proc = desktop.launch(
+            [binary, "--no-remote", "--new-instance", "--profile", str(profile), server.url(first)],
+            env={"HOME": str(tmp), "MOZ_CRASHREPORTER_DISABLE": "1", "GSETTINGS_BACKEND": "memory"},
+            log_path=tmp / "firefox.log",
+        )
+        ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+        try:
+            deadline = time.monotonic() + 90.0
+            while True:
+                try:
+                    app = ex.resolve(str(proc.pid))
+                    if "document web" in ex.get_app_state(app, disable_diff=True).text:
+                        break
+                except NativeError:
+                    pass
+                assert proc.running(), (tmp / "firefox.log").read_text(errors="replace")[-2000:]
+                assert time.monotonic() < deadline, "Firefox showed no page within 90 s"
+                time.sleep(0.3)  # polling Firefox's start with a deadline
+            yield ex, app, server
+        finally:
+            ex.close()
+            proc.stop()
+    finally:
+        desktop.stop()
+        server.close()
