@@ -101,6 +101,36 @@ def test_an_open_menu_is_in_the_state_and_the_screenshot(mousepad: tuple[LinuxEx
     wait_for(lambda: "menu item Quit" not in ex.get_app_state(app, disable_diff=True).text, "the menu closed")
 
 
+def test_a_menu_of_a_window_partly_off_screen_is_composed_into_the_screenshot(
+    mousepad: tuple[LinuxExecutor, RunningApp],
+) -> None:
+    """Part of the window is off screen, so the capture is the window's own pixmap: the open
+    menu (a window of its own) is composed onto it from its pixmap."""
+    ex, app = mousepad
+    key = ex.key_window(app)
+    assert key is not None
+    screen = ex.x.display.screen()
+    x = screen.width_in_pixels - int(key.frame.width) + 200
+    with ex.x.lock:
+        ex.x.window(key.id).configure(x=x, y=100)
+        ex.x.display.sync()
+    wait_for(
+        lambda: (k := ex.key_window(app)) is not None and k.frame.x + k.frame.width > screen.width_in_pixels, "moved"
+    )
+    closed = ex.get_app_state(app, disable_diff=True)
+    before, _t = pixels(ex, app, closed)
+    ex.click(app, element=handle_of(closed.text, r"File, Description: File menu"))
+    state_with(ex, app, r"menu item Quit")
+    opened = ex.get_app_state(app, disable_diff=True)
+    after, t = pixels(ex, app, opened)
+    menu = bounds(ex, app, [handle_of(opened.text, r"menu item New,"), handle_of(opened.text, r"menu item Quit")])
+    assert changed(before, after, t, menu) > 0.05, menu
+    right = Rect(menu.x + menu.width + 40, menu.y + menu.height / 2, 100, menu.height / 2)
+    assert changed(before, after, t, right) < 0.01, right
+    ex.press_key(app, "Escape")
+    wait_for(lambda: "menu item Quit" not in ex.get_app_state(app, disable_diff=True).text, "the menu closed")
+
+
 SELECT_PAGE = {
     "/select": (
         "<!doctype html><title>Fruit Order</title><body style='margin:40px'>"
