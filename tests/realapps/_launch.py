@@ -22,7 +22,7 @@ import pytest
 from jeepney import DBusAddress, new_method_call
 from jeepney.io.blocking import open_dbus_connection
 
-from deskhand.backends.base import RunningApp
+from deskhand.backends.base import AppState, RunningApp
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
 from deskhand.desktop import VirtualDesktop
@@ -97,6 +97,22 @@ def state_with(ex: LinuxExecutor, app: RunningApp, pattern: str, *, full: bool =
             return text
         assert time.monotonic() < deadline, f"{pattern!r} never appeared in:\n{text}"
         time.sleep(POLL_S)
+
+
+def placed(ex: LinuxExecutor, app: RunningApp, pattern: str, timeout_s: float = 20.0) -> tuple[AppState, str]:
+    """A full state with a screenshot in which the element matching ``pattern`` has its frame
+    (a page still laying out, or a read cut short, has none yet), and its handle."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        state = ex.get_app_state(app, disable_diff=True)
+        m = re.search(r"(g\d+:\d+) " + pattern, state.text)
+        try:
+            if m is not None and state.image is not None and ex.element(app, m.group(1)).frame is not None:
+                return state, m.group(1)
+        except NativeError:
+            pass  # it changed since this state: observe again
+        assert time.monotonic() < deadline, f"{pattern!r} never had a frame in:\n{state.text}"
+        time.sleep(0.05)  # polling the app's state with a deadline
 
 
 def enable_accessibility(desktop: VirtualDesktop) -> None:

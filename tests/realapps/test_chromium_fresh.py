@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from _launch import PageLog, chromium_app, state_with, wait_for
+from _launch import PageLog, chromium_app, placed, state_with, wait_for
 
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.executor import LinuxExecutor
@@ -82,8 +82,7 @@ def test_a_navigation_shows_the_new_document_in_the_next_state(
 
     # Back by clicking a link on the page (no omnibox): the form again, and only it.
     go(ex, app, pages.url("/a"))
-    state_with(ex, app, r"link Go to the article")
-    link = handle_of(ex.get_app_state(app, disable_diff=True).text, r"link Go to the article")
+    _state, link = placed(ex, app, r"link Go to the article")
     ex.click(app, element=link)
     again = state_with(ex, app, r"entry Beta field")
     assert "Alpha field" not in again and "document web Trial Form" not in again, again
@@ -96,8 +95,7 @@ def test_a_handle_whose_page_was_replaced_is_stale_and_nothing_is_clicked(
     clicks_before = pages.count("/clicked")
     visits = pages.gets.count("/b")
     go(ex, app, pages.url("/a"))
-    state = state_with(ex, app, r"push button Send A")
-    old = handle_of(state, r"push button Send A")
+    _state, old = placed(ex, app, r"push button Send A")
     go(ex, app, pages.url("/b"))
     wait_for(lambda: pages.gets.count("/b") > visits, "page B requested")
     wait_for(lambda: _titled(ex, app, "Trial Article"), "page B shown")
@@ -108,7 +106,7 @@ def test_a_handle_whose_page_was_replaced_is_stale_and_nothing_is_clicked(
     assert pages.count("/clicked") == clicks_before, pages.gets
 
     # The live button does get clicked (the log does see clicks).
-    fresh = handle_of(state_with(ex, app, r"push button Send B"), r"push button Send B")
+    _state, fresh = placed(ex, app, r"push button Send B")
     ex.click(app, element=fresh)
     wait_for(lambda: pages.count("/clicked") > clicks_before, "the click on Send B")
     # A ghost click would have reached the page before this one.

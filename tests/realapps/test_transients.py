@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 import simplejpeg
-from _launch import chromium_app, firefox_app, mousepad_app, state_with, wait_for, writer_app
+from _launch import chromium_app, firefox_app, mousepad_app, placed, state_with, wait_for, writer_app
 
 from deskhand.backends.base import AppState, RunningApp
 from deskhand.backends.linux.executor import LinuxExecutor
@@ -146,10 +146,9 @@ def test_a_select_list_is_in_the_state_and_the_screenshot(
 ) -> None:
     start = chromium_app if browser == "chromium" else firefox_app
     with start(SELECT_PAGE, "/select", tmp_path_factory.mktemp(browser)) as (ex, app, _pages):
-        closed = state_with(ex, app, r"combo box Fruit")
-        shot = ex.get_app_state(app, disable_diff=True)
+        shot, combo = placed(ex, app, r"combo box Fruit")
         before, _t = pixels(ex, app, shot)
-        ex.click(app, element=handle_of(closed, r"combo box Fruit"))
+        ex.click(app, element=combo)
         text = state_with(ex, app, r"menu item Cherry")
         assert re.search(r"combo box (\(expanded\) )?Fruit, Value: Banana", text), text
         opened = ex.get_app_state(app, disable_diff=True)

@@ -41,14 +41,12 @@ from deskhand.backends.base import (
     RunningApp,
     SelectionType,
 )
-from deskhand.backends.linux import _identity, _inventory, _mapping
+from deskhand.backends.linux import _identity, _inventory, _mapping, _transients
 from deskhand.backends.linux import _windows as windows
 from deskhand.backends.linux._atspi import (
     ACCESSIBLE,
-    COMPONENT,
     PROPERTIES,
     ROOT_PATH,
-    TIMED_OUT,
     AtspiConnection,
     Call,
     Deadline,
@@ -78,10 +76,6 @@ NAME_TIMEOUT_S: Final = 0.5
 MAX_KNOWN_BUSES: Final = 1024
 _WINDOW_ROLES: Final = frozenset({2, 16, 23, 28, 69})
 _ROLE_FRAME: Final = 23
-#: An element is fetched again before an action within this time (the AX messaging timeout).
-REFETCH_TIMEOUT_S: Final = 2.0
-#: AT-SPI's DEFUNCT state bit: the object is gone (Chromium keeps answering for some).
-_STATE_DEFUNCT: Final = 1 << 6
 
 
 class LinuxExecutor:
@@ -212,37 +206,8 @@ class LinuxExecutor:
             raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
         if isinstance(found.ref, _mapping.AtspiRef):
             observed = Fingerprint(found.ref.role, found.title or "", found.frame)
-            check_fingerprint(handle, observed, self._refetch(app, found.ref))
+            check_fingerprint(handle, observed, _transients.refetch(self.atspi, app, found.ref))
         return found
-
-    def _refetch(self, app: RunningApp, ref: _mapping.AtspiRef) -> Fingerprint | None:
-        """The element's fingerprint as the app reports it now; None when it no longer exists
-        (an unknown object, or a defunct one)."""
-        calls = [
-            Call(ref.bus, ref.path, ACCESSIBLE, "GetRole"),
-            Call(ref.bus, ref.path, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")),
-            Call(ref.bus, ref.path, ACCESSIBLE, "GetState"),
-        ]
-        if COMPONENT in ref.interfaces:
-            calls.append(Call(ref.bus, ref.path, COMPONENT, "GetExtents", "u", (0,)))
-        replies = self.atspi.pipeline(calls, Deadline(REFETCH_TIMEOUT_S))
-        if any(r is TIMED_OUT for r in replies):
-            raise NativeError(
-                "ax_failed",
-                f"{app.display_name} (pid {app.pid}) did not answer within {REFETCH_TIMEOUT_S:g} s when the "
-                "element was fetched again; nothing was sent.",
-                dispatched=False,
-            )
-        if any(isinstance(r, Failed) for r in replies[:3]):
-            return None
-        role, name, state = replies[:3]
-        if int(state[0][0]) & _STATE_DEFUNCT:  # the low word of the state set
-            return None
-        bounds = None
-        if len(replies) > 3 and not isinstance(replies[3], Failed):
-            x, y, w, h = replies[3][0]
-            bounds = Rect(float(x), float(y), float(w), float(h)) if w > 0 and h > 0 else None
-        return Fingerprint(int(role[0]), str(name[0][1]), bounds)
 
     def to_global(self, app: RunningApp, x: float, y: float) -> Point:
         """Screenshot pixels of the latest ``get_app_state`` → root coordinates (section 6.2)."""
@@ -319,7 +284,7 @@ class LinuxExecutor:
                 lines=full_text.split("\n"),
                 window=key.frame if key is not None else None,
                 screen=Rect(0.0, 0.0, float(screen.width_in_pixels), float(screen.height_in_pixels)),
-                covered=key is not None and _overlapped(key.frame, self._grabber.covers(key)),
+                covered=key is not None and _transients.overlapped(key.frame, self._grabber.covers(key)),
                 capture_hash=digest,
                 previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
                 tree_complete=complete,
@@ -399,7 +364,7 @@ class LinuxExecutor:
         # is over it, in front of everything.
         trees.sort(key=lambda t: key is None or t.window_id != key.id)
         bars = [menu_bar] if menu_bar is not None else []
-        trees[:0] = [menu for bar in bars + [b for t in trees for b in _menu_bars(t.root)] for menu in _open_menus(bar)]
+        trees[:0] = _transients.open_menus(bars, trees)
         return AppTree(
             app_label=app.identity.app_id,
             app_name=app.display_name,
@@ -576,46 +541,3 @@ def _match_window(root: Element, xwins: list[WindowInfo]) -> WindowInfo | None:
 
 def _same_rect(a: Rect, b: Rect) -> bool:
     return (a.x, a.y, a.width, a.height) == (b.x, b.y, b.width, b.height)
-
-
-def _open_menus(menu_bar: Element) -> list[WindowTree]:
-    """The menu bar's open menus as windows of their own (the renderer shows no children of a
-    menu bar item, as a closed macOS menu has none); a closed menu's items are not SHOWING,
-    so a menu bar item with children is an open menu. Its id is unverifiable (0): a popup's
-    rows never inherit handles from an earlier one."""
-    out = []
-    for item in menu_bar.children:
-        if item.role == "AXMenuBarItem" and item.children:
-            menu = Element(
-                role="AXMenu",
-                role_description="menu",
-                title=item.title,
-                children=item.children,
-                locator=f"open-menu:{item.locator}",
-                ref=item.ref,
-            )
-            item.children = []
-            out.append(WindowTree(0, item.title or "", menu, None))
-    return out
-
-
-def _overlapped(frame: Rect, others: list[Rect]) -> bool:
-    return any(
-        frame.x < o.x + o.width
-        and o.x < frame.x + frame.width
-        and frame.y < o.y + o.height
-        and o.y < frame.y + frame.height
-        for o in others
-    )
-
-
-def _menu_bars(root: Element) -> list[Element]:
-    """The menu bars inside a window's tree (one its window was not matched to stays there)."""
-    out, stack = [], [root]
-    while stack:
-        el = stack.pop()
-        if el.role == "AXMenuBar":
-            out.append(el)
-        else:
-            stack.extend(el.children)
-    return out
