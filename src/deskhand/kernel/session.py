@@ -23,12 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol
 
-<<<<<<< HEAD
-from deskhand.core import deadline as call_deadline
-=======
 import anyio
 
->>>>>>> main
+from deskhand.core import deadline as call_deadline
 from deskhand.core.counters import CallCounters
 from deskhand.core.platform import from_sys_platform, js_target
 from deskhand.host.result import Block, ImageBlock, TextBlock, ToolResult

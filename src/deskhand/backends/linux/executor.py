@@ -114,7 +114,8 @@ class LinuxExecutor:
         self._toolkits: dict[ProcessIdentity, str | None] = {}
         self._actor: LinuxActor | None = None
         self._activity_watch: Activity | None = None
-<<<<<<< HEAD
+        #: app key -> when its last observation was complete (what ``wait_for_change`` waits past)
+        self._observed_at: dict[str, float] = {}
         #: the X server went away (``_xlost``): the next call reconnects first
         self.x_lost = False
 
@@ -146,10 +147,6 @@ class LinuxExecutor:
         self._grabber = Grabber(x)
         self.discovery = Discovery(x, self.atspi)
         self.x_lost = False
-=======
-        #: app key -> when its last observation was complete (what ``wait_for_change`` waits past)
-        self._observed_at: dict[str, float] = {}
->>>>>>> main
 
     # -- inventory ---------------------------------------------------------------------------
 
@@ -286,12 +283,8 @@ class LinuxExecutor:
 
     # -- observation -------------------------------------------------------------------------
 
-<<<<<<< HEAD
     @guard(acting=False)
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
-=======
     def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
->>>>>>> main
         identity = self.verify_identity(app)
         waited = self._wait_for_change(app, wait_for_change_s) if wait_for_change_s > 0 else None
         acted = self.settle.pending(_app_key(app))
