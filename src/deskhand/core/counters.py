@@ -24,30 +24,50 @@ class CallCounters:
     action_failed: bool = False
     #: The kernel was killed (timeout, cancel, protocol or limit violation, reset, crash).
     bindings_reset: bool = False
+    #: Started pure reads (``mutates=False``) that did not finish: they changed nothing, so they
+    #: never make the result unknown.
+    open_reads: int = 0
+    #: Pure reads that failed or threw (nothing changed either).
+    failed_reads: int = 0
 
-    def start(self) -> None:
+    def start(self, *, mutates: bool = True) -> None:
         self.started += 1
+        if not mutates:
+            self.open_reads += 1
 
-    def finish(self, *, is_error: bool, not_dispatched: bool) -> None:
-        """Record the result of a started call."""
+    def finish(self, *, is_error: bool, not_dispatched: bool, mutates: bool = True) -> None:
+        """Record the result of a started call (a failed pure read is no unknown result)."""
+        if not mutates:
+            self.open_reads -= 1
         if not is_error:
             self.completed += 1
         elif not_dispatched:
             self.rejected_before_dispatch += 1
-        else:
+        elif mutates:
             self.action_failed = True
+        else:
+            self.failed_reads += 1  # a read that failed changed nothing
 
-    def threw(self) -> None:
+    def threw(self, *, mutates: bool = True) -> None:
         """Record a started call whose invoke raised instead of returning a result."""
-        self.action_failed = True
+        if mutates:
+            self.action_failed = True
+        else:
+            self.open_reads -= 1
+            self.failed_reads += 1
 
     @property
     def result_unknown(self) -> bool:
-        return self.action_failed or self.started != self.completed + self.rejected_before_dispatch
+        return self.action_failed or self.started != self._accounted
+
+    @property
+    def _accounted(self) -> int:
+        """Calls known to have changed nothing unexpected: completed, refused, and pure reads."""
+        return self.completed + self.rejected_before_dispatch + self.open_reads + self.failed_reads
 
     @property
     def recovery(self) -> str:
-        if self.started == self.rejected_before_dispatch:
+        if self.started == self.rejected_before_dispatch + self.open_reads + self.failed_reads:
             return RECOVERY_NOT_DISPATCHED
         return RECOVERY_OBSERVE
 

@@ -29,7 +29,7 @@ from deskhand.core import deadline as call_deadline
 from deskhand.core.counters import CallCounters
 from deskhand.core.platform import from_sys_platform, js_target
 from deskhand.host.result import Block, ImageBlock, TextBlock, ToolResult
-from deskhand.host.tools import TOOL_NAMES
+from deskhand.host.tools import TOOL_NAMES, TOOLS
 from deskhand.kernel import limits
 from deskhand.kernel.frames import FrameError
 from deskhand.kernel.limits import MAX_CODE_BYTES, MAX_NATIVE_CALLS, RESET_DONE
@@ -332,20 +332,21 @@ class KernelSession:
         async with cell.dispatch:
             if not cell.accepting:
                 return
-            cell.counters.start()
+            mutates = TOOLS[name].mutates
+            cell.counters.start(mutates=mutates)
             try:
                 # the native call gets the cell's remaining time as its deadline (core.deadline)
                 left = cell.deadline.when() - asyncio.get_running_loop().time() if cell.deadline else None
                 with call_deadline.within(left) if left is not None else contextlib.nullcontext():
                     result = await self.caller.call_tool(name, args)
             except Exception as error:  # any transport failure becomes the JS error text
-                cell.counters.threw()
+                cell.counters.threw(mutates=mutates)
                 if cell.accepting:
                     kernel.worker.send(
                         {"type": "response", "cellId": cell.id, "requestId": request_id, "error": str(error)}
                     )
                 return
-            cell.counters.finish(is_error=result.is_error, not_dispatched=result.not_dispatched)
+            cell.counters.finish(is_error=result.is_error, not_dispatched=result.not_dispatched, mutates=mutates)
             if cell.accepting:
                 reply = {"type": "response", "cellId": cell.id, "requestId": request_id, "result": result_json(result)}
                 kernel.worker.send(reply)
