@@ -218,6 +218,7 @@ def test_native_call_budget_stops_at_255_clicks() -> None:
     )
     assert result.is_error
     assert caller.names.count("click") == 255
+    assert "at most 256 native calls" in result.content[-1].text
     assert result.structured["nativeCallsStarted"] == 256
     assert result.structured["nativeCallsCompleted"] == 256
     assert result.structured["bindingsReset"] is True

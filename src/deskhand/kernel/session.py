@@ -42,6 +42,10 @@ MAX_TIMEOUT_S: Final = limits.MAX_TIMEOUT_MS / 1000
 #: The 11 native names a cell may call (``INVOCABLE_TOOLS``): the host's tool registry.
 INVOCABLE: Final = frozenset(TOOL_NAMES)
 
+CALL_LIMIT: Final = (
+    f"Computer Use JavaScript exceeded its action limit: a cell makes at most {MAX_NATIVE_CALLS} native calls. "
+    "Bindings were reset; observe the app, then split the work over several js calls."
+)
 ALREADY_RUNNING: Final = "A Computer Use JavaScript cell is already running."
 INVALID_RUN: Final = f"Invalid Computer Use JavaScript code or timeout (maximum {MAX_TIMEOUT_S:g} seconds)."
 TIMED_OUT: Final = "Computer Use JavaScript timed out. Bindings were reset; observe the app before continuing."
@@ -320,9 +324,11 @@ class KernelSession:
             or request_id in cell.requests
             or name not in INVOCABLE
             or not isinstance(args, dict)
-            or cell.calls > MAX_NATIVE_CALLS
         ):
             self._finish(cell, INVALID_OPERATION, invalidate=True)
+            return
+        if cell.calls > MAX_NATIVE_CALLS:
+            self._finish(cell, CALL_LIMIT, invalidate=True)
             return
         cell.requests.add(request_id)
         task = asyncio.get_running_loop().create_task(self._call(kernel, cell, request_id, str(name), args))
