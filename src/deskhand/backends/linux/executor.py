@@ -392,20 +392,23 @@ class LinuxExecutor:
             if advisory.has_accessibility(kit):
                 raise NativeError("ax_failed", advisory.accessibility_off(app.display_name, app.pid, kit))
             return None, notices, seen.result()[1]
+        t0 = time.monotonic()
         snap = self.atspi.snapshot(bus, Deadline(self.observe_timeout_s))
+        # the seconds it really waited (a call's own cap or the cell's deadline may come first)
+        waited = f"{time.monotonic() - t0:.1f}"
         if snap.timed_out and not snap.nodes:
             raise NativeError(
                 "ax_failed",
-                f"{app.display_name} (pid {app.pid}) did not answer accessibility requests within "
-                f"{self.observe_timeout_s:g} s; the app may be hung. Nothing was read.",
+                f"{app.display_name} (pid {app.pid}) did not answer accessibility requests for "
+                f"{waited} s; the app may be hung. Nothing was read.",
             )
         xwins, key = seen.result()
         tree = self._app_tree(app, snap, key, xwins)
         if snap.timed_out:
             tree.truncated = tree.timed_out = True
             notices.append(
-                f"The accessibility tree is incomplete: {app.display_name} stopped answering within "
-                f"{self.observe_timeout_s:g} s (the app may be busy or hung)."
+                f"The accessibility tree is incomplete: {app.display_name} stopped answering; deskhand "
+                f"waited {waited} s (the app may be busy or hung)."
             )
         return tree, notices, key
 
