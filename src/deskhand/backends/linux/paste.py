@@ -26,6 +26,7 @@ from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
 from deskhand.backends.linux._a11y_act import A11y, Ref
 from deskhand.backends.linux._clipboard import ClipboardOwner, Item, Snapshot
 from deskhand.core import deadline as call_deadline
+from deskhand.core.errors import NativeError
 from deskhand.core.paste import READ_TIMEOUT_S, PastePayload, PasteTransaction
 
 __all__ = ("AtspiPasteTarget", "PasteSeam", "TextEvents", "X11Clipboard", "paste_into")
@@ -186,5 +187,13 @@ def paste_into(actor: PasteSeam, app: RunningApp, window: int, text: str, fmt: P
     if error is not None:
         if not receipt.paste_posted:
             error.dispatched = False  # nothing was posted: the refusal is before dispatch
+        elif not receipt.data_supplied:
+            # ctrl+v is in the app's queue, unread: a busy or stopped app pastes when it wakes
+            late = (
+                f"{error.message} The app has not processed the ctrl+v yet: when it does (a busy or "
+                "stopped app, once it runs again) it pastes whatever the clipboard holds then, which is "
+                "the user's restored clipboard, not this text. Observe the app before pasting again."
+            )
+            raise NativeError(error.code, late, dispatched=error.dispatched, details=error.details)
         raise error
     return ActionResult(receipt.message, {**receipt.summary(), "receipt": receipt.to_json()})
