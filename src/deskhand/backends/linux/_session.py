@@ -264,7 +264,12 @@ class LinuxSession:
                 "cancelled", "The call's deadline (the cell's timeout_ms) passed before any input; nothing was posted."
             )
         x = self.observed
-        identity = x.verify_identity(app)
+        try:
+            identity = x.verify_identity(app)
+        except NativeError as err:
+            if err.dispatched is None:
+                err.dispatched = False  # the gate runs before the burst: nothing was posted
+            raise
         transform = x.transform(app)
         bound = transform.window_id if transform is not None else window
         probe = None

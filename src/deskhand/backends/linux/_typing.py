@@ -249,7 +249,13 @@ class Typing:
                     "so the rest was not typed. Observe the app before typing the rest."
                 )
                 raise NativeError("cancelled", msg, dispatched=True, details={"typed": done, "total": len(plan)})
-            self._s.gate(app, window)
+            try:
+                self._s.gate(app, window)
+            except NativeError as err:
+                if i > 0:  # part of the text went out before this gate refused the rest
+                    err.dispatched = True
+                    err.details = {**err.details, "typed": done, "total": len(plan)}
+                raise
             keysyms = [k for _, k in group]
             try:
                 lease = self._lease(keysyms)

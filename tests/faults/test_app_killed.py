@@ -1,0 +1,60 @@
+"""The app is killed (SIGKILL) in the middle of a batch of clicks (issue 14's fault suite).
+
+From the app's side: every press it logged before it died has its release, and it logged no more
+presses than the calls that reported a click (or an unknown effect): nothing was replayed. From
+the caller's side: every call after the death is refused before dispatch with a typed code. From
+X's side: no button or key is left down.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+from _act_support import bind, named_rect, nothing_held
+
+from deskhand.core.errors import DeskhandError
+
+pytestmark = pytest.mark.desktop
+
+GONE = {"process_gone", "stale_process", "stale_window", "target_window_changed", "target_not_running"}
+
+
+def test_clicks_while_the_app_is_killed(launch, ex, desktop):
+    running = launch.gtk_fixture()
+    running.events.wait_for("ready")
+    bound = bind(ex, running.pid)
+    r = named_rect(ex, bound.app.pid, "Canvas")
+    point = bound.pixels(r.x + 30, r.y + 30)
+    since = time.monotonic()
+    killed = threading.Event()
+    outcomes: list[tuple[str, bool | None]] = []
+
+    def kill_after_some_clicks() -> None:
+        running.events.wait_for("release", since=since, predicate=lambda e: True, timeout_s=20)
+        os.kill(running.pid, signal.SIGKILL)
+        killed.set()
+
+    threading.Thread(target=kill_after_some_clicks, daemon=True).start()
+    for _ in range(60):
+        try:
+            ex.click(bound.app, point=point)
+            outcomes.append(("ok", True))
+        except DeskhandError as err:
+            outcomes.append((err.code, err.dispatched))
+        if killed.is_set() and len(outcomes) > 5 and outcomes[-1][0] != "ok":
+            break
+    assert killed.wait(20)
+    running.app.popen.wait(10)
+    clicked = sum(1 for code, dispatched in outcomes if dispatched is not False)
+    presses = running.events.of_type("press", since=since)
+    releases = running.events.of_type("release", since=since)
+    print(f"{len(outcomes)} clicks, {clicked} dispatched, app logged {len(presses)} presses before it died")
+    assert len(presses) <= clicked  # never replayed
+    assert len(releases) >= len(presses) - 1  # at most the one in flight when it died
+    after = outcomes[-3:]
+    assert all(code in GONE and dispatched is False for code, dispatched in after), outcomes
+    assert nothing_held(desktop) == ((), set())
