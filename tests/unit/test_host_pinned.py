@@ -165,3 +165,24 @@ def test_observation_goes_to_the_pinned_process() -> None:
     result = anyio.run(main)
     assert result.is_error and result.text == STALE
     assert fake.methods() == ["resolve", "get_app_state"]
+
+
+def test_a_name_that_now_means_a_relaunched_process_is_said_not_followed() -> None:
+    host, fake = make()
+
+    async def main() -> list[ToolResult]:
+        out = [await host.call_tool("type_text", {"app": "Mousepad", "text": "a"})]
+        fake.restart("Mousepad", pid=9999)
+        out.append(await host.call_tool("type_text", {"app": "Mousepad", "text": "b"}))
+        out.append(await host.call_tool("type_text", {"app": "Mousepad", "text": "c"}))
+        out.append(await host.call_tool("get_app_state", {"app": "Mousepad"}))
+        out.append(await host.call_tool("type_text", {"app": "Mousepad", "text": "d"}))
+        return out
+
+    first, moved, again, seen, after = anyio.run(main)
+    assert not first.is_error
+    for refused in (moved, again):
+        assert refused.is_error and refused.not_dispatched
+        assert "pid 9999, was pid 4242" in refused.text and "relaunched" in refused.text
+    assert not seen.is_error and not after.is_error
+    assert [c.args.get("text") for c in fake.calls if c.method == "type_text"] == ["a", "d"]

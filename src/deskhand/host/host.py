@@ -31,7 +31,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Final, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -53,6 +53,10 @@ logger = logging.getLogger(__name__)
 NO_APPS_TEXT = "No running applications are available to control."
 QUEUE_RELEASED_TEXT = "Computer Use cancelled before dispatch: this caller no longer holds the session queue."
 PIN_REFUSED_TEXT = "Computer Use cancelled before dispatch: the pinned app did not pass the gates."
+
+
+#: Name selectors whose last resolution the host remembers.
+_MAX_REMEMBERED: Final = 256
 
 
 def _unproven_message(selector: str) -> str:
@@ -120,6 +124,8 @@ class Host:
         #: Totals over the host's life, same rules as a cell's counters.
         self.counters = CallCounters()
         self._queue = anyio.Lock()
+        #: name selector -> the process it last resolved to (a relaunch is said, never followed silently)
+        self._resolved: dict[str, RunningApp] = {}
 
     # --- advertising and static checks ------------------------------------------------------
 
@@ -225,7 +231,28 @@ class Host:
         self.policy.check(target)
         if mutating and not target.identity.proven:
             raise NativeError("identity_unproven", _unproven_message(selector))
+        self._check_relaunch(selector, target, mutating=mutating)
         return target
+
+    def _check_relaunch(self, selector: str, target: RunningApp, *, mutating: bool) -> None:
+        """A name that now resolves to another process (the app was relaunched): actions are
+        refused, saying so, until a read (the agent observing the new process) went through."""
+        key = selector.strip().casefold()
+        if key.isdigit():
+            return  # a pid selector never follows anything
+        before = self._resolved.get(key)
+        relaunched = before is not None and before.identity != target.identity
+        if not (mutating and relaunched):  # an action after a relaunch waits for a read of the new one
+            self._resolved[key] = target
+            if len(self._resolved) > _MAX_REMEMBERED:
+                self._resolved.pop(next(iter(self._resolved)))
+        if mutating and before is not None and relaunched:
+            raise NativeError(
+                "stale_process",
+                f"'{selector.strip()}' is another process now (pid {target.pid}, was pid {before.pid}): the app "
+                "was relaunched since the last call. Nothing was done; observe it with get_app_state first.",
+                dispatched=False,
+            )
 
     async def _gate_and_dispatch(
         self, request: v.Request, target: RunningApp | None, progress: _Progress
