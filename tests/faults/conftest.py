@@ -14,3 +14,9 @@ from pathlib import Path
 _LINUX = Path(__file__).resolve().parents[1] / "linux"
 if str(_LINUX) not in sys.path:
     sys.path.insert(0, str(_LINUX))
+
+# Whichever directory's conftest Python imports as ``conftest`` first, the tests that import
+# these names from it (``from conftest import Launcher``) find them.
+from desktop_support import EventLog, Launcher, Running  # noqa: E402
+
+__all__ = ["EventLog", "Launcher", "Running"]
