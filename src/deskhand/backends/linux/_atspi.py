@@ -309,8 +309,6 @@ class AtspiConnection:
 
     def _exchange(self, conn: _Link, calls: Sequence[Call], deadline: Deadline) -> list[Any]:
         results: list[Any] = [TIMED_OUT] * len(calls)
-        if deadline.expired:
-            return results  # nothing is sent after the deadline
         pending: dict[int, int] = {}
         next_call = 0
         while next_call < len(calls) or pending:
