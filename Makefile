@@ -10,7 +10,7 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   libdbus-1-3 libglib2.0-0 fonts-dejavu-core xterm
 PYTEST_ARGS ?=
 
-.PHONY: deps apt venv test check demo bench clean
+.PHONY: deps apt venv constraints test check demo bench clean
 
 deps: apt venv
 
@@ -23,11 +23,17 @@ apt:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends $$missing; \
 	fi
 
-$(VENV)/.installed: pyproject.toml
+# pyproject.toml holds ranges (what deskhand works with); constraints.txt pins the exact versions
+# that make and CI test. Refresh it with `make constraints` after changing a range.
+$(VENV)/.installed: pyproject.toml constraints.txt
 	@[ -x $(VPY) ] || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -e '.[dev,bench]'
+	$(VPY) -m pip install -q -c constraints.txt -e '.[dev,bench,fast]'
 	@touch $@
+
+constraints:
+	{ echo "# Exact versions make and CI install (pip install -c constraints.txt); ranges are in pyproject.toml."; \
+	  $(VPY) -m pip freeze --exclude-editable | grep -v '^deskhand'; } > constraints.txt
 
 venv: $(VENV)/.installed
 

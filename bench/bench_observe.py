@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from deskhand.backends.linux import _windows
-from deskhand.backends.linux._capture import encode
+from deskhand.backends.linux._capture import encode, encode_pillow
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core import screenshot
 from deskhand.desktop import VirtualDesktop
@@ -87,6 +87,10 @@ def main() -> int:
                 encode(cap.pixels, fitted.width, fitted.height)
 
             shot = timed(capture)
+            cap = ex._grabber.grab(win)
+            fit = screenshot.fitted_size(cap.frame.width, cap.frame.height)
+            fit_default = timed(lambda: encode(cap.pixels, fit.width, fit.height))
+            fit_pillow = timed(lambda: encode_pillow(cap.pixels, fit.width, fit.height))
             fitted = screenshot.fitted_size(win.frame.width, win.frame.height)
             magick = timed(
                 lambda: subprocess.run(
@@ -114,11 +118,14 @@ def main() -> int:
         ("pyatspi walk of the same tree (system python)", median_ms(pyatspi)),
         (f"deskhand capture+fit+JPEG {win.frame.width:g}x{win.frame.height:g}", median_ms(shot)),
         ("ImageMagick import + resize + JPEG", median_ms(magick)),
+        ("fit+JPEG, the installed route (OpenCV with deskhand[fast])", median_ms(fit_default)),
+        ("fit+JPEG, Pillow only (the default install)", median_ms(fit_pillow)),
     ]
     for name, ms in rows:
         print(f"{name:60s} {ms:8.1f} ms")
     print(f"ratio pyatspi / deskhand state: {rows[1][1] / rows[0][1]:.1f}x")
     print(f"ratio import / deskhand capture: {rows[3][1] / rows[2][1]:.1f}x")
+    print(f"ratio Pillow / installed fit+JPEG: {rows[5][1] / rows[4][1]:.1f}x")
     return 0
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import FrameType
 
+from deskhand import __version__
 from deskhand import commands as cmds
 from deskhand.core.errors import DeskhandError
 from deskhand.desktop import VirtualDesktop, cleanup_stale, find_state, list_states, teardown
@@ -204,6 +205,7 @@ COMMANDS: list[Command] = [
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="deskhand", description="See and operate native desktop apps.")
+    parser.add_argument("--version", action="version", version=f"deskhand {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{" + ",".join(c.name for c in COMMANDS) + "}")
     for command in COMMANDS:
         p = sub.add_parser(command.name, help=command.help, description=command.help)

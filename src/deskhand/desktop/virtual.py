@@ -228,9 +228,10 @@ class VirtualDesktop:
                 pass_fds=tuple(pass_fds), start_new_session=True,
             )  # fmt: skip
         except FileNotFoundError as exc:
+            from deskhand.desktop.doctor import APT_LINE  # noqa: PLC0415 - only on this error
+
             raise BackendUnavailable(
-                f"desktop: {argv[0]} is not installed; install it with `make deps` "
-                "(apt-get install xvfb dbus at-spi2-core openbox)"
+                f"desktop: {argv[0]} is not installed; install it with `{APT_LINE}` (or `make deps` in a clone)"
             ) from exc
         self._popens.append(proc)
         if self._state is not None:
