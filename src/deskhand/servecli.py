@@ -66,8 +66,7 @@ def _caps(raw: str) -> frozenset[str]:
 
 
 def configure_serve(p: argparse.ArgumentParser) -> None:
-    from deskhand.server.mcp import LOG_LEVELS  # noqa: PLC0415
-    from deskhand.server.mcpface import DEFAULT_IMAGE_MAX_EDGE, IMAGE_POLICIES  # noqa: PLC0415
+    from deskhand.server.options import DEFAULT_IMAGE_MAX_EDGE, IMAGE_POLICIES, LOG_LEVELS  # noqa: PLC0415
 
     p.add_argument("--transport", choices=("stdio", "http"), default=_env_value("--transport", "stdio"))
     p.add_argument("--host", default=_env_value("--host", "127.0.0.1"), help="HTTP address (loopback by default)")
@@ -172,9 +171,8 @@ def _caps_of(args: argparse.Namespace) -> frozenset[str]:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from deskhand.runtime import open_service  # noqa: PLC0415
-    from deskhand.server.httpserve import resolve_token  # noqa: PLC0415
-    from deskhand.server.mcp import ServerOptions  # noqa: PLC0415
-    from deskhand.server.mcpface import ImagePolicy  # noqa: PLC0415
+    from deskhand.server.httptoken import resolve_token  # noqa: PLC0415
+    from deskhand.server.options import ImagePolicy, ServerOptions  # noqa: PLC0415
 
     _check_env_flags(FLAGS)
     if args.transport not in ("stdio", "http"):
@@ -215,7 +213,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _py_level(name: str) -> int:
-    from deskhand.server.mcp import LOG_LEVELS  # noqa: PLC0415
+    from deskhand.server.options import LOG_LEVELS  # noqa: PLC0415
 
     return LOG_LEVELS[name]
 

@@ -35,8 +35,9 @@ from mcp.shared.exceptions import MCPError
 from deskhand.backends.fake import FAKE_JPEG, FakeExecutor
 from deskhand.host import Host
 from deskhand.runtime import JsKernel
-from deskhand.server.httpserve import ARGV_WARNING, TokenError, http_app, resolve_token
-from deskhand.server.mcp import ServerOptions
+from deskhand.server.httpserve import http_app
+from deskhand.server.httptoken import ARGV_WARNING, TokenError, resolve_token
+from deskhand.server.options import ServerOptions
 from deskhand.server.service import Service
 
 TOKEN = "test-token-7f3a"

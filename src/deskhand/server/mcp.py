@@ -17,7 +17,7 @@ import asyncio
 import contextvars
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 import mcp_types as types
@@ -27,39 +27,15 @@ from mcp.shared.exceptions import MCPError
 
 from deskhand import __version__
 from deskhand.server import mcpface
-from deskhand.server.mcpface import ImagePolicy
+from deskhand.server.options import LOG_LEVELS, ServerOptions
 from deskhand.server.service import Service
 
 __all__ = ["LOG_LEVELS", "ServerOptions", "build_server", "serve_stdio", "to_mcp"]
 
 to_mcp = mcpface.to_mcp
 
-#: MCP's log levels (RFC 5424) and the Python level each one starts at.
-LOG_LEVELS: Final = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "notice": logging.INFO + 5,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
-    "critical": logging.CRITICAL,
-    "alert": logging.CRITICAL + 5,
-    "emergency": logging.CRITICAL + 10,
-}
 _SESSION_KEY: Final = "deskhand.service"
 _LEVEL_KEY: Final = "deskhand.log_level"
-
-
-@dataclass(frozen=True, slots=True)
-class ServerOptions:
-    images: ImagePolicy = field(default_factory=ImagePolicy)
-    #: The level of log messages sent to a client until it sets its own.
-    log_level: str = "warning"
-    #: Every HTTP session uses the one js session of the service (off: each its own).
-    share_session: bool = False
-
-    def __post_init__(self) -> None:
-        if self.log_level not in LOG_LEVELS:
-            raise ValueError(f"log level must be one of {', '.join(LOG_LEVELS)}, not {self.log_level!r}")
 
 
 Send = Callable[[str, str], Coroutine[Any, Any, None]]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import io
-from dataclasses import dataclass
 from typing import Any, Final
 
 import mcp_types as types
@@ -19,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from deskhand import guidance
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
+from deskhand.server.options import ImagePolicy
 
 INSTRUCTIONS: Final = (
     'deskhand operates native desktop apps. Use the `js` tool: `let app = await cua.getApp("Name")` '
@@ -74,21 +74,6 @@ OUTPUT_SCHEMAS: Final[dict[str, dict[str, object]]] = {
         "properties": {"status": {"type": "string"}},
     },
 }
-
-IMAGE_POLICIES: Final = ("allow", "omit", "scale")
-DEFAULT_IMAGE_MAX_EDGE: Final = 1024
-
-
-@dataclass(frozen=True, slots=True)
-class ImagePolicy:
-    mode: str = "allow"
-    max_edge: int = DEFAULT_IMAGE_MAX_EDGE
-
-    def __post_init__(self) -> None:
-        if self.mode not in IMAGE_POLICIES:
-            raise ValueError(f"image responses must be one of {', '.join(IMAGE_POLICIES)}, not {self.mode!r}")
-        if self.max_edge < 16:
-            raise ValueError(f"the image edge limit must be at least 16 pixels, not {self.max_edge}")
 
 
 def dispatch_text(structured: dict[str, object]) -> str | None:
