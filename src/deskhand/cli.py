@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import FrameType
 
-from deskhand import __version__
+from deskhand import __version__, servecli
 from deskhand import commands as cmds
 from deskhand.core.errors import DeskhandError
 from deskhand.desktop import VirtualDesktop, cleanup_stale, find_state, list_states, teardown
@@ -210,7 +210,10 @@ def build_parser() -> argparse.ArgumentParser:
     for command in COMMANDS:
         p = sub.add_parser(command.name, help=command.help, description=command.help)
         if command.virtual:
-            p.add_argument("--virtual", action="store_true", help="run inside a fresh private desktop")
+            from_env = command.name == "serve" and servecli.env_flag("--virtual")  # DESKHAND_VIRTUAL
+            p.add_argument(
+                "--virtual", action="store_true", default=from_env, help="run inside a fresh private desktop"
+            )
         command.configure(p)
         p.set_defaults(command_fn=command.run)
     return parser

@@ -37,7 +37,7 @@ def _env(option: str) -> str | None:
     return os.environ.get(env_name(option))
 
 
-def _env_flag(option: str) -> bool:
+def env_flag(option: str) -> bool:
     """The flag's variable; an unknown value reads as off here and is refused by ``cmd_serve``."""
     return (_env(option) or "").strip().lower() in _TRUE
 
@@ -90,7 +90,7 @@ def configure_serve(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--semantic-tools",
         action="store_true",
-        default=_env_flag("--semantic-tools"),
+        default=env_flag("--semantic-tools"),
         help="also advertise the semantic tools and sequence (same as --caps js,semantic)",
     )
     p.add_argument(
@@ -114,7 +114,7 @@ def configure_serve(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--share-session",
         action="store_true",
-        default=_env_flag("--share-session"),
+        default=env_flag("--share-session"),
         help="HTTP: every client uses one JavaScript session (default: each MCP session its own)",
     )
     p.add_argument(
@@ -137,14 +137,14 @@ def configure_serve(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--grant-system-keys",
         action="store_true",
-        default=_env_flag("--grant-system-keys"),
+        default=env_flag("--grant-system-keys"),
         help="allow system key combinations (ctrl+alt+Delete, alt+F4, super+l, ...) for this session; "
         "only the user can give this grant, never a tool call",
     )
 
 
 #: The serve options that are flags.
-FLAGS: Final = ("--semantic-tools", "--share-session", "--grant-system-keys")
+FLAGS: Final = ("--semantic-tools", "--share-session", "--grant-system-keys", "--virtual")
 
 
 class _Stop(BaseException):
@@ -187,8 +187,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         token = resolve_token(
             host=args.host, port=args.port, argv_token=args.token, token_file=args.token_file, env=os.environ
         )
-    logging.basicConfig(stream=sys.stderr, format="deskhand: %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("deskhand").setLevel(max(logging.DEBUG, min(logging.CRITICAL, _py_level(args.log_level))))
+    stderr = logging.StreamHandler(sys.stderr)
+    stderr.setFormatter(logging.Formatter("deskhand: %(levelname)s %(name)s: %(message)s"))
+    stderr.setLevel(_py_level(args.log_level))
+    logging.getLogger("deskhand").addHandler(stderr)
+    logging.getLogger("deskhand").setLevel(_py_level(args.log_level))
     apps: list[subprocess.Popen[bytes]] = []
     try:
         with _stop_on_signals():

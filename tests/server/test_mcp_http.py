@@ -293,6 +293,15 @@ def test_http_app_needs_a_token(service: Service) -> None:
         http_app(service, token="")
 
 
+def test_without_a_runtime_dir_the_token_gets_a_private_directory_removed_after() -> None:
+    token = resolve_token(host="::1", port=8124, argv_token=None, token_file=None, env={})
+    assert token.path is not None
+    assert stat.S_IMODE(token.path.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(token.path.stat().st_mode) == 0o600
+    token.discard()
+    assert not token.path.parent.exists()
+
+
 def test_a_generated_token_goes_to_a_0600_file(tmp_path: Path) -> None:
     token = resolve_token(
         host="127.0.0.1", port=8123, argv_token=None, token_file=None, env={"XDG_RUNTIME_DIR": str(tmp_path)}

@@ -4,6 +4,7 @@ resolves the token before anything is launched or printed."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import secrets
@@ -34,6 +35,9 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+_TMP_PREFIX: Final = "deskhand-token-"
+
+
 @dataclass(frozen=True, slots=True)
 class Token:
     value: str
@@ -45,6 +49,9 @@ class Token:
     def discard(self) -> None:
         if self.path is not None:
             self.path.unlink(missing_ok=True)
+            if self.path.parent.name.startswith(_TMP_PREFIX):  # the private directory made for it
+                with contextlib.suppress(OSError):
+                    self.path.parent.rmdir()
 
 
 def _token_dir(env: Mapping[str, str]) -> Path:
@@ -53,7 +60,7 @@ def _token_dir(env: Mapping[str, str]) -> Path:
         path = Path(runtime) / "deskhand"
         path.mkdir(mode=0o700, exist_ok=True)
         return path
-    return Path(tempfile.mkdtemp(prefix="deskhand-token-"))
+    return Path(tempfile.mkdtemp(prefix=_TMP_PREFIX))
 
 
 def resolve_token(

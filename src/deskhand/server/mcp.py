@@ -16,14 +16,19 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import os
+import signal
+import stat
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
+import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from deskhand import __version__
 from deskhand.server import mcpface
@@ -50,6 +55,8 @@ class _Sink:
     level: int
     send: Send
     active: bool = True
+    #: Sends not yet done: the call's answer waits for them, so the log precedes it.
+    pending: list[asyncio.Task[None]] = field(default_factory=list)
 
 
 _log_sink: contextvars.ContextVar[_Sink | None] = contextvars.ContextVar("deskhand_log_sink", default=None)
@@ -67,8 +74,11 @@ class _ForwardToClient(logging.Handler):
         text = self.format(record)
 
         def schedule() -> None:
+            if not sink.active:
+                return
             task = loop.create_task(send(level_name, text))
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            sink.pending.append(task)
 
         try:
             if asyncio.get_running_loop() is loop:
@@ -97,10 +107,39 @@ def _install_forwarder() -> None:
         root.addHandler(_forwarder)
 
 
+def _let_through(level: int) -> None:
+    """Lower deskhand's logger to ``level`` if it would drop such records before the forwarder
+    (stderr keeps its own level on its handler)."""
+    logger = logging.getLogger("deskhand")
+    if logger.getEffectiveLevel() > level:
+        logger.setLevel(level)
+
+
 def _connection(ctx: Any) -> Any:
     # The SDK's per-request session proxy holds the client's Connection (state, exit stack,
     # session id); there is no public accessor for it on the low-level context yet.
     return ctx.session._connection
+
+
+def _listing(service: Service) -> types.ListToolsResult:
+    tools = [
+        types.Tool(
+            name=spec.name,
+            title=mcpface.TITLES.get(spec.name),
+            description=spec.description,
+            input_schema=spec.input_schema,
+            output_schema=mcpface.OUTPUT_SCHEMAS.get(spec.name),
+            annotations=types.ToolAnnotations(
+                title=mcpface.TITLES.get(spec.name),
+                read_only_hint=spec.annotations.get("readOnlyHint"),
+                destructive_hint=spec.annotations.get("destructiveHint"),
+                idempotent_hint=spec.annotations.get("idempotentHint"),
+                open_world_hint=spec.annotations.get("openWorldHint"),
+            ),
+        )
+        for spec in service.tools()
+    ]
+    return types.ListToolsResult.model_validate({"tools": tools, "_meta": {"platform": service.platform}})
 
 
 def build_server(service: Service, options: ServerOptions | None = None, *, discover: bool = True) -> Server[Any]:
@@ -112,6 +151,7 @@ def build_server(service: Service, options: ServerOptions | None = None, *, disc
     """
     opts = options or ServerOptions()
     _install_forwarder()
+    _let_through(LOG_LEVELS[opts.log_level])
 
     def session_service(ctx: Any) -> Service:
         if opts.share_session:
@@ -127,24 +167,7 @@ def build_server(service: Service, options: ServerOptions | None = None, *, disc
         return forked
 
     async def list_tools(_ctx: Any, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        tools = [
-            types.Tool(
-                name=spec.name,
-                title=mcpface.TITLES.get(spec.name),
-                description=spec.description,
-                input_schema=spec.input_schema,
-                output_schema=mcpface.OUTPUT_SCHEMAS.get(spec.name),
-                annotations=types.ToolAnnotations(
-                    title=mcpface.TITLES.get(spec.name),
-                    read_only_hint=spec.annotations.get("readOnlyHint"),
-                    destructive_hint=spec.annotations.get("destructiveHint"),
-                    idempotent_hint=spec.annotations.get("idempotentHint"),
-                    open_world_hint=spec.annotations.get("openWorldHint"),
-                ),
-            )
-            for spec in service.tools()
-        ]
-        return types.ListToolsResult.model_validate({"tools": tools, "_meta": {"platform": service.platform}})
+        return _listing(service)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         target = session_service(ctx)
@@ -164,18 +187,24 @@ def build_server(service: Service, options: ServerOptions | None = None, *, disc
             )
             await ctx.session.send_notification(note, related_request_id=ctx.request_id)
 
-        level = LOG_LEVELS[_connection(ctx).state.get(_LEVEL_KEY, opts.log_level)]
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:  # per-request opt-in, else none
+            wanted = (ctx.meta or {}).get(types.LOG_LEVEL_META_KEY)
+        else:
+            wanted = _connection(ctx).state.get(_LEVEL_KEY, opts.log_level)
+        level = LOG_LEVELS.get(wanted, logging.CRITICAL + 100) if isinstance(wanted, str) else logging.CRITICAL + 100
         sink = _Sink(asyncio.get_running_loop(), level, send_log)
         token = _log_sink.set(sink)
         try:
             result = await target.call(params.name, args, progress=progress)
         finally:
-            sink.active = False
             _log_sink.reset(token)
+            await asyncio.gather(*sink.pending, return_exceptions=True)
+            sink.active = False
         return mcpface.to_mcp(result, opts.images)
 
     async def set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
         _connection(ctx).state[_LEVEL_KEY] = params.level
+        _let_through(LOG_LEVELS[params.level])
         return types.EmptyResult()
 
     server: Server[Any] = Server(
@@ -202,10 +231,70 @@ def build_server(service: Service, options: ServerOptions | None = None, *, disc
     return server
 
 
-async def serve_stdio(service: Service, options: ServerOptions | None = None) -> None:
-    server = build_server(service, options)
+class _StdinLines:
+    """Lines of standard input read without a thread, so that a stop cancels the wait (the SDK's
+    default reader blocks a worker thread in ``read`` until a byte arrives)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buf = b""
+        self._eof = False
+        self._was_blocking = os.get_blocking(fd)
+        os.set_blocking(fd, False)
+
+    def restore(self) -> None:
+        os.set_blocking(self._fd, self._was_blocking)
+
+    def __aiter__(self) -> _StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while b"\n" not in self._buf and not self._eof:
+            await anyio.wait_readable(self._fd)
+            try:
+                chunk = os.read(self._fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            self._eof = not chunk
+            self._buf += chunk
+        if not self._buf:
+            raise StopAsyncIteration
+        line, newline, self._buf = self._buf.partition(b"\n")
+        return line.decode("utf-8", "replace") + newline.decode()
+
+
+def _pollable_stdin() -> _StdinLines | None:
+    """Our reader when standard input is a pipe, socket or terminal; None for a regular file
+    (which the event loop cannot poll; it never blocks, so the SDK's reader is fine)."""
     try:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        mode = os.fstat(0).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
+        return None
+    return _StdinLines(0)
+
+
+async def serve_stdio(service: Service, options: ServerOptions | None = None) -> None:
+    """Serve one client over stdio until its input ends or the process gets SIGTERM or SIGINT;
+    then end the kernel and the executor and return (the caller exits 0)."""
+    server = build_server(service, options)
+    stdin = _pollable_stdin()
+    try:
+        async with anyio.create_task_group() as tg:
+
+            async def stop_on_signal() -> None:
+                with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                    async for _ in signals:
+                        tg.cancel_scope.cancel()
+                        return
+
+            tg.start_soon(stop_on_signal)
+            async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+            tg.cancel_scope.cancel()
     finally:
-        await service.close()
+        if stdin is not None:
+            stdin.restore()
+        with anyio.CancelScope(shield=True):
+            await service.close()
