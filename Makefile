@@ -45,6 +45,7 @@ check: venv
 	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy --platform darwin src/deskhand/backends/macos
+	$(VENV)/bin/lint-imports --no-logo
 
 demo: deps
 	$(VPY) -m deskhand.demo
@@ -53,4 +54,4 @@ bench: deps
 	$(VPY) -m bench
 
 clean:
-	rm -rf $(VENV) out build .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) out build .mypy_cache .ruff_cache .pytest_cache .import_linter_cache

@@ -8,7 +8,7 @@ import time
 from _kernel_support import FakeCaller, run, session_run, texts
 
 from deskhand.host.result import TextBlock, ToolResult
-from deskhand.kernel import KernelLimits, KernelSession
+from deskhand.kernel import CellResult, KernelLimits, KernelSession
 from deskhand.kernel.session import (
     CANCELLED,
     INVALID_RUN,
@@ -70,14 +70,19 @@ def test_cpu_loop_is_killed_and_bindings_reset() -> None:
 
 
 def test_microtask_loop_times_out() -> None:
-    results = session_run(
-        None,
-        "let spin; spin = () => { Promise.resolve().then(spin) }; Promise.resolve().then(spin)",
-        "nodeRepl.write(typeof spin)",
-        timeout_s=0.15,
-    )
-    assert results[0].is_error and texts(results[0]) == [TIMED_OUT]
-    assert texts(results[1]) == ["undefined"]
+    async def go() -> tuple[CellResult, CellResult]:
+        session = KernelSession(FakeCaller())
+        try:
+            spin = "let spin; spin = () => { Promise.resolve().then(spin) }; Promise.resolve().then(spin)"
+            looped = await session.run(spin, timeout_s=0.15)
+            # the next cell gets the default timeout: it may have to wait for a fresh worker to start
+            return looped, await session.run("nodeRepl.write(typeof spin)")
+        finally:
+            await session.close()
+
+    looped, after = run(go())
+    assert looped.is_error and texts(looped) == [TIMED_OUT]
+    assert texts(after) == ["undefined"]
 
 
 def test_cancel_drains_the_in_flight_call() -> None:

@@ -54,11 +54,16 @@ def test_named_keys_and_chords_reach_the_canvas(app, desktop):
     bound.ex.press_key(bound.app, "ctrl+a BackSpace Delete Return shift+Tab")
     poll(lambda: len(running.events.of_type("key_press", since=since)) >= 7, what="key presses")
     presses = [(e["keysym"], e["modifiers"]) for e in running.events.of_type("key_press", since=since)]
-    assert ("a", ["control"]) in presses
-    names = [k for k, _ in presses]
-    for want in ("BackSpace", "Delete", "Return"):
-        assert want in names
-    assert any(k == "ISO_Left_Tab" and "shift" in m for k, m in presses)
+    # every chord in order, each modifier pressed before its key (and released before the next chord)
+    assert presses == [
+        ("Control_L", []),
+        ("a", ["control"]),
+        ("BackSpace", []),
+        ("Delete", []),
+        ("Return", []),
+        ("Shift_L", []),
+        ("ISO_Left_Tab", ["shift"]),
+    ]
     assert nothing_held(desktop) == ((), set())
 
 
@@ -169,15 +174,15 @@ def test_keys_stay_bound_until_the_app_confirms(app, desktop, monkeypatch):
 
 def test_close_closes_the_connections_when_the_keymap_restore_fails(ex, monkeypatch):
     actor = ex.actor
-    owner = actor.clipboard()
+    owner = actor.session.clipboard()
     monkeypatch.setitem(actor.keymap.temporary, 255, char_keysym("é"))
 
     def lost(**_kw):
         raise ConnectionResetError("the X server went away")
 
-    monkeypatch.setattr(actor, "_reclaim", lost)
+    monkeypatch.setattr(actor.typing, "reclaim", lost)
     with pytest.raises(ConnectionResetError):
         actor.close()
     assert not owner._thread.is_alive()
-    assert actor._clipboard is None
-    assert actor._d.display.socket_error is not None  # closed
+    assert actor.session.clipboard_owner is None
+    assert actor.session.d.display.socket_error is not None  # closed

@@ -114,7 +114,7 @@ def test_paste_into_mousepad_restores_the_clipboard(mousepad, ex, desktop, fmt, 
         assert result.structured["clipboard_consumed"] is True
         assert result.structured["clipboard_restored"] is True
         # Mousepad asked for a text target after the keys (GTK first tries its private target).
-        assert any(t in ("text/plain;charset=utf-8", "UTF8_STRING") for t in ex.actor.clipboard().reads())
+        assert any(t in ("text/plain;charset=utf-8", "UTF8_STRING") for t in ex.actor.session.clipboard().reads())
         # Every target of the previous clipboard, byte for byte, now served by our owner.
         assert not other.owns
         after = _read_clipboard(desktop)
@@ -176,8 +176,8 @@ def test_text_events_count_the_documents_changes(mousepad, ex):
     bound, doc = mousepad
     a11y = A11y(ex.atspi)
     assert a11y.set_text_contents(doc, "")
-    ex.actor.register_events(TEXT_EVENTS)
-    events = TextEvents(ex.actor.a11y_address, doc)
+    ex.actor.session.register_events(TEXT_EVENTS)
+    events = TextEvents(ex.actor.session.a11y_address, doc)
     try:
         assert events.count() == 0
         # The app learns of the registration asynchronously: edit until its events arrive.

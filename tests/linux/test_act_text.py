@@ -66,7 +66,7 @@ def test_external_copy_during_paste_wins(app, other_client, desktop):
     bound.ex.click(bound.app, element=entry)
     other_client.own(text_items("before"))
     actor = bound.ex.actor
-    owner = actor.clipboard()
+    owner = actor.session.clipboard()
     original_requests = owner.requests
     calls = []
 

@@ -106,3 +106,48 @@ def test_large_window_follows_the_fit(launch, executor, desktop):
     assert dims == (expected.height, expected.width)
     t = executor.transform(app)
     assert t.window_id == w.id and t.pixels_per_point == expected.pixels_per_point
+
+
+#: The luminance quantization table of ITU-T T.81 Annex K (K.1), in natural (row-major) order.
+ANNEX_K_LUMINANCE = (
+    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55,
+    14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62,
+    18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
+)  # fmt: skip
+#: Zig-zag position -> natural position (a DQT segment stores its 64 values in zig-zag order).
+ZIGZAG = (
+    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14,
+    21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60,
+    61, 54, 47, 55, 62, 63,
+)  # fmt: skip
+
+
+def luminance_table(jpeg: bytes) -> tuple[int, ...]:
+    """Table 0 of the first DQT segment, in natural order."""
+    pos = 2
+    while pos < len(jpeg):
+        marker, length = jpeg[pos + 1], int.from_bytes(jpeg[pos + 2 : pos + 4], "big")
+        if marker == 0xDB:
+            segment = jpeg[pos + 4 : pos + 2 + length]
+            assert segment[0] == 0, "8-bit table 0 first"
+            table = [0] * 64
+            for i, value in enumerate(segment[1:65]):
+                table[ZIGZAG[i]] = value
+            return tuple(table)
+        pos += 2 + length
+    raise AssertionError("no DQT segment")
+
+
+def test_a_real_capture_is_encoded_at_quality_80(launch, executor):
+    """NativeScreenshotPolicyTests' 0.8, read from the JPEG the model receives, not from a constant.
+
+    libjpeg's quality q scales Annex K's table by 200 - 2q percent (q >= 50): 40 % at quality 80.
+    """
+    fx = launch.gtk_fixture()
+    fx.events.wait_for("ready")
+    app = executor.resolve(str(fx.pid))
+    state = executor.get_app_state(app, disable_diff=True)
+    assert state.image is not None and state.image.data[:2] == b"\xff\xd8"
+    expected = tuple(min(255, max(1, (v * 40 + 50) // 100)) for v in ANNEX_K_LUMINANCE)
+    assert luminance_table(state.image.data) == expected

@@ -91,7 +91,13 @@ def test_demo_task_edits_mousepad_and_returns_its_image(launch, desktop, ex, tmp
     assert "App=org.xfce.mousepad" in results[0].text
     assert "Native App API" in results[0].text  # guidance once, on the first selection
     assert "Native App API" not in results[1].text
-    assert results[3].text.count("~") >= 1 and "milk ✓ (Grüße)" in results[3].text
+    # the diff holds exactly one line: the document's changed value
+    changed = (
+        "~\t\t\t\tg1:5 text (settable, string) Value: # Groceries\\n\\n- **apples** and plums\\n- bread\\n"
+        "- milk ✓ (Grüße)\\n"
+    )
+    diff_lines = [line for line in results[3].text.splitlines() if line[:1] in ("~", "+", "-")]
+    assert diff_lines == [changed], results[3].text
     images = [b for b in results[4].content if isinstance(b, ImageBlock)]
     assert len(images) == 1 and images[0].mime_type == "image/jpeg" and images[0].data[:3] == b"\xff\xd8\xff"
     expected = "# Groceries\n\n- **apples** and plums\n- bread\n- milk ✓ (Grüße)\n"

@@ -31,8 +31,12 @@ def test_sdk_does_the_demo_task_on_mousepad(tmp_path: Path):
         app.press_key("ctrl+End")
         app.type_text("- milk ✓ (Grüße)\n")
         diff = app.get_ax_state()
-        assert diff.count("~") >= 1
-        assert "- **apples** and plums\\n- bread\\n- milk ✓ (Grüße)\\n" in diff
+        # exactly one changed line: the document's value
+        diff_lines = [line for line in diff.splitlines() if line[:1] in ("~", "+", "-")]
+        assert diff_lines == [
+            "~\t\t\t\tg1:5 text (settable, string) Value: # Groceries\\n\\n- **apples** and plums\\n- bread\\n"
+            "- milk ✓ (Grüße)\\n"
+        ], diff
         image = app.get_screenshot()
         assert image[:3] == b"\xff\xd8\xff"
 
@@ -43,3 +47,24 @@ def test_sdk_does_the_demo_task_on_mousepad(tmp_path: Path):
             app.select_text(doc.group(1), "bananas")
         assert err.value.code == "text_not_found"
     assert computer.desktop is not None and not computer.desktop.running
+
+
+def test_create_operates_the_desktop_the_environment_names(launch, desktop, monkeypatch):
+    """``Computer.create()`` on an existing display: no desktop of its own; the app launched there is driven."""
+    app = launch.gtk_fixture()
+    app.events.wait_for("ready")
+    for key, value in desktop.env.items():
+        monkeypatch.setenv(key, value)
+    with Computer.create() as computer:
+        assert computer.desktop is None  # it started nothing
+        bound = computer.get_app(str(app.pid))
+        state = bound.get_ax_state(disable_diffing=True)
+        app_id = re.search(r"App=(\S+)", state)
+        assert app_id, state
+        assert {"id": app_id.group(1), "isRunning": True}.items() <= next(
+            a for a in computer.list_apps() if a["id"] == app_id.group(1)
+        ).items()
+        apply = re.search(r"(g\d+:\d+) push button Apply", state)
+        assert apply, state
+        bound.click(apply.group(1))
+        app.events.wait_for("clicked", name="Apply")

@@ -24,6 +24,13 @@ def typed(fake: FakeExecutor) -> list[object]:
     return [c.args["text"] for c in fake.calls if c.method == "type_text"]
 
 
+async def until_waiting(host: Host, n: int) -> None:
+    """Poll, with a deadline, until ``n`` callers wait on the session queue (never true if it does not hold them)."""
+    with anyio.fail_after(5):
+        while host.queue_waiting() != n:
+            await anyio.sleep(0.001)
+
+
 def test_calls_run_in_arrival_order_one_at_a_time() -> None:
     host, fake = make()
     gate = fake.block("type_text")
@@ -36,9 +43,9 @@ def test_calls_run_in_arrival_order_one_at_a_time() -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(one, "1")
             await anyio.to_thread.run_sync(gate.entered.wait)
-            for text in ("2", "3", "4"):
+            for n, text in enumerate(("2", "3", "4"), start=1):
                 tg.start_soon(one, text)
-                await anyio.sleep(0.01)
+                await until_waiting(host, n)  # each arrives, and waits, before the next is sent
             assert typed(fake) == ["1"]  # the others wait behind the blocked call
             gate.release()
 
@@ -54,7 +61,7 @@ def test_a_cell_owns_the_queue_for_its_whole_run() -> None:
         async with host.session_lock() as queue:
             ready.set()
             await queue.call_tool("type_text", {"app": "Mousepad", "text": "1"})
-            await anyio.sleep(0.05)  # an outside call arrives meanwhile and must wait
+            await until_waiting(host, 1)  # an outside call has arrived meanwhile and waits
             await queue.call_tool("type_text", {"app": "Mousepad", "text": "2"})
 
     async def main() -> None:

@@ -1,4 +1,8 @@
-"""A multi-press by accessible action that fails part-way is reported, never retried elsewhere."""
+"""The Linux click primitives over a recording bus: what a DoAction reply means to the tier runner.
+
+A reply ``(True,)`` is done, ``(False,)`` refused (the next tier may try), a D-Bus error or a
+missed deadline unknown (the click ends). A multi-press failing part-way is never retried elsewhere.
+"""
 
 from __future__ import annotations
 
@@ -6,40 +10,58 @@ from types import SimpleNamespace
 
 import pytest
 
-from deskhand.backends.linux.acting import LinuxActor
+from deskhand.backends.linux._a11y_act import A11y, Ref
+from deskhand.backends.linux._atspi import TIMED_OUT, Failed
+from deskhand.backends.linux._clicks import AtspiElement
+from deskhand.core import clicktiers
 from deskhand.core.errors import NativeError
 
 
-class _A11y:
-    def __init__(self, results: list[bool]) -> None:
-        self.results = results
-        self.calls = 0
+class _Bus:
+    """An ``AtspiConnection`` stand-in: ``GetActions`` answers ["click"], ``DoAction`` pops a reply."""
 
-    def actions(self, _ref: object) -> list[str]:
-        return ["click"]
+    def __init__(self, replies: list[object]) -> None:
+        self.replies = replies
+        self.calls: list[str] = []
 
-    def do_action(self, _ref: object, _index: int) -> bool:
-        self.calls += 1
-        return self.results.pop(0)
+    def call(self, c):
+        self.calls.append(c.method)
+        if c.method == "GetActions":
+            return ([("click", "", "")],)
+        if c.method == "DoAction":
+            return self.replies.pop(0)
+        return Failed("org.freedesktop.DBus.Error.UnknownMethod")
 
 
-def _press(results: list[bool], count: int) -> tuple[bool, int]:
-    a11y = _A11y(results)
-    done = LinuxActor._press_named(SimpleNamespace(a11y=a11y), object(), ["click"], count)  # type: ignore[arg-type]
-    return done, a11y.calls
+def _press(replies: list[object], count: int) -> tuple[bool, int]:
+    bus = _Bus(replies)
+    session = SimpleNamespace(a11y=A11y(bus))
+    el = AtspiElement(session, app=None)  # type: ignore[arg-type]
+    ref = Ref(":1.1", "/obj")
+    action = el.press_action(ref)
+    assert action == 0
+    done = clicktiers.press_repeat(el, ref, action, count, sleep=lambda _s: None)
+    return done, bus.calls.count("DoAction")
 
 
 def test_all_presses_succeed() -> None:
-    assert _press([True, True], 2) == (True, 2)
+    assert _press([(True,), (True,)], 2) == (True, 2)
 
 
 def test_first_press_refused_lets_the_next_tier_try() -> None:
-    assert _press([False], 2) == (False, 1)
+    assert _press([(False,)], 2) == (False, 1)
 
 
 def test_a_later_press_failing_is_an_error_with_unknown_effect() -> None:
     with pytest.raises(NativeError) as err:
-        _press([True, False], 2)
+        _press([(True,), (False,)], 2)
     assert err.value.code == "ax_failed"
     assert err.value.dispatched is None
     assert "Press 2 of 2 failed after 1 succeeded" in err.value.message
+
+
+@pytest.mark.parametrize("reply", [TIMED_OUT, Failed("org.freedesktop.DBus.Error.NoReply")], ids=["timeout", "error"])
+def test_a_first_press_without_an_answer_is_unknown_and_ends_the_click(reply) -> None:
+    with pytest.raises(NativeError) as err:
+        _press([reply], 1)
+    assert (err.value.code, err.value.dispatched) == ("ax_failed", None)

@@ -9,12 +9,25 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 
 import pytest
 
+from deskhand.backends.macos import _events
+from deskhand.core import keys as corekeys
 from deskhand.core import paste as p
 from deskhand.core.errors import ArgumentError, NativeError
 from deskhand.core.markup import HTML_MIME, PLAIN_MIME, html_to_text, markdown_to_html
 from deskhand.core.paste import PastePayload, PasteReceipt, PasteTransaction
 
-BURST = ["flagsChanged", "keyDown", "flagsChanged", "keyUp"]
+#: The macOS paste target posts the chord ``super+v`` through the backend's pure burst planner, as
+#: ``backends/macos/acting.py`` does; the fake target below posts through that same planner, so these
+#: tests see what would really be posted. The values are macOS's own: kVK_ANSI_V is 9 on a US layout,
+#: kCGEventFlagMaskCommand is 0x100000, and the third event carries the session's baseline flags.
+US_LAYOUT = {"v": (9, frozenset[str]())}
+COMMAND = 0x100000
+BURST = [
+    _events.KeyPlan("flags", 0, COMMAND),
+    _events.KeyPlan("down", 9, COMMAND),
+    _events.KeyPlan("flags", 0, 0),
+    _events.KeyPlan("up", 9, COMMAND),
+]
 
 
 class FakeClock:
@@ -107,7 +120,7 @@ class FakeTarget:
         self._baseline = dict(baseline or {})
         self._subscribe = subscribe
         self.events = 0
-        self.keys: list[str] = []
+        self.keys: list[_events.KeyPlan] = []
         self.posts = 0
         self.closed = False
         self.read_fails = False
@@ -135,7 +148,8 @@ class FakeTarget:
         if self.error is not None:
             raise self.error
         self.posts += 1
-        self.keys += BURST
+        chords = corekeys.parse_keys("super+v")
+        self.keys += _events.key_bursts(chords, US_LAYOUT.get, _events.baseline_flags(0))
         self.on_paste()
 
     def close(self) -> None:
@@ -168,12 +182,21 @@ class Rig:
         return tx.run()
 
 
-def test_contract_timings() -> None:
-    assert p.PRE_PASTE_DELAY_S == 0.040
-    assert p.READ_TIMEOUT_S == 2.0
-    assert p.READ_POLL_S == 0.010
-    assert p.TARGET_POLL_S == 0.025
-    assert p.NO_SIGNAL_WINDOW_S == 0.100
+def test_contract_timings_as_the_clock_sees_them() -> None:
+    """6.10's numbers, observed on the fake clock rather than read off the module's constants.
+
+    The keys go out after 40 ms; the app reads 3 ms later, which the 10 ms read poll sees at 50 ms;
+    with no signal the target stage then lasts 100 ms in 25 ms polls, so the paste ends at the first
+    poll at or after 150 ms: 150 ms, or 175 ms when float sums put the fourth poll a hair short.
+    """
+    rig = Rig()
+    rig.read_after(0.003)
+    receipt = rig.run()
+    assert receipt.status == "completed"
+    assert rig.clock.sleeps[0] == pytest.approx(0.040)
+    assert rig.clock.sleeps[1:2] == [pytest.approx(0.010)]
+    assert set(rig.clock.sleeps[2:]) == {0.025}
+    assert 0.150 - 1e-9 <= rig.clock.now() <= 0.175 + 1e-9
 
 
 def test_no_signals_completes_about_100_ms_after_the_read_and_restores() -> None:
@@ -183,8 +206,9 @@ def test_no_signals_completes_about_100_ms_after_the_read_and_restores() -> None
     assert receipt.status == "completed"
     assert receipt.ok and receipt.error() is None
     assert rig.read_at is not None
-    after_read_ms = rig.clock.now() * 1000 - rig.read_at * 1000
-    assert 90 <= after_read_ms < 600
+    # read at 43 ms, seen by the 10 ms poll at 50 ms, then the 100 ms no-signal window
+    assert rig.read_at == pytest.approx(0.043)
+    assert 0.150 - 1e-9 <= rig.clock.now() <= 0.175 + 1e-9
     assert receipt.paste_posted and receipt.data_requested and receipt.data_supplied
     assert not receipt.provider_finished
     assert receipt.owned_before_restore and receipt.restored
@@ -210,7 +234,12 @@ def test_waits_past_180_ms_for_a_real_read_with_one_four_event_burst() -> None:
     receipt = rig.run()
     assert receipt.status == "completed"
     assert receipt.read_elapsed_ms >= 180
-    assert rig.target.keys == ["flagsChanged", "keyDown", "flagsChanged", "keyUp"]
+    assert [(e.kind, e.keycode, e.flags) for e in rig.target.keys] == [
+        ("flags", 0, 0x100000),
+        ("down", 9, 0x100000),
+        ("flags", 0, 0),
+        ("up", 9, 0x100000),
+    ]
 
 
 def test_read_stage_polls_every_10_ms_and_target_stage_every_25_ms() -> None:
@@ -429,7 +458,7 @@ def test_a_second_paste_of_identical_text_needs_a_new_read() -> None:
     rig.target.on_paste = lambda: None  # nobody reads the second time
     second = rig.run()
     assert second.status == "clipboard_read_timeout"
-    assert len(rig.target.keys) == 8
+    assert rig.target.keys == BURST + BURST
 
 
 def test_snapshot_failure_changes_nothing() -> None:

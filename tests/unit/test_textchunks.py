@@ -5,16 +5,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deskhand.core.textchunks import CHUNK_PAUSE_S, MAX_CHUNK_UNITS, graphemes, unicode_chunks
+from deskhand.core.textchunks import graphemes, unicode_chunks
 
 
 def units(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
-
-
-def test_constants() -> None:
-    assert MAX_CHUNK_UNITS == 64
-    assert CHUNK_PAUSE_S == 0.020
 
 
 def test_empty_text_has_no_chunks() -> None:

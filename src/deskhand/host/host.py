@@ -133,6 +133,10 @@ class Host:
     def _parse(self, name: str, args: object) -> v.Request:
         return v.parse_request(name, args, platform=self.platform, system_keys_granted=self.system_keys_granted)
 
+    def queue_waiting(self) -> int:
+        """How many callers wait for the session queue now (for tests and diagnostics)."""
+        return self._queue.statistics().tasks_waiting
+
     # --- calls ---------------------------------------------------------------------------------
 
     async def call_tool(

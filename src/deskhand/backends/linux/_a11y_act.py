@@ -1,7 +1,7 @@
 """AT-SPI calls the Linux actor makes on one element: actions, text, values, selection, hit-test.
 
 Thin, typed wrappers over ``AtspiConnection.call``: each returns our own values (or ``None``
-when the element does not answer or lacks the interface) so ``acting.py`` never sees a D-Bus
+when the element does not answer or lacks the interface) so the acting modules never see a D-Bus
 reply. Offsets here are the app's: Unicode code points as AT-SPI specifies (GTK), except that
 Qt counts UTF-16 units (``A11y.utf16``).
 """
@@ -23,6 +23,7 @@ from deskhand.backends.linux._atspi import (
     Call,
     Failed,
 )
+from deskhand.core.clicktiers import Outcome
 
 __all__ = ()
 
@@ -35,6 +36,15 @@ WINDOW_ROLES: Final = frozenset({16, 23, 69})
 #: Not "activate": on a GTK entry it activates the window's default button.
 PRESS_ACTIONS: Final = ("click", "press", "toggle", "jump", "open", "confirm")
 MENU_ACTIONS: Final = ("showmenu", "show menu", "menu", "popup")
+#: AT-SPI state bits the actor reads (``A11y.states``).
+STATE_EDITABLE: Final = 1 << 7
+STATE_FOCUSED: Final = 1 << 12
+
+
+def _outcome(reply: Any) -> Outcome:
+    if isinstance(reply, Failed):
+        return "unknown"
+    return "done" if reply and reply[0] else "refused"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,9 +134,14 @@ class A11y:
         reply = self._call(ref, ACTION, "DoAction", "i", index)
         return bool(reply and reply[0])
 
-    def select_child(self, ref: Ref, index: int) -> bool:
-        reply = self._call(ref, SELECTION, "SelectChild", "i", index)
-        return bool(reply and reply[0])
+    def perform(self, ref: Ref, index: int) -> Outcome:
+        """``DoAction`` once: ``unknown`` when the call timed out or failed on the wire (the app
+        may still perform it), ``refused`` when the app answered that it did not."""
+        return _outcome(self._conn.call(Call(ref.bus, ref.path, ACTION, "DoAction", "i", (index,))))
+
+    def select_child(self, ref: Ref, index: int) -> Outcome:
+        """``Selection.SelectChild`` once, with the outcomes of ``perform``."""
+        return _outcome(self._conn.call(Call(ref.bus, ref.path, SELECTION, "SelectChild", "i", (index,))))
 
     # -- text ---------------------------------------------------------------------------------
     def utf16(self, ref: Ref) -> bool:

@@ -29,11 +29,11 @@ from Xlib import X
 from deskhand.backends.linux._windows import WindowInfo, frames_above
 from deskhand.backends.linux._x11 import XConnection, XError
 from deskhand.backends.linux._xshm import Pixels, ShmError, ShmReader
+from deskhand.core import screenshot
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
 
 #: JPEG quality 0.8 of the contract, on libjpeg-turbo's 0-100 scale.
-JPEG_QUALITY: Final = 80
 #: Chroma at half resolution both ways (4:2:0, the usual JPEG choice and the one the Linux stack
 #: notes measured): half the encoding time of 4:4:4 and about half the bytes; luminance, which
 #: carries text edges, stays at full resolution with the same quantization.
@@ -158,7 +158,9 @@ def encode_pillow(pixels: Pixels, width: int, height: int) -> bytes:
     if (pixels.width, pixels.height) != (width, height):
         image = image.resize((width, height), Image.Resampling.BILINEAR)
     out = io.BytesIO()
-    image.convert("RGB").save(out, "JPEG", quality=JPEG_QUALITY, subsampling=_PIL_SUBSAMPLING[CHROMA_SUBSAMPLING])
+    image.convert("RGB").save(
+        out, "JPEG", quality=screenshot.JPEG_QUALITY_PERCENT, subsampling=_PIL_SUBSAMPLING[CHROMA_SUBSAMPLING]
+    )
     return out.getvalue()
 
 
@@ -180,7 +182,10 @@ def _load_fast_encode() -> Callable[[Pixels, int, int], bytes] | None:
         if (pixels.width, pixels.height) != (width, height):
             array = cv2.resize(array, (width, height), interpolation=cv2.INTER_LINEAR)
         data = simplejpeg.encode_jpeg(
-            np.ascontiguousarray(array), quality=JPEG_QUALITY, colorspace="BGRX", colorsubsampling=CHROMA_SUBSAMPLING
+            np.ascontiguousarray(array),
+            quality=screenshot.JPEG_QUALITY_PERCENT,
+            colorspace="BGRX",
+            colorsubsampling=CHROMA_SUBSAMPLING,
         )
         return bytes(data)
 

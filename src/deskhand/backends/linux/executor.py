@@ -24,7 +24,7 @@ import time
 from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from deskhand.backends import inventory
 from deskhand.backends.base import (
@@ -64,6 +64,9 @@ from deskhand.core.axtree.settle import SettleClock
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point, Rect
 
+if TYPE_CHECKING:
+    from deskhand.backends.linux.acting import LinuxActor
+
 #: The whole AT-SPI read of one observation (per call: 2 s, the AX messaging timeout).
 OBSERVE_TIMEOUT_S: Final = 3.0
 #: Discovery asks each app for its name; a hung app must not stall ``list_apps``.
@@ -100,7 +103,7 @@ class LinuxExecutor:
         #: app key -> (identity, hash) of its last capture, for the identical-capture notice.
         self._captures: dict[str, tuple[ProcessIdentity, str]] = {}
         self._installed: list[_inventory.DesktopApp] | None = None
-        self._actor: Any = None
+        self._actor: LinuxActor | None = None
 
     # -- inventory ---------------------------------------------------------------------------
 
@@ -420,7 +423,7 @@ class LinuxExecutor:
     # -- actions: delegated to the actor -----------------------------------------------------
 
     @property
-    def actor(self) -> Any:
+    def actor(self) -> LinuxActor:
         if self._actor is None:
             try:
                 from deskhand.backends.linux.acting import LinuxActor  # noqa: PLC0415
@@ -484,7 +487,7 @@ class LinuxExecutor:
         return self.actor.perform_secondary_action(app, element, action)
 
     def close(self) -> None:
-        if self._actor is not None and hasattr(self._actor, "close"):
+        if self._actor is not None:
             self._actor.close()
         if self._capture_worker is not None:
             self._capture_worker.shutdown(wait=True, cancel_futures=True)

@@ -9,26 +9,25 @@ this module supplies its three small interfaces on Linux:
   (re-read through AT-SPI), its ``object:text-changed`` and ``object:text-caret-moved`` events
   (``TextEvents``, counted on a second bus connection), and ctrl+v posted through the actor's gates;
 * the core's ``SystemClock``.
+
+What it needs from the actor is ``PasteSeam`` (``_typing.Typing`` supplies it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Final
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Final, Protocol
 
 from jeepney.bus_messages import MatchRule, message_bus
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 from jeepney.low_level import MessageType
 
 from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
+from deskhand.backends.linux._a11y_act import A11y, Ref
 from deskhand.backends.linux._clipboard import ClipboardOwner, Item, Snapshot
 from deskhand.core.paste import PastePayload, PasteTransaction
 
-if TYPE_CHECKING:
-    from deskhand.backends.linux._a11y_act import Ref
-    from deskhand.backends.linux.acting import LinuxActor
-
-__all__ = ("AtspiPasteTarget", "TextEvents", "X11Clipboard", "paste_into")
+__all__ = ("AtspiPasteTarget", "PasteSeam", "TextEvents", "X11Clipboard", "paste_into")
 
 EVENT_INTERFACE: Final = "org.a11y.atspi.Event.Object"
 #: AT-SPI event names (registered with the registry) and their D-Bus signal members.
@@ -36,6 +35,19 @@ TEXT_EVENTS: Final = {"object:text-changed": "TextChanged", "object:text-caret-m
 
 #: The type atom each served target carries (ICCCM: STRING is Latin-1, the rest UTF-8).
 _TYPES = {"STRING": "STRING", "TEXT": "UTF8_STRING"}
+
+
+class PasteSeam(Protocol):
+    """What the paste needs from the actor: the bus, the app's focused text, the owner, ctrl+v."""
+
+    @property
+    def a11y(self) -> A11y: ...
+    @property
+    def a11y_address(self) -> str: ...
+    def register_events(self, names: Iterable[str]) -> None: ...
+    def focused_text(self, app: RunningApp) -> Ref | None: ...
+    def clipboard(self) -> ClipboardOwner: ...
+    def post_chord(self, app: RunningApp, window: int, key: str) -> None: ...
 
 
 class X11Clipboard:
@@ -73,7 +85,7 @@ class X11Clipboard:
 class AtspiPasteTarget:
     """``core.paste.PasteTarget``: the app's focused text element and the actor's ctrl+v."""
 
-    def __init__(self, actor: LinuxActor, app: RunningApp, window: int, ref: Ref | None) -> None:
+    def __init__(self, actor: PasteSeam, app: RunningApp, window: int, ref: Ref | None) -> None:
         self._actor = actor
         self._app = app
         self._window = window
@@ -125,7 +137,7 @@ class TextEvents:
     """Counts one element's text-changed and caret-moved signals on a second bus connection.
 
     atk-bridge emits an event only while some client has registered for it with the registry, so
-    both are registered (``LinuxActor.register_events``, once per actor; an app learns of it asynchronously, so the
+    both are registered (``PasteSeam.register_events``, once per actor; an app learns of it asynchronously, so the
     first paste after that may see no events and rely on the baseline values alone). Matching is
     by sender (the app's bus name) and object path: only the focused element's own events count.
     """
@@ -162,7 +174,7 @@ class TextEvents:
         self._conn.close()
 
 
-def paste_into(actor: LinuxActor, app: RunningApp, window: int, text: str, fmt: PasteFormat) -> ActionResult:
+def paste_into(actor: PasteSeam, app: RunningApp, window: int, text: str, fmt: PasteFormat) -> ActionResult:
     """Run one paste transaction into the app's focused element; raise its error if it failed."""
     payload = PastePayload.build(text, fmt)
     target = AtspiPasteTarget(actor, app, window, actor.focused_text(app))

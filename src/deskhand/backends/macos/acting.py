@@ -5,8 +5,11 @@ ctypes) and runs only on a Mac; every decision comes from the core (event lists,
 scroll deltas, chords, text matches, the paste state machine) and from the unit-tested
 ``_events`` / ``_windows`` / ``_mapping`` plans. Before each burst the gate re-proves the identity
 and binds the window; coordinates go through the executor's screenshot transform (6.2).
-Simplified against the contract (next steps): index clicks use AX press tiers 2 and 6 only (no
-list-selection, descendant or hit-test tiers); type_text does not fall back to paste.
+Index clicks run the core's tier runner (``core.clicktiers``: press-repeat, the pre-click hover,
+the rules that end a click) over ``_clicks.AXElement`` and ``_Bursts``. Simplified against the contract
+(next steps): ``AXElement`` supplies no list-selection, descendant or hit-test primitive yet, so
+tiers 1, 3 and 4 find nothing and an element without a press action gets the synthetic click;
+type_text does not fall back to paste.
 """
 
 from __future__ import annotations
@@ -14,29 +17,45 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
-from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
+from deskhand.backends.base import (
+    ActionResult,
+    Direction,
+    Handle,
+    MouseButton,
+    PasteFormat,
+    ProcessIdentity,
+    RunningApp,
+    SelectionType,
+)
 from deskhand.backends.macos import _ax, _axerrors, _events, _keylayout, _quartz_input, _tis
+from deskhand.backends.macos._clicks import AXElement
 from deskhand.backends.macos._windows import CGWindow, bind_at_point
+from deskhand.core import clicktiers, textchunks, textmatch
 from deskhand.core import keys as corekeys
 from deskhand.core import pointer as corepointer
 from deskhand.core import scroll as corescroll
-from deskhand.core import textchunks, textmatch
+from deskhand.core.axtree.model import Element
 from deskhand.core.axtree.text import match_secondary_action
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point
 from deskhand.core.paste import PastePayload, PasteTransaction
 from deskhand.core.scroll import PAGE_SCROLL_ACTIONS
 
-if TYPE_CHECKING:
-    from deskhand.backends.macos.executor import MacExecutor
-
-PRESS_ACTIONS: Final = ("AXPress", "AXConfirm", "AXOpen")
-PRESS_REPEAT_S: Final = 0.05
-HOVER_PAUSE_S: Final = 0.010
 SELECTION_READBACK_S: Final = 0.2
 TEXT_ROLES: Final = frozenset({"AXTextField", "AXTextArea", "AXTextView", "AXComboBox", "AXSearchField"})
+
+
+class MacObserved(Protocol):
+    """What the actor needs from the observation side (``MacExecutor``'s public helpers)."""
+
+    def verify_identity(self, app: RunningApp) -> ProcessIdentity: ...
+    def windows(self, app: RunningApp) -> list[CGWindow]: ...
+    def key_window(self, app: RunningApp, windows: list[CGWindow] | None = None) -> CGWindow | None: ...
+    def element(self, app: RunningApp, handle: Handle) -> Element: ...
+    def to_global(self, app: RunningApp, x: float, y: float, key: CGWindow | None) -> Point: ...
+    def mark_mutation(self, app: RunningApp) -> None: ...
 
 
 def _refused(code: str, message: str) -> NativeError:
@@ -44,7 +63,7 @@ def _refused(code: str, message: str) -> NativeError:
 
 
 class MacActor:
-    def __init__(self, executor: MacExecutor) -> None:
+    def __init__(self, executor: MacObserved) -> None:
         self._x = executor
         self._numbers = corepointer.event_numbers()
         self._lock = threading.RLock()
@@ -87,28 +106,24 @@ class MacActor:
 
     def _click_element(self, app: RunningApp, handle: Handle, button: MouseButton, count: int) -> ActionResult:
         el = self._x.element(app, handle)
-        raw = _ax.read(el.ref)
-        actions = raw.actions if raw else ()
-        wanted = PRESS_ACTIONS if button == "left" else ("AXShowMenu",) if button == "right" else ()
-        for action in wanted:
-            if action in actions:
-                self._x.verify_identity(app)
-                for i in range(count if button == "left" else 1):
-                    if i:
-                        time.sleep(PRESS_REPEAT_S)
-                    _axerrors.check(_ax.perform(el.ref, action), action, dispatched=None if i else False)
-                self._x.mark_mutation(app)
-                return ActionResult("Clicked.", {"route": "ax_action", "action": action})
-        if el.frame is None:
-            raise _refused("no_action", "The element has no action and no frame to click.")
-        return self._synthetic(app, el.frame.center, button, count, "synthetic")
+        done = clicktiers.click_element(
+            AXElement(lambda: self._x.verify_identity(app)),
+            _Bursts(self, app),
+            el.ref,
+            el.frame,
+            button=button,
+            count=count,
+        )
+        if done.route == "synthetic" and done.point is not None:
+            at = done.point
+            return ActionResult(
+                "Clicked.", {"route": "synthetic", "point": [at.x, at.y], "button": button, "count": count}
+            )
+        self._x.mark_mutation(app)
+        return ActionResult("Clicked.", {"route": "ax_action", "action": done.action})
 
     def _synthetic(self, app: RunningApp, at: Point, button: MouseButton, count: int, route: str) -> ActionResult:
-        window = self._bind(app, at)
-        hover = corepointer.hover_event(at, self._numbers)
-        self._post_pointer(app, window, (hover,))
-        time.sleep(HOVER_PAUSE_S)  # the contract's pre-focus pause (6.3)
-        self._post_pointer(app, window, corepointer.click_events(at, button, count, self._numbers))
+        clicktiers.synthetic_click(_Bursts(self, app), at, button, count)
         return ActionResult("Clicked.", {"route": route, "point": [at.x, at.y], "button": button, "count": count})
 
     def drag(
@@ -260,6 +275,23 @@ class MacActor:
                     raise _refused("stale_element", "The scroll bar button belongs to another process.")
                 return child, "AXPress"
         return None
+
+
+class _Bursts:
+    """``core.clicktiers.PointerPrimitives``: the window is bound at the hover's point (6.3 step 1)."""
+
+    def __init__(self, actor: MacActor, app: RunningApp) -> None:
+        self._actor, self._app = actor, app
+        self._window: CGWindow | None = None
+
+    def hover(self, at: Point) -> None:
+        self._window = self._actor._bind(self._app, at)
+        self._actor._post_pointer(self._app, self._window, (corepointer.hover_event(at, self._actor._numbers),))
+
+    def click(self, at: Point, button: MouseButton, count: int) -> None:
+        window = self._window or self._actor._bind(self._app, at)
+        events = corepointer.click_events(at, button, count, self._actor._numbers)
+        self._actor._post_pointer(self._app, window, events)
 
 
 def _read_back(ref: Any, wanted: tuple[int, int]) -> bool:

@@ -14,7 +14,7 @@ through the core's ``Observer``, then capture the key window (or the best-scorin
 from __future__ import annotations
 
 import time
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import (
     ActionResult,
@@ -39,6 +39,9 @@ from deskhand.core.axtree.settle import SettleClock
 from deskhand.core.errors import BackendUnavailable, NativeError
 from deskhand.core.geometry import Point
 
+if TYPE_CHECKING:
+    from deskhand.backends.macos.acting import MacActor
+
 #: The whole AX read of one observation (each call is bounded by the 2 s messaging timeout).
 OBSERVE_TIMEOUT_S: Final = 3.0
 
@@ -55,7 +58,7 @@ class MacExecutor:
         self.settle = SettleClock()
         self.observe_timeout_s = observe_timeout_s
         self._transforms: dict[int, screenshot.ShotTransform] = {}
-        self._actor: Any = None
+        self._actor: MacActor | None = None
 
     # -- inventory and identity --------------------------------------------------------------
     def list_apps(self) -> list[AppEntry]:
@@ -203,7 +206,7 @@ class MacExecutor:
 
     # -- actions: delegated to the actor -----------------------------------------------------
     @property
-    def actor(self) -> Any:
+    def actor(self) -> MacActor:
         if self._actor is None:
             from deskhand.backends.macos.acting import MacActor  # noqa: PLC0415
 

@@ -1,0 +1,104 @@
+"""Clicking an element by handle on Linux: the AT-SPI primitives of the core's tier runner.
+
+The order of the tiers, press-repeat and the rules that end a click (a multi-press failing
+part-way, an action call that timed out) are ``deskhand.core.clicktiers``; this module supplies
+its ``ElementPrimitives`` over AT-SPI and maps its result to the reply.
+
+* Text entries (EditableText) get a real click: it focuses them and places the caret where
+  clicked (``prefers_pointer``).
+* Tier 1 walks up to ``ROW_ANCESTOR_HOPS`` ancestors for a row (``ROW_ROLES``) whose parent has
+  the Selection interface and selects it there (``SelectChild``).
+* Press actions are ``_a11y_act.PRESS_ACTIONS`` (first present wins), menu actions
+  ``MENU_ACTIONS``; both are matched on the lowercased AT-SPI action names.
+* A ``DoAction`` or ``SelectChild`` that timed out or failed on the bus is ``unknown``; one the app
+  answered false is ``refused`` (``A11y.perform``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
+from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
+from deskhand.backends.linux._pointer import Pointer
+from deskhand.backends.linux._session import LinuxSession
+from deskhand.core import clicktiers
+from deskhand.core.clicktiers import Outcome
+from deskhand.core.geometry import Point
+
+__all__ = ("AtspiElement", "ElementClicks")
+
+#: How far up a row is searched for its list (6.3 tier 1).
+ROW_ANCESTOR_HOPS: Final = 8
+
+
+class AtspiElement:
+    """``core.clicktiers.ElementPrimitives`` for one click in one app; actions are AT-SPI indexes."""
+
+    def __init__(self, session: LinuxSession, app: RunningApp) -> None:
+        self._s = session
+        self._app = app
+
+    def authorize(self) -> None:
+        self._s.verify_identity(self._app)
+
+    def prefers_pointer(self, node: Ref) -> bool:
+        return "org.a11y.atspi.EditableText" in self._s.a11y.interfaces(node)
+
+    def select_row(self, node: Ref) -> Outcome:
+        a11y = self._s.a11y
+        at: Ref | None = node
+        for _ in range(ROW_ANCESTOR_HOPS + 1):
+            if at is None:
+                return "refused"
+            if a11y.role(at) in ROW_ROLES:
+                parent = a11y.parent(at)
+                if parent is not None and "org.a11y.atspi.Selection" in a11y.interfaces(parent):
+                    index = a11y.index_in_parent(at)
+                    if index >= 0:
+                        return a11y.select_child(parent, index)
+                return "refused"
+            at = a11y.parent(at)
+        return "refused"
+
+    def press_action(self, node: Ref) -> int | None:
+        return self._named(node, PRESS_ACTIONS)
+
+    def menu_action(self, node: Ref) -> int | None:
+        return self._named(node, MENU_ACTIONS)
+
+    def _named(self, node: Ref, names: Sequence[str]) -> int | None:
+        actions = [a.lower() for a in self._s.a11y.actions(node)]
+        return next((actions.index(name) for name in names if name in actions), None)
+
+    def perform(self, node: Ref, action: int) -> Outcome:
+        return self._s.a11y.perform(node, action)
+
+    def children(self, node: Ref) -> Sequence[Ref]:
+        return self._s.a11y.children(node)
+
+    def hit_test(self, node: Ref, at: Point) -> Ref | None:
+        return self._s.a11y.at_point(node, round(at.x), round(at.y))
+
+
+class ElementClicks:
+    """Element clicks for one session (the caller holds ``session.lock``)."""
+
+    def __init__(self, session: LinuxSession, pointer: Pointer) -> None:
+        self._s = session
+        self._pointer = pointer
+
+    def click(self, app: RunningApp, handle: Handle, button: MouseButton, count: int) -> ActionResult:
+        element, ref = self._s.ref(app, handle)
+        done = clicktiers.click_element(
+            AtspiElement(self._s, app), self._pointer.bursts(app), ref, element.frame, button=button, count=count
+        )
+        if done.route == "synthetic" and done.point is not None:
+            at = done.point
+            return ActionResult(
+                "Clicked.", {"route": "synthetic", "point": [at.x, at.y], "button": button, "count": count}
+            )
+        if button == "right":
+            return ActionResult("Opened the menu.", {"route": done.route})
+        return ActionResult("Clicked.", {"route": done.route})

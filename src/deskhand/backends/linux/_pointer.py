@@ -1,0 +1,141 @@
+"""Pointer input on X11: clicks at a point, synthetic clicks, drags, posted through XTest.
+
+Every gesture is the core's event list (``core.pointer``) posted as one burst after the session's
+gate (``_session``); a first motion to its start is added only when the pointer is elsewhere.
+
+A click (at a point, or the synthetic tier of an element click) is ``core.clicktiers``'s
+synthetic click over ``Bursts``: the pre-click hover (a motion to the point, when the pointer is
+elsewhere) as its own burst, the contract's ``PRE_CLICK_HOVER_S`` pause (6.3 step 3, 6.12), then a
+second gate (same window) and the click pairs. On X11 the hover's motion would reach the app
+before the press even in one burst; the pause, as on macOS, lets the app handle the pointer's
+arrival (enter, prelight, hover-dependent widgets) before the press, for 10 ms per click.
+
+What a drag guarantees, and where (contract 6.4: press, three motions, release, in order and at
+their points in the app). On deskhand's own desktop openbox runs with ``desktop/_openbox.py``'s
+configuration, which grabs no button on client windows: the five events are one burst, flushed
+once, with no wait. On a desktop we do not own, the window manager may grab presses
+synchronously (stock openbox does on every client window; others on unfocused ones), freezing
+the pointer until it replays the press, and motions posted during the freeze reach the app at the
+final position. The gate therefore probes, in the same round trip as its other checks, whether
+another client grabs the drag's button on the window or its frame (``_grabs.GrabProbe``); only
+then the burst is split after the press and waits for the manager to answer a no-op configure
+request (``_grabs.ReplayWaiter``, typically about 1 ms; at most ``_grabs.REPLAY_TIMEOUT_S``, after
+which the motions are posted anyway and the path may be lost). Clicks need no wait: a freeze only
+delays a press and its release, it keeps their order and place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Final
+
+from deskhand.backends.base import ActionResult, MouseButton, RunningApp
+from deskhand.backends.linux._input import PointerState
+from deskhand.backends.linux._session import Gate, LinuxSession
+from deskhand.core import clicktiers
+from deskhand.core import pointer as corepointer
+from deskhand.core.geometry import Point
+
+__all__ = ("Bursts", "Pointer")
+
+#: Server-side delay before each later press of a multi-click (``Pointer.post_events``).
+MULTI_CLICK_DELAY_MS: Final = 1
+
+
+class Bursts:
+    """``core.clicktiers.PointerPrimitives``: the hover and the click, each right after a gate.
+
+    The click's gate also proves the window is still the hover's (``target_window_changed``).
+    """
+
+    def __init__(self, pointer: Pointer, app: RunningApp, gate: Gate | None) -> None:
+        self._pointer = pointer
+        self._app = app
+        self._gate = gate
+
+    def hover(self, at: Point) -> None:
+        s = self._pointer.session
+        gate = self._gate or s.gate(self._app)
+        self._gate = gate
+        here = gate.pointer
+        if (here.x, here.y) != (round(at.x), round(at.y)):
+            s.post([lambda: s.input.move(at.x, at.y)])
+
+    def click(self, at: Point, button: MouseButton, count: int) -> None:
+        s = self._pointer.session
+        gate = s.gate(self._app, self._gate.window if self._gate is not None else None)
+        events = corepointer.click_events(at, button, count, s.numbers)
+        self._pointer.post_events(events, gate.pointer)
+
+
+class Pointer:
+    """Clicks and drags for one session (the caller holds ``session.lock``)."""
+
+    def __init__(self, session: LinuxSession) -> None:
+        self._s = session
+
+    @property
+    def session(self) -> LinuxSession:
+        return self._s
+
+    def drag(
+        self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], button: MouseButton
+    ) -> ActionResult:
+        s = self._s
+        gate = s.gate(app, points=(start, end), button=corepointer.X_BUTTONS[button])
+        a, b = gate.points
+        events = corepointer.drag_events(a, b, button, s.numbers)
+        self.post_events(events, gate.pointer, grabbed_by_wm=gate.window if gate.grabbed else None)
+        return ActionResult("Dragged.", {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)})
+
+    def click_point(self, app: RunningApp, point: tuple[float, float], button: MouseButton, count: int) -> ActionResult:
+        """A synthetic click at screenshot pixels of the latest observation (``core.clicktiers``)."""
+        gate = self._s.gate(app, points=(point,))
+        at = gate.points[0]
+        clicktiers.synthetic_click(self.bursts(app, gate), at, button, count)
+        return ActionResult(
+            "Clicked.", {"route": "coordinates", "point": [at.x, at.y], "button": button, "count": count}
+        )
+
+    def bursts(self, app: RunningApp, gate: Gate | None = None) -> Bursts:
+        """The synthetic click's primitives for ``app`` (``gate``: one just passed, used by the hover)."""
+        return Bursts(self, app, gate)
+
+    def post_events(
+        self, events: Sequence[corepointer.PointerEvent], here: PointerState, *, grabbed_by_wm: int | None = None
+    ) -> None:
+        """Post a gesture; a first motion to its start only when the pointer (``here``) is elsewhere.
+
+        ``grabbed_by_wm``: the window a manager's synchronous grab covers (``Gate.grabbed``); a
+        motion after a press then waits until the manager has replayed the press (``_grabs``).
+        """
+        inp = self._s.input
+        steps: list[Callable[[], None]] = []
+        start = events[0].point
+        if (here.x, here.y) != (round(start.x), round(start.y)):
+            steps.append(lambda: inp.move(start.x, start.y))
+        pressed = False
+        for ev in events:
+            button = corepointer.X_BUTTONS[ev.button]
+            if ev.kind == "down":
+                # A later press of a multi-click goes out one millisecond after the previous one,
+                # held by the server (see ``XInput.button_down``): the events of a burst otherwise
+                # share one timestamp, and Qt 6 does not count a press stamped with its
+                # predecessor's millisecond as the next click (no double click at all).
+                delay = MULTI_CLICK_DELAY_MS if ev.click_state > 1 else 0
+                steps.append(partial(inp.button_down, button, delay_ms=delay))
+                pressed = True
+            elif ev.kind == "up":
+                steps.append(partial(inp.button_up, button))
+            else:
+                if pressed and grabbed_by_wm is not None:
+                    steps.append(partial(self._await_replay, grabbed_by_wm))
+                pressed = False
+                steps.append(partial(inp.move, ev.point.x, ev.point.y))
+        self._s.post(steps)
+
+    def _await_replay(self, window: int) -> None:
+        """After a grabbed press: flush it, then wait until the manager replayed it to the app."""
+        self._s.input.flush()
+        self._s.replay_waiter().wait(window)

@@ -1,0 +1,298 @@
+"""Keys and text on Linux: XTest key bursts with temporary keycodes, EditableText, paste.
+
+``type_text`` replaces the focused element's selection through AT-SPI EditableText when it can,
+else posts key events, and pastes when some character has no key. ``press_key`` posts the core's
+chords (``core.keys``). Both post through the session's gate (``_session``).
+
+Temporary keycodes (``_keyboard``). After a burst that used some, the typist pings the window and
+empties them once the app answers, usually before the call returns. A keycode is never emptied or
+bound to another character before the app answered a ping sent after the last burst that used it:
+the app resolves a keycode when it processes the event, so it would type the wrong character.
+Without an answer within ``PING_TIMEOUT_S`` (a busy app, or a window without ``_NET_WM_PING`` in
+``WM_PROTOCOLS``) the keycodes stay bound: a later burst typing the same character reuses them, a
+later call empties the ones whose answer has come in by then, and a burst short of free keycodes
+waits for those answers up to ``PING_TIMEOUT_S`` and otherwise fails before posting
+(``type_text`` then pastes). ``release_keycodes`` (the actor's close) empties whatever is left.
+
+``type_text``'s choice of route reads the app's focused element; when input was posted since the
+last answer (the click that focused a field, say), it first waits for an answer, so the focus it
+reads is the one that input produced, not the previously focused field.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection, Iterable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Final
+
+from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
+from deskhand.backends.linux._a11y_act import STATE_EDITABLE, STATE_FOCUSED, A11y, Ref
+from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
+from deskhand.backends.linux._atspi import Deadline
+from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
+from deskhand.backends.linux._session import LinuxSession, not_dispatched
+from deskhand.backends.linux.paste import paste_into
+from deskhand.core import keys as corekeys
+from deskhand.core.errors import NativeError
+
+if TYPE_CHECKING:
+    from deskhand.backends.linux._clipboard import ClipboardOwner
+
+__all__ = ("Typing",)
+
+#: How long the typist waits for the app's answer to a ping (module docstring): after a burst with
+#: temporary keycodes, before reusing their keycodes, and before ``type_text`` reads the focus.
+PING_TIMEOUT_S: Final = 1.0
+#: How long ``type_text`` re-reads the focus when, right after input, no element has it yet.
+FOCUS_SETTLE_S: Final = 0.2
+
+_Plan = Sequence[tuple[tuple[int, ...], int]]
+
+
+class Typing:
+    """Keys, text and paste for one session (the caller holds ``session.lock``).
+
+    It is also the ``paste.PasteSeam`` the paste transaction runs on.
+    """
+
+    def __init__(self, session: LinuxSession) -> None:
+        self._s = session
+        self.keymap = Keymap(session.d)
+        #: temporary keycode -> the ping sent after the last burst that used it (None: no ping)
+        self._keys_unconfirmed: dict[int, int | None] = {}
+
+    def release_keycodes(self) -> None:
+        """Empty every temporary keycode left, waiting up to ``PING_TIMEOUT_S`` for answers."""
+        if self.keymap.temporary:
+            self.reclaim(wait=True)
+            # the actor goes away: leave the server's keymap as it was, answered or not
+            self.keymap.restore(list(self.keymap.temporary))
+
+    # -- the paste seam -----------------------------------------------------------------------
+    @property
+    def a11y(self) -> A11y:
+        return self._s.a11y
+
+    @property
+    def a11y_address(self) -> str:
+        return self._s.a11y_address
+
+    def register_events(self, names: Iterable[str]) -> None:
+        self._s.register_events(names)
+
+    def clipboard(self) -> ClipboardOwner:
+        return self._s.clipboard()
+
+    def focused_text(self, app: RunningApp) -> Ref | None:
+        return self._focused(app)
+
+    def post_chord(self, app: RunningApp, window: int, key: str) -> None:
+        """One key chord burst after the gate (the paste transaction's ctrl+v)."""
+        chord = corekeys.parse_keys(key)[0]
+        mods, name = corekeys.to_x_keysyms(chord)
+        self._type_keysyms(app, window, [(tuple(name_keysym(m) for m in mods), name_keysym(name))])
+
+    # -- actions ------------------------------------------------------------------------------
+    def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
+        window = self._s.bind(app)
+        return paste_into(self, app, window, text, fmt)
+
+    def press_key(self, app: RunningApp, key: str) -> ActionResult:
+        chords = corekeys.parse_keys(key)
+        window = self._s.bind(app)
+        plan: list[tuple[tuple[int, ...], int]] = []
+        for chord in chords:
+            mods, name = corekeys.to_x_keysyms(chord)
+            value = corekeys.x_keysym_value(chord.key)
+            keysym = value if value is not None else name_keysym(name)
+            if not keysym:
+                raise not_dispatched("unknown_key", f'Unknown key "{chord.key}".')
+            plan.append((tuple(name_keysym(m) for m in mods), keysym))
+        self._type_keysyms(app, window, plan)
+        return ActionResult("Pressed.", {"chords": len(chords)})
+
+    def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        if not text:
+            return ActionResult("Nothing to type.", {"route": "none"})
+        window = self._s.bind(app)
+        focused = self._focused_after_input(app, window)
+        if focused is not None and self._replace_text(app, focused, text):
+            return ActionResult("Typed.", {"route": "accessible_text"})
+        plan = [((), char_keysym(ch)) for ch in text]
+        try:
+            self._type_keysyms(app, window, plan)
+        except NativeError as err:
+            if err.code != "unknown_key":
+                raise
+            return self.paste(app, text, "text")
+        return ActionResult("Typed.", {"route": "key_events"})
+
+    # -- focus and EditableText ---------------------------------------------------------------
+    def _focused(self, app: RunningApp) -> Ref | None:
+        """The app's focused element (FOCUSED state), preferring one with the Text interface."""
+        conn = self._s.observed.atspi
+        buses = conn.apps(Deadline(2.0))
+        bus = next((b for b, pid in conn.pids(buses, Deadline(2.0)).items() if pid == app.pid), None)
+        if bus is None:
+            return None
+        snap = conn.snapshot(bus, Deadline(2.0))
+        focused = [n for n in snap.nodes.values() if n.states & STATE_FOCUSED]
+        focused.sort(key=lambda n: TEXT_INTERFACE not in n.interfaces)
+        return Ref(bus, focused[0].path) if focused else None
+
+    def _focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
+        """The focused element once the app processed our earlier input (module docstring).
+
+        GTK 3 marks the newly focused widget FOCUSED only from an idle callback after the event
+        that moved the focus, and the widget that lost it is no longer FOCUSED, so right after a
+        click none may be: then the read is repeated until one is, for up to ``FOCUS_SETTLE_S``.
+        """
+        just_confirmed = self._confirm_input(window)
+        focused = self._focused(app)
+        if focused is not None or not just_confirmed:
+            return focused
+        deadline = time.monotonic() + FOCUS_SETTLE_S
+        while focused is None and time.monotonic() < deadline:
+            focused = self._focused(app)
+        return focused
+
+    def _replace_text(self, app: RunningApp, ref: Ref, text: str) -> bool:
+        """Tier 1: replace the selection (or insert at the caret) through EditableText."""
+        a11y = self._s.a11y
+        if "org.a11y.atspi.EditableText" not in a11y.interfaces(ref):
+            return False
+        if not a11y.states(ref) & STATE_EDITABLE:
+            return False
+        selection = a11y.selection(ref)
+        caret = a11y.caret(ref)
+        if caret is None:
+            return False
+        self._s.verify_identity(app)
+        if selection is not None and selection[0] != selection[1]:
+            start, end = sorted(selection)
+            if not a11y.delete_text(ref, start, end):
+                return False
+        else:
+            start = caret
+        if not a11y.insert_text(ref, start, text):
+            raise NativeError("text_edit_state_unknown", "The text insert failed after editing began.", dispatched=None)
+        a11y.set_caret(ref, start + a11y.length(ref, text))
+        return True
+
+    # -- key bursts ---------------------------------------------------------------------------
+    def _type_keysyms(self, app: RunningApp, window: int, plan: _Plan) -> None:
+        """Post chords as one burst per group of distinct keysyms that fit the temporary keycodes."""
+        keymap = self.keymap
+        limit = max(1, len(keymap.spare) + len(keymap.temporary))
+        groups: list[list[tuple[tuple[int, ...], int]]] = [[]]
+        missing: set[int] = set()
+        for mods, keysym in plan:
+            if keysym not in missing and keymap.missing([keysym]):
+                if len(missing) == limit:
+                    groups.append([])
+                    missing = set()
+                missing.add(keysym)
+            groups[-1].append((mods, keysym))
+        for i, group in enumerate(groups):
+            self._s.gate(app, window)
+            keysyms = [k for _, k in group]
+            try:
+                lease = self._lease(keysyms)
+            except NativeError as err:
+                if i == 0:
+                    raise
+                msg = (
+                    "Typed part of the text; the app did not confirm it processed it, so no key was free for the rest."
+                )
+                raise NativeError("text_edit_state_unknown", msg, dispatched=True) from err
+            try:
+                strokes = [self._stroke(mods, keysym, lease) for mods, keysym in group]
+                self._s.post([step for s in strokes for step in self._stroke_steps(s)])
+            finally:
+                if lease.bound:
+                    self._settle(window, lease)
+
+    def _stroke(self, mods: tuple[int, ...], keysym: int, lease: Lease) -> Stroke:
+        stroke = self.keymap.stroke(keysym, (), lease)
+        held = list(stroke.modifiers)
+        for m in mods:
+            found = self.keymap.find(m)
+            if found is None:
+                raise not_dispatched("unknown_key", "A modifier has no key on this keymap.")
+            if found[0] not in held:
+                held.insert(0, found[0])
+        return Stroke(stroke.keycode, tuple(held))
+
+    def _stroke_steps(self, s: Stroke) -> list[Callable[[], None]]:
+        inp = self._s.input
+        steps: list[Callable[[], None]] = [partial(inp.key_down, m) for m in s.modifiers]
+        steps.append(partial(inp.key_down, s.keycode))
+        steps.append(partial(inp.key_up, s.keycode))
+        steps.extend(partial(inp.key_up, m) for m in reversed(s.modifiers))
+        return steps
+
+    # -- keycode leases -----------------------------------------------------------------------
+    def _lease(self, keysyms: Sequence[int]) -> Lease:
+        """Temporary keycodes for a burst: first empty those the app has confirmed (see the module
+        docstring), and when too few keycodes are free, wait for the other confirmations."""
+        if self.keymap.temporary:
+            needed = set(self.keymap.missing(keysyms))
+            self.reclaim(keep=needed)
+            short = len(needed - set(self.keymap.temporary.values())) > len(self.keymap.spare)
+            if short:
+                self.reclaim(keep=needed, wait=True)
+        return self.keymap.lease(keysyms)
+
+    def reclaim(self, *, keep: Collection[int] = (), wait: bool = False) -> None:
+        """Empty the temporary keycodes whose last burst the app confirmed, except those bound to
+        ``keep``. With ``wait``, wait up to ``PING_TIMEOUT_S`` for the missing answers."""
+        ping = self._s.pinger()
+        deadline = time.monotonic() + (PING_TIMEOUT_S if wait else 0.0)
+        done: list[int] = []
+        for keycode, token in list(self._keys_unconfirmed.items()):
+            if self.keymap.temporary.get(keycode) in keep:
+                continue
+            if ping.answered(token, max(0.0, deadline - time.monotonic())):
+                done.append(keycode)
+        for keycode in done:
+            self._keys_unconfirmed.pop(keycode)
+        self._forget_unused_pings()
+        self.keymap.restore(done)
+
+    def _settle(self, window: int, lease: Lease) -> None:
+        """After a burst with temporary keycodes: ping the app and empty them once it answered."""
+        ping = self._s.pinger()
+        token = ping.send(window)
+        for keycode in lease.bound.values():
+            self._keys_unconfirmed[keycode] = token
+        if ping.answered(token, PING_TIMEOUT_S):
+            self._s.input_unconfirmed = False
+            done = [k for k, t in self._keys_unconfirmed.items() if t == token]
+            for keycode in done:
+                del self._keys_unconfirmed[keycode]
+            self.keymap.restore(done)
+        self._forget_unused_pings()
+
+    def _forget_unused_pings(self) -> None:
+        ping = self._s.ping
+        if ping is None:
+            return
+        live = set(self._keys_unconfirmed.values())
+        for token in list(ping.outstanding):
+            if token not in live:
+                ping.forget(token)
+
+    def _confirm_input(self, window: int) -> bool:
+        """Wait until the app has processed the input posted so far (one ping; none when nothing
+        was posted since the last answer). True when it answered now; without an answer in time
+        the caller goes on."""
+        if not self._s.input_unconfirmed:
+            return False
+        ping = self._s.pinger()
+        token = ping.send(window)
+        answered = ping.answered(token, PING_TIMEOUT_S)
+        if answered:
+            self._s.input_unconfirmed = False
+        ping.forget(token)
+        return answered

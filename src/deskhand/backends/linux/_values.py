@@ -1,0 +1,140 @@
+"""Element values on Linux: text selection, setting a value, secondary actions, through AT-SPI.
+
+Every write is preceded by the identity check; a write the app refuses after it is ``ax_failed``
+with unknown effect (``dispatched=None``) and is never replayed.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Final
+
+from deskhand.backends.base import ActionResult, Handle, RunningApp, SelectionType
+from deskhand.backends.linux._a11y_act import STATE_EDITABLE, Ref
+from deskhand.backends.linux._mapping import ACTION_NAMES
+from deskhand.backends.linux._scroll import Scrolling
+from deskhand.backends.linux._session import LinuxSession, not_dispatched
+from deskhand.core import scroll as corescroll
+from deskhand.core import textmatch
+from deskhand.core.axtree.text import match_secondary_action
+from deskhand.core.errors import NativeError
+
+__all__ = ("Values",)
+
+#: Read-back of a text selection: every 10 ms for up to 200 ms (sdk-contract.md 6.2).
+SELECTION_READBACK_S: Final = 0.2
+
+
+class Values:
+    """selectText, setValue and performSecondaryAction for one session (the caller holds its lock)."""
+
+    def __init__(self, session: LinuxSession, scrolling: Scrolling) -> None:
+        self._s = session
+        self._scrolling = scrolling
+
+    def select_text(
+        self,
+        app: RunningApp,
+        element: Handle,
+        text: str,
+        *,
+        prefix: str | None = None,
+        suffix: str | None = None,
+        selection_type: SelectionType = "text",
+    ) -> ActionResult:
+        if not text:
+            raise NativeError("bad_payload", textmatch.EMPTY_TEXT_MESSAGE, dispatched=False)
+        s = self._s
+        _el, ref = s.ref(app, element)
+        a11y = s.a11y
+        source = a11y.text(ref)
+        if source is None:
+            raise not_dispatched("not_selectable", "The element has no readable text value.")
+        found = textmatch.select_range(source, text, prefix=prefix or "", suffix=suffix or "", mode=selection_type)
+        if a11y.utf16(ref):
+            start, end = found.location, found.location + found.length
+        else:
+            start, end = textmatch.to_code_points(source, found)
+        s.verify_identity(app)
+        if a11y.text(ref) != source:
+            raise not_dispatched("stale_element", "Text changed before selection; observe again.")
+        if not a11y.set_selection(ref, start, end):
+            a11y.grab_focus(ref)
+            if not a11y.set_selection(ref, start, end):
+                raise NativeError("ax_failed", "The app did not accept the selection.", dispatched=None)
+        verified = self._read_back_selection(ref, start, end)
+        return ActionResult(
+            "Text selection confirmed." if verified else "Text selection sent; observe the app to confirm.",
+            {"location": found.location, "length": found.length, "verified": verified, "path": "atspi"},
+        )
+
+    def _read_back_selection(self, ref: Ref, start: int, end: int) -> bool:
+        a11y = self._s.a11y
+        deadline = time.monotonic() + SELECTION_READBACK_S
+        while True:
+            got = a11y.selection(ref)
+            caret = a11y.caret(ref)
+            if (start == end and caret == start and (got is None or got[0] == got[1])) or got == (start, end):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+
+    def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
+        s = self._s
+        _el, ref = s.ref(app, element)
+        a11y = s.a11y
+        interfaces = a11y.interfaces(ref)
+        if "org.a11y.atspi.EditableText" in interfaces and a11y.states(ref) & STATE_EDITABLE:
+            before = a11y.text(ref)
+            s.verify_identity(app)
+            if not a11y.set_text_contents(ref, value):
+                raise NativeError("ax_failed", "The app refused the new text.", dispatched=None)
+            return ActionResult("Value set.", {"before": before, "after": a11y.text(ref)})
+        if "org.a11y.atspi.Value" in interfaces:
+            try:
+                number = float(value)
+            except ValueError:
+                raise not_dispatched("not_settable", "The element takes a number.") from None
+            old = a11y.value(ref)
+            s.verify_identity(app)
+            if not a11y.set_value(ref, number):
+                raise NativeError("ax_failed", "The app refused the new value.", dispatched=None)
+            new = a11y.value(ref)
+            return ActionResult("Value set.", {"before": old[0] if old else None, "after": new[0] if new else None})
+        raise not_dispatched("not_settable", "The element's value cannot be set.")
+
+    def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
+        """Perform an element's action by the name the state text shows or by a raw name (6.8).
+
+        The raw names on Linux are the element's AT-SPI action names ("Toggle", "Expand or
+        contract"), their contract names (``_mapping.ACTION_NAMES``: ``AXPress``,
+        ``AXExpandOrContract``, ``AXIncrement``, ...) and the page-scroll actions the element was
+        observed with (``_mapping`` gives them to scroll areas). The core's matcher picks one:
+        exact raw names first, then their matcher forms, case-insensitively. Nothing is sent for a
+        name that matches none (``invalid_action``). A page scroll moves the element's own scroll
+        bar by a page (``Scrolling.page_scroll``); any other action is AT-SPI ``DoAction``. A
+        failure after the identity check is ``ax_failed`` and is not replayed.
+        """
+        s = self._s
+        el, ref = s.ref(app, element)
+        native = s.a11y.actions(ref)
+        choices: list[tuple[str, int | str]] = [(name, i) for i, name in enumerate(native)]
+        for i, name in enumerate(native):
+            mapped = ACTION_NAMES.get(name.strip().lower())
+            if mapped is not None:
+                choices.append((mapped, i))
+        choices += [(name, name) for name in el.actions if name in corescroll.PAGE_SCROLL_ACTIONS]
+        chosen = match_secondary_action(action, [name for name, _ in choices])
+        if chosen is None:
+            raise not_dispatched("invalid_action", f"{action} is not a valid secondary action for {element}")
+        raw, target = choices[chosen]
+        if isinstance(target, str):
+            result = self._scrolling.page_scroll(app, ref, el.frame, target)
+        else:
+            s.verify_identity(app)
+            if not s.a11y.do_action(ref, target):
+                raise NativeError("ax_failed", f"The app did not perform {raw}.", dispatched=None)
+            result = ActionResult("Performed.", {"action": raw})
+        s.mark_mutation(app)
+        return result
