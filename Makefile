@@ -10,9 +10,9 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   libdbus-1-3 libglib2.0-0 fonts-dejavu-core xterm
 PYTEST_ARGS ?=
 
-.PHONY: deps apt venv constraints test check demo bench clean
+.PHONY: deps apt venv constraints ts-client test check demo bench clean
 
-deps: apt venv
+deps: apt venv ts-client
 
 apt:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -37,6 +37,16 @@ constraints:
 
 venv: $(VENV)/.installed
 
+# The official MCP TypeScript SDK client for tests/server/test_ts_client.py (versions pinned by
+# tests/ts_client/package-lock.json); without npm that test is skipped and says why.
+TS_CLIENT := tests/ts_client
+$(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	@if command -v npm >/dev/null; then \
+	  cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
+	else echo "npm not found: tests/server/test_ts_client.py will be skipped"; fi
+
+ts-client: $(TS_CLIENT)/node_modules/.installed
+
 test: deps
 	$(VPY) -m pytest $(PYTEST_ARGS)
 
@@ -54,4 +64,4 @@ bench: deps
 	$(VPY) -m bench
 
 clean:
-	rm -rf $(VENV) out build .mypy_cache .ruff_cache .pytest_cache .import_linter_cache
+	rm -rf $(VENV) out build .mypy_cache .ruff_cache .pytest_cache $(TS_CLIENT)/node_modules .import_linter_cache
