@@ -177,6 +177,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     _check_env_flags(FLAGS)
     if args.transport not in ("stdio", "http"):
         raise DeskhandError(f"--transport must be stdio or http, not {args.transport!r}")
+    if args.image_responses == "scale":
+        from deskhand.server.mcpface import scale_unavailable  # noqa: PLC0415
+
+        if (why := scale_unavailable()) is not None:
+            raise DeskhandError(why)
     options = ServerOptions(
         images=ImagePolicy(args.image_responses, args.image_max_edge),
         log_level=args.log_level,

@@ -17,8 +17,9 @@ from typing import Any, Final
 from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop.atspi import A11yBus, SessionBusUnreachable, a11y_address_from_session
 
-#: The Debian/Ubuntu packages a pip install of deskhand needs for its private desktop.
-DEBIAN_PACKAGES: Final = ("xvfb", "xauth", "dbus", "at-spi2-core", "openbox")
+#: The Debian/Ubuntu packages a pip install of deskhand needs: its private desktop, and libjpeg-turbo
+#: for screenshots (pixman, the other imaging library, comes with Xvfb).
+DEBIAN_PACKAGES: Final = ("xvfb", "xauth", "dbus", "at-spi2-core", "openbox", "libturbojpeg0")
 APT_LINE: Final = "sudo apt-get install --no-install-recommends " + " ".join(DEBIAN_PACKAGES)
 
 FIX_DISPLAY: Final = (

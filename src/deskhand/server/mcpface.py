@@ -10,6 +10,7 @@ coordinates read off the smaller picture can be converted back.
 from __future__ import annotations
 
 import base64
+import importlib.util
 import io
 from typing import Any, Final
 
@@ -95,13 +96,20 @@ def dispatch_text(structured: dict[str, object]) -> str | None:
     return text
 
 
-def _image_size(data: bytes) -> tuple[int, int] | None:
-    from PIL import Image  # noqa: PLC0415 - only the scale and omit policies need it
+def scale_unavailable() -> str | None:
+    """Why ``--image-responses scale`` cannot run here (no Pillow), or None."""
+    if importlib.util.find_spec("PIL") is None:
+        return "--image-responses scale needs Pillow: pip install 'deskhand[images]'"
+    return None
 
+
+def _image_size(data: bytes) -> tuple[int, int] | None:
     try:
+        from PIL import Image  # noqa: PLC0415 - optional (deskhand[images]): the size is a nicety
+
         with Image.open(io.BytesIO(data)) as image:
             return image.size
-    except Exception:  # not an image Pillow knows: pass it on as it is
+    except Exception:  # no Pillow, or not an image it knows: no size then
         return None
 
 

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import io
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-from PIL import Image
 from Xlib import X
 
+from deskhand.backends.linux import _imaging
 from deskhand.backends.linux._windows import WindowInfo, frames_above
 from deskhand.backends.linux._x11 import XConnection, XError
 from deskhand.backends.linux._xshm import Pixels, ShmError, ShmReader
@@ -144,16 +143,28 @@ class Grabber:
 def encode(pixels: Pixels, width: int, height: int) -> bytes:
     """Resize BGRX pixels to ``width``×``height`` (bilinear, never up) and encode JPEG q80 4:2:0.
 
-    With the ``fast`` extra installed (OpenCV, NumPy, simplejpeg) the fit takes OpenCV's route,
-    about five times faster for a full-HD window (``make bench``); Pillow's is the default.
+    pixman scales and libjpeg-turbo encodes (``_imaging``, through ctypes: as fast as OpenCV and
+    simplejpeg in ``make bench``, with no Python imaging package); Pillow, when installed, is the
+    fallback where those libraries are missing.
     """
-    if _fast_encode is not None:
-        return _fast_encode(pixels, width, height)
-    return encode_pillow(pixels, width, height)
+    missing = _imaging.unavailable_reason()
+    if missing is None:
+        data = pixels.data
+        if (pixels.width, pixels.height) != (width, height):
+            data = _imaging.scale_bgrx(data, pixels.width, pixels.height, width, height)
+        return _imaging.encode_jpeg(
+            data, width, height, quality=screenshot.JPEG_QUALITY_PERCENT, subsampling=CHROMA_SUBSAMPLING
+        )
+    try:
+        return encode_pillow(pixels, width, height)
+    except ImportError as err:
+        raise NativeError("capture_failed", missing) from err
 
 
 def encode_pillow(pixels: Pixels, width: int, height: int) -> bytes:
-    """:func:`encode` on Pillow alone (its bilinear resize and libjpeg-turbo)."""
+    """:func:`encode` on Pillow (its bilinear resize and libjpeg-turbo), when it is installed."""
+    from PIL import Image  # noqa: PLC0415 - optional: the system libraries are the main route
+
     image = Image.frombuffer("RGBX", (pixels.width, pixels.height), pixels.data, "raw", "BGRX", 0, 1)
     if (pixels.width, pixels.height) != (width, height):
         image = image.resize((width, height), Image.Resampling.BILINEAR)
@@ -166,33 +177,6 @@ def encode_pillow(pixels: Pixels, width: int, height: int) -> bytes:
 
 #: Pillow's names for the chroma subsampling modes.
 _PIL_SUBSAMPLING: Final = {"444": 0, "422": 1, "420": 2}
-
-
-def _load_fast_encode() -> Callable[[Pixels, int, int], bytes] | None:
-    """OpenCV's resize + simplejpeg's encode when the ``fast`` extra is installed, else None."""
-    try:
-        import cv2  # noqa: PLC0415 - optional: deskhand[fast]
-        import numpy as np  # noqa: PLC0415
-        import simplejpeg  # noqa: PLC0415
-    except ImportError:
-        return None
-
-    def fast_encode(pixels: Pixels, width: int, height: int) -> bytes:
-        array: Any = np.frombuffer(pixels.data, np.uint8).reshape(pixels.height, pixels.width, 4)
-        if (pixels.width, pixels.height) != (width, height):
-            array = cv2.resize(array, (width, height), interpolation=cv2.INTER_LINEAR)
-        data = simplejpeg.encode_jpeg(
-            np.ascontiguousarray(array),
-            quality=screenshot.JPEG_QUALITY_PERCENT,
-            colorspace="BGRX",
-            colorsubsampling=CHROMA_SUBSAMPLING,
-        )
-        return bytes(data)
-
-    return fast_encode
-
-
-_fast_encode = _load_fast_encode()
 
 
 def _intersects(a: Rect, b: Rect) -> bool:
