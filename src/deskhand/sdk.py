@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 import anyio.from_thread
 
 from deskhand.core.axtree.indexmap import IndexMap
-from deskhand.core.errors import ArgumentError, DeskhandError, NativeError
+from deskhand.core.errors import ArgumentError, DeskhandError, NativeError, from_result
+from deskhand.core.pointer import button_from_js
+from deskhand.core.scroll import check_js_pages, parse_direction
 from deskhand.host.result import ImageBlock, ToolResult
 
 if TYPE_CHECKING:
@@ -33,33 +35,11 @@ if TYPE_CHECKING:
 
 Target = int | str | Sequence[float]
 
-_BUTTONS = {0: "left", 1: "right", 2: "middle", "l": "left", "r": "right", "m": "middle"}
-_DIRECTIONS = {"u": "up", "d": "down", "l": "left", "r": "right"}
-
 
 def _raise_for(result: ToolResult, method: str) -> ToolResult:
-    if not result.is_error:
-        return result
-    error = result.native_error
-    message = error.message if error else (result.text or f"Computer Use {method} failed")
-    if error is not None and error.name == "TypeError":
-        raise ArgumentError(message)
-    code = (error.native_code if error else None) or ("bad_args" if result.not_dispatched else "unknown")
-    raise NativeError(code, message, dispatched=False if result.not_dispatched else None)
-
-
-def _mouse_button(value: object) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value not in (0, 1, 2):
-            raise ArgumentError("mouseButton number must be 0, 1, or 2")
-        return _BUTTONS[value]
-    if isinstance(value, str):
-        name = value.strip().lower()
-        if name in ("left", "right", "middle"):
-            return name
-        if name in _BUTTONS:
-            return _BUTTONS[name]
-    raise ArgumentError("mouseButton must be left, right, middle, l, r, m, 0, 1, or 2")
+    if result.is_error:
+        raise from_result(result, method)
+    return result
 
 
 def _point(value: object, what: str = "coordinate") -> tuple[float, float]:
@@ -121,7 +101,7 @@ class App:
         return result.text, image
 
     def click(self, target: Target, *, mouse_button: int | str | None = None, click_count: int | None = None) -> None:
-        button = None if mouse_button is None else _mouse_button(mouse_button)
+        button = None if mouse_button is None else button_from_js(mouse_button)
         self._call("click", **self._target(target), mouse_button=button, click_count=click_count)
 
     def drag(self, start: Sequence[float], end: Sequence[float]) -> None:
@@ -129,14 +109,8 @@ class App:
         self._call("drag", from_x=fx, from_y=fy, to_x=tx, to_y=ty)
 
     def scroll(self, target: Target, direction: str, pages: float | None = None) -> None:
-        name = direction.strip().lower() if isinstance(direction, str) else ""
-        name = _DIRECTIONS.get(name, name)
-        if name not in ("up", "down", "left", "right"):
-            raise ArgumentError("direction must be up, down, left, or right")
-        if pages is not None and (
-            isinstance(pages, bool) or not isinstance(pages, int | float) or not 0 < pages < float("inf")
-        ):
-            raise ArgumentError("pages must be a finite number > 0")
+        name = parse_direction(direction)
+        check_js_pages(pages)  # the facade's rule; the host adds pages <= 10
         self._call("scroll", **self._target(target), direction=name, pages=pages)
 
     def press_key(self, key: str) -> None:

@@ -11,11 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-Platform = Literal["linux", "macos", "windows"]
-MouseButton = Literal["left", "right", "middle", "back", "forward"]
-Direction = Literal["up", "down", "left", "right"]
+from deskhand.core import platform, pointer, scroll, textmatch
+
+#: The core's vocabularies, under the names the seam has always used.
+Platform = platform.Platform
+MouseButton = pointer.Button
+Direction = scroll.Direction
+SelectionType = textmatch.SelectionMode
 PasteFormat = Literal["text", "md", "html"]
-SelectionType = Literal["text", "cursor_before", "cursor_after"]
 
 
 @dataclass(frozen=True, slots=True)

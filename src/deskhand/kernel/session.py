@@ -18,46 +18,32 @@ import binascii
 import contextlib
 import json
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol
 
 from deskhand.core.counters import CallCounters
+from deskhand.core.platform import from_sys_platform, js_target
 from deskhand.host.result import Block, ImageBlock, TextBlock, ToolResult
+from deskhand.host.tools import TOOL_NAMES
+from deskhand.kernel import limits
 from deskhand.kernel.frames import FrameError
+from deskhand.kernel.limits import MAX_CODE_BYTES, MAX_NATIVE_CALLS, RESET_DONE
 from deskhand.kernel.process import WorkerProcess
 
-MAX_NATIVE_CALLS: Final = 256
-MAX_CODE_BYTES: Final = 256 * 1024
 MAX_BLOCKS: Final = 128
 MAX_OUTPUT_BYTES: Final = 16 * 1024 * 1024
-DEFAULT_TIMEOUT_S: Final = 30.0
-MAX_TIMEOUT_S: Final = 60.0
-#: The 11 native names a cell may call (``INVOCABLE_TOOLS``).
-INVOCABLE: Final = frozenset(
-    {
-        "list_apps",
-        "get_app_state",
-        "click",
-        "drag",
-        "scroll",
-        "press_key",
-        "type_text",
-        "paste",
-        "set_value",
-        "select_text",
-        "perform_secondary_action",
-    }
-)
+DEFAULT_TIMEOUT_S: Final = limits.DEFAULT_TIMEOUT_MS / 1000
+MAX_TIMEOUT_S: Final = limits.MAX_TIMEOUT_MS / 1000
+#: The 11 native names a cell may call (``INVOCABLE_TOOLS``): the host's tool registry.
+INVOCABLE: Final = frozenset(TOOL_NAMES)
 
 ALREADY_RUNNING: Final = "A Computer Use JavaScript cell is already running."
-INVALID_RUN: Final = "Invalid Computer Use JavaScript code or timeout (maximum 60 seconds)."
+INVALID_RUN: Final = f"Invalid Computer Use JavaScript code or timeout (maximum {MAX_TIMEOUT_S:g} seconds)."
 TIMED_OUT: Final = "Computer Use JavaScript timed out. Bindings were reset; observe the app before continuing."
 CANCELLED: Final = "Computer Use JavaScript cancelled. Bindings were reset; observe the app before continuing."
 RESET_ACTIVE: Final = "Computer Use JavaScript reset. Bindings were discarded."
 RESET_QUEUED: Final = "Computer Use JavaScript was reset before this queued cell started."
-RESET_DONE: Final = "Computer Use JavaScript reset. Select an app again to continue."
 INVALID_OPERATION: Final = "Computer Use JavaScript exceeded its action limit or requested an invalid operation."
 INVALID_CONTENT: Final = "Computer Use JavaScript emitted invalid content."
 OUTPUT_LIMIT: Final = "Computer Use JavaScript exceeded the output limit."
@@ -498,5 +484,5 @@ def _block(content: object) -> Block | None:
 def _default_target(caller: object) -> str:
     platform = getattr(caller, "platform", None)
     if isinstance(platform, str) and platform:
-        return "mac" if platform in {"darwin", "mac", "macos"} else platform
-    return "mac" if sys.platform == "darwin" else "linux"
+        return js_target(platform)
+    return js_target(from_sys_platform() or "linux")
