@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gc
 import json
 import socket
 import stat
 import threading
 import time
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import mcp_types as types
 import pytest
@@ -34,6 +37,7 @@ from mcp.shared.exceptions import MCPError
 
 from deskhand.backends.fake import FAKE_JPEG, FakeExecutor
 from deskhand.host import Host
+from deskhand.host.result import TextBlock, ToolResult
 from deskhand.runtime import JsKernel
 from deskhand.server.httpserve import http_app
 from deskhand.server.httptoken import ARGV_WARNING, TokenError, resolve_token
@@ -270,10 +274,21 @@ async def test_sessions_are_capped(service: Service) -> None:
 @pytest.mark.timeout(180)
 async def test_unauthenticated_initializations_open_no_session(server: ThreadedServer) -> None:
     async with httpx2.AsyncClient() as http:
-        for _ in range(1500):
-            response = await http.post(server.url, json=INITIALIZE, headers=ACCEPT)
-            assert response.status_code == 401
+        for _ in range(20):  # warm up: the first requests allocate what every later one reuses
+            await http.post(server.url, json=INITIALIZE, headers=ACCEPT)
+        gc.collect()
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            for _ in range(1500):
+                response = await http.post(server.url, json=INITIALIZE, headers=ACCEPT)
+                assert response.status_code == 401
+            gc.collect()
+            grown = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
     assert server.open_sessions == 0
+    assert grown < 4 * 2**20, f"{grown / 2**20:.1f} MiB kept after 1,500 refused initializations"
 
 
 @pytest.mark.anyio
@@ -341,3 +356,35 @@ def test_token_sources(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
         resolve_token(host="127.0.0.1", port=1, argv_token=None, token_file=str(tmp_path / "empty"), env={})
     with pytest.raises(TokenError, match="cannot read"):
         resolve_token(host="127.0.0.1", port=1, argv_token=None, token_file=str(tmp_path / "missing"), env={})
+
+
+@pytest.mark.anyio
+async def test_sessions_are_separate_but_share_the_one_queue(service: Service, host: Host, kernels: Any) -> None:
+    """Two sessions' cells never overlap: B's cell waits in the host's FIFO queue until A's ends."""
+    events: list[str] = []
+    gate = threading.Event()
+
+    async def script(_queue: Any, code: str) -> Any:
+        events.append(f"start {code}")
+        if code == "A":
+            await anyio.to_thread.run_sync(gate.wait, 10)
+        events.append(f"end {code}")
+        return await _emit_text(code)
+
+    kernels.script = script
+    with serve(service) as s:
+        http_a, a = _client(s.url)
+        http_b, b = _client(s.url)
+        async with http_a, a, http_b, b, anyio.create_task_group() as tg:
+            tg.start_soon(a.call_tool, "js", {"code": "A"})
+            await _wait_until(lambda: events == ["start A"], "A's cell started")
+            tg.start_soon(b.call_tool, "js", {"code": "B"})
+            await _wait_until(lambda: host._queue.statistics().tasks_waiting == 1, "B's cell queued")
+            assert events == ["start A"]
+            gate.set()
+    assert events == ["start A", "end A", "start B", "end B"]
+    assert len(kernels.made) == 2
+
+
+async def _emit_text(code: str) -> ToolResult:
+    return ToolResult((TextBlock(f"ran {code}"),))
