@@ -208,6 +208,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             except _Stop:
                 pass
     finally:
+        logging.getLogger("deskhand").removeHandler(stderr)
         if token is not None:
             token.discard()
         if apps:  # each app runs in its own session: end its whole process group, then reap it
