@@ -45,9 +45,9 @@ class Command:
 
 
 def _exports(env: dict[str, str]) -> str:
-    import shlex  # noqa: PLC0415
+    from deskhand.desktop._env import exports_text  # noqa: PLC0415
 
-    return "".join(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(env.items()))
+    return exports_text(env)
 
 
 def _state_json(state: DesktopState) -> dict[str, object]:

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from deskhand.server.service import Service
 
 Target = int | str | Sequence[float]
+#: What an action did (``core.effects``): ``effect``, ``route``, ``evidence`` and what was measured.
+ActionOutcome = dict[str, object]
 
 
 def _raise_for(result: ToolResult, method: str) -> ToolResult:
@@ -100,29 +102,31 @@ class App:
         image = next((b.data for b in result.content if isinstance(b, ImageBlock)), None)
         return result.text, image
 
-    def click(self, target: Target, *, mouse_button: int | str | None = None, click_count: int | None = None) -> None:
+    def click(
+        self, target: Target, *, mouse_button: int | str | None = None, click_count: int | None = None
+    ) -> ActionOutcome:
         button = None if mouse_button is None else button_from_js(mouse_button)
-        self._call("click", **self._target(target), mouse_button=button, click_count=click_count)
+        return self._act("click", **self._target(target), mouse_button=button, click_count=click_count)
 
-    def drag(self, start: Sequence[float], end: Sequence[float]) -> None:
+    def drag(self, start: Sequence[float], end: Sequence[float]) -> ActionOutcome:
         (fx, fy), (tx, ty) = _point(start, "from"), _point(end, "to")
-        self._call("drag", from_x=fx, from_y=fy, to_x=tx, to_y=ty)
+        return self._act("drag", from_x=fx, from_y=fy, to_x=tx, to_y=ty)
 
-    def scroll(self, target: Target, direction: str, pages: float | None = None) -> None:
+    def scroll(self, target: Target, direction: str, pages: float | None = None) -> ActionOutcome:
         name = parse_direction(direction)
         check_js_pages(pages)  # the facade's rule; the host adds pages <= 10
-        self._call("scroll", **self._target(target), direction=name, pages=pages)
+        return self._act("scroll", **self._target(target), direction=name, pages=pages)
 
-    def press_key(self, key: str) -> None:
+    def press_key(self, key: str) -> ActionOutcome:
         if not isinstance(key, str) or not key.strip():
             raise ArgumentError("key is required")
-        self._call("press_key", key=key)
+        return self._act("press_key", key=key)
 
-    def type_text(self, text: str) -> None:
-        self._call("type_text", text=text)
+    def type_text(self, text: str) -> ActionOutcome:
+        return self._act("type_text", text=text)
 
-    def paste(self, text: str, *, format: str = "text") -> str:
-        return self._call("paste", text=text, format=format).text
+    def paste(self, text: str, *, format: str = "text") -> ActionOutcome:
+        return self._act("paste", text=text, format=format)
 
     def select_text(
         self,
@@ -132,18 +136,22 @@ class App:
         prefix: str | None = None,
         suffix: str | None = None,
         selection_type: str | None = None,
-    ) -> str:
+    ) -> ActionOutcome:
         handle = self._indices.resolve(element)
-        result = self._call(
+        return self._act(
             "select_text", element_index=handle, text=text, prefix=prefix, suffix=suffix, selection_type=selection_type
         )
-        return result.text
 
-    def set_value(self, element: int | str, value: str) -> None:
-        self._call("set_value", element_index=self._indices.resolve(element), value=value)
+    def set_value(self, element: int | str, value: str) -> ActionOutcome:
+        return self._act("set_value", element_index=self._indices.resolve(element), value=value)
 
-    def perform_secondary_action(self, element: int | str, action: str) -> None:
-        self._call("perform_secondary_action", element_index=self._indices.resolve(element), action=action)
+    def perform_secondary_action(self, element: int | str, action: str) -> ActionOutcome:
+        return self._act("perform_secondary_action", element_index=self._indices.resolve(element), action=action)
+
+    def _act(self, tool: str, **args: object) -> ActionOutcome:
+        """One action; its result as the ``js`` App methods give it (``effect``, ``route``, evidence, measures)."""
+        result = self._call(tool, **args).structured.get("result")
+        return dict(result) if isinstance(result, dict) else {"effect": "unverifiable"}
 
 
 class Computer(AbstractContextManager["Computer"]):

@@ -33,3 +33,11 @@ def test_without_evidence_an_expected_change_is_a_suspected_noop_and_anything_el
 def test_confirmed_without_evidence_cannot_be_built() -> None:
     with pytest.raises(ValueError, match="needs evidence"):
         Outcome("confirmed", "accessibility")
+    with pytest.raises(ValueError, match="needs evidence"):
+        Outcome("confirmed", "synthetic_events", (Evidence("event_receipt", "the app answered a ping"),))
+
+
+def test_a_receipt_alone_does_not_confirm() -> None:
+    receipt = Evidence("event_receipt", "the app processed the key events")
+    outcome = judge("synthetic_events", [receipt])
+    assert outcome.effect == "unverifiable" and outcome.evidence == (receipt,)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from deskhand.core import platform, pointer, scroll, textmatch
+from deskhand.core.effects import Outcome
 
 #: The core's vocabularies, under the names the seam has always used.
 Platform = platform.Platform
@@ -61,6 +62,9 @@ class RunningApp:
 
     identity: ProcessIdentity
     display_name: str
+    #: The process holds a pseudo-terminal master: it runs a shell for someone (a terminal emulator
+    #: under any name); the deny policy treats it as a terminal.
+    holds_terminal: bool = False
 
     @property
     def pid(self) -> int:
@@ -86,10 +90,12 @@ class AppState:
 
 @dataclass(frozen=True, slots=True)
 class ActionResult:
-    """The outcome of an action: a model-facing text and optional structured fields."""
+    """The outcome of an action: a model-facing text, optional structured fields, and what was
+    seen of its effect (``core.effects``; the actor fills a default from the route when unset)."""
 
     text: str
     structured: dict[str, object] = field(default_factory=dict)
+    outcome: Outcome | None = None
 
 
 #: An element reference as the host passes it: an opaque ``gN:id`` handle.

@@ -54,6 +54,9 @@ EvidenceKind = Literal[
     "state_change",  # an accessible state (checked, expanded, selected) changed
 ]
 
+#: Evidence that shows the effect itself; an ``event_receipt`` shows only that the app got the input.
+CONFIRMING: Final[frozenset[str]] = frozenset(get_args(EvidenceKind)) - {"event_receipt"}
+
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
@@ -77,8 +80,8 @@ class Outcome:
     measured: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.effect == "confirmed" and not self.evidence:
-            msg = "a confirmed effect needs evidence"
+        if self.effect == "confirmed" and not any(e.kind in CONFIRMING for e in self.evidence):
+            msg = "a confirmed effect needs evidence of the effect"
             raise ValueError(msg)
 
     def to_json(self) -> dict[str, object]:
@@ -98,13 +101,15 @@ class Outcome:
 def judge(route: Route, evidence: Sequence[Evidence], *, expected_change: bool = False, **measured: object) -> Outcome:
     """The one rule from what was seen to the effect.
 
-    Evidence confirms. With none, an action that should have changed something visible
-    (``expected_change``: a value set, text typed into a readable field) is ``suspected_noop``;
-    otherwise (a click on a canvas, keys to an app that exposes nothing) it is ``unverifiable``.
+    Evidence of the effect confirms. Without it, an action that should have changed something
+    readable (``expected_change``: a value set, text typed into a readable field) is
+    ``suspected_noop``; otherwise (a click on a canvas, keys to an app that exposes nothing) it is
+    ``unverifiable``. Receipts are kept either way: they say the input got there.
     """
-    if evidence:
-        return Outcome("confirmed", route, tuple(evidence), measured)
-    return Outcome("suspected_noop" if expected_change else "unverifiable", route, (), measured)
+    seen = tuple(evidence)
+    if any(e.kind in CONFIRMING for e in seen):
+        return Outcome("confirmed", route, seen, measured)
+    return Outcome("suspected_noop" if expected_change else "unverifiable", route, seen, measured)
 
 
 def refused(route: Route, **measured: object) -> Outcome:

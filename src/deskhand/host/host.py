@@ -36,7 +36,7 @@ from typing import TypeVar
 import anyio
 import anyio.to_thread
 
-from deskhand.backends.base import AppEntry, AppState, Executor, Platform, RunningApp
+from deskhand.backends.base import ActionResult, AppEntry, AppState, Executor, Platform, RunningApp
 from deskhand.core.axtree.render import frame_envelope
 from deskhand.core.counters import CallCounters
 from deskhand.core.errors import ArgumentError, DeskhandError, NativeError, to_js_error
@@ -240,7 +240,7 @@ class Host:
             state = await self._thread(lambda: self.executor.get_app_state(target, disable_diff=request.disable_diff))
             return _state_result(state, _binding_key(request.app, target))
         action = await self._thread(lambda: tools.act(self.executor, target, request))
-        return ToolResult((TextBlock(ACTION_RECEIPT),), structured=dict(action.structured))
+        return _action_result(action)
 
     @staticmethod
     async def _thread(fn: Callable[[], T]) -> T:
@@ -319,3 +319,15 @@ def _state_result(state: AppState, app: str) -> ToolResult:
     if state.image is not None:
         blocks.append(ImageBlock(state.image.data, state.image.mime_type))
     return ToolResult(tuple(blocks), structured={"app": app})
+
+
+def _action_result(action: ActionResult) -> ToolResult:
+    """The contract's receipt text, then what was seen of the effect; ``structured["result"]`` is
+    what a ``js`` App method resolves to (the outcome over the action's own fields)."""
+    if action.outcome is None:
+        result: dict[str, object] = {"effect": "unverifiable", **action.structured}
+        text = ACTION_RECEIPT
+    else:
+        result = {**action.structured, **action.outcome.to_json()}
+        text = f"{ACTION_RECEIPT}\n{action.outcome.summary()}"
+    return ToolResult((TextBlock(text),), structured={**action.structured, "result": result})

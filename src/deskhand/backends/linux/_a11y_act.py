@@ -34,7 +34,7 @@ ROW_ROLES: Final = frozenset({32, 90, 91})
 WINDOW_ROLES: Final = frozenset({16, 23, 69})
 #: Action names that press an element, in preference order, lowercased (GTK, Qt, Chromium).
 #: Not "activate": on a GTK entry it activates the window's default button.
-PRESS_ACTIONS: Final = ("click", "press", "toggle", "jump", "open", "confirm")
+PRESS_ACTIONS: Final = ("click", "press", "toggle", "activate", "jump", "open", "confirm")
 MENU_ACTIONS: Final = ("showmenu", "show menu", "menu", "popup")
 #: AT-SPI state bits the actor reads (``A11y.states``).
 STATE_EDITABLE: Final = 1 << 7

@@ -33,8 +33,8 @@ from deskhand.backends.linux._atspi import Deadline
 from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
 from deskhand.backends.linux.paste import paste_into
+from deskhand.core import effects, x11keys
 from deskhand.core import keys as corekeys
-from deskhand.core import x11keys
 from deskhand.core.errors import NativeError
 
 if TYPE_CHECKING:
@@ -47,6 +47,10 @@ __all__ = ("Typing",)
 PING_TIMEOUT_S: Final = 1.0
 #: How long ``type_text`` re-reads the focus when, right after input, no element has it yet.
 FOCUS_SETTLE_S: Final = 0.2
+
+#: Characters typed as keys (Return) rather than inserted: a line break in Writer or a chat box
+#: must be what pressing Return makes (a new paragraph, a sent message), not a raw newline.
+LINE_BREAKS: Final = ("\n", "\r")
 
 _Plan = Sequence[tuple[tuple[int, ...], int]]
 
@@ -114,12 +118,18 @@ class Typing:
         return ActionResult("Pressed.", {"chords": len(chords)})
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        """Type ``text``: through EditableText when the focused field takes it and the text reads
+        back as typed, else as key events (a line break is the Return key, as a person types it),
+        else (a character without a key) by paste. Each route reports what it saw."""
         if not text:
-            return ActionResult("Nothing to type.", {"route": "none"})
+            return ActionResult("Nothing to type.", {"route": "none"}, effects.judge("none", []))
         window = self._s.bind(app)
         focused = self._focused_after_input(app, window)
-        if focused is not None and self._replace_text(app, focused, text):
-            return ActionResult("Typed.", {"route": "accessible_text"})
+        if focused is not None and not any(ch in text for ch in LINE_BREAKS):
+            typed = self._replace_text(app, focused, text)
+            if typed is not None:
+                return ActionResult("Typed.", {"route": "accessible_text"}, typed)
+        before = self._readable_text(focused)
         plan = [((), char_keysym(ch)) for ch in text]
         try:
             self._type_keysyms(app, window, plan)
@@ -127,7 +137,22 @@ class Typing:
             if err.code != "unknown_key":
                 raise
             return self.paste(app, text, "text")
-        return ActionResult("Typed.", {"route": "key_events"})
+        return ActionResult("Typed.", {"route": "key_events"}, self._key_outcome(window, focused, before))
+
+    def _readable_text(self, ref: Ref | None) -> str | None:
+        if ref is None or TEXT_INTERFACE not in self._s.a11y.interfaces(ref):
+            return None
+        return self._s.a11y.text(ref)
+
+    def _key_outcome(self, window: int, ref: Ref | None, before: str | None) -> effects.Outcome:
+        """After key events: the app answered a ping (a receipt), and a readable field changed."""
+        seen: list[effects.Evidence] = []
+        if self._confirm_input(window):
+            seen.append(effects.Evidence("event_receipt", "the app processed the key events"))
+        after = self._readable_text(ref)
+        if before is not None and after is not None and after != before:
+            seen.append(effects.Evidence("value_readback", "the focused text changed"))
+        return effects.judge("synthetic_events", seen, expected_change=before is not None)
 
     # -- focus and EditableText ---------------------------------------------------------------
     def _focused(self, app: RunningApp) -> Ref | None:
@@ -158,28 +183,41 @@ class Typing:
             focused = self._focused(app)
         return focused
 
-    def _replace_text(self, app: RunningApp, ref: Ref, text: str) -> bool:
-        """Tier 1: replace the selection (or insert at the caret) through EditableText."""
+    def _replace_text(self, app: RunningApp, ref: Ref, text: str) -> effects.Outcome | None:
+        """Tier 1: replace the selection (or insert at the caret) through EditableText, then read
+        the field back. None when this route cannot be used or did nothing (the field reads as
+        before: Firefox accepts the call and ignores it), so key events may follow safely."""
         a11y = self._s.a11y
         if "org.a11y.atspi.EditableText" not in a11y.interfaces(ref):
-            return False
+            return None
         if not a11y.states(ref) & STATE_EDITABLE:
-            return False
+            return None
         selection = a11y.selection(ref)
         caret = a11y.caret(ref)
-        if caret is None:
-            return False
+        before = a11y.text(ref)
+        if caret is None or before is None:
+            return None
         self._s.verify_identity(app)
-        if selection is not None and selection[0] != selection[1]:
-            start, end = sorted(selection)
-            if not a11y.delete_text(ref, start, end):
-                return False
-        else:
-            start = caret
+        start, end = sorted(selection) if selection is not None and selection[0] != selection[1] else (caret, caret)
+        if end > start and not a11y.delete_text(ref, start, end):
+            return None
         if not a11y.insert_text(ref, start, text):
-            raise NativeError("text_edit_state_unknown", "The text insert failed after editing began.", dispatched=None)
+            if end > start:
+                raise NativeError(
+                    "text_edit_state_unknown", "The text insert failed after editing began.", dispatched=True
+                )
+            return None
+        after = a11y.text(ref)
+        if after == before:
+            return None  # nothing changed: the app ignored the call
+        if after != before[:start] + text + before[end:]:
+            raise NativeError(
+                "text_edit_state_unknown",
+                "The field changed, but it does not read as typed; observe the app before editing again.",
+                dispatched=True,
+            )
         a11y.set_caret(ref, start + a11y.length(ref, text))
-        return True
+        return effects.judge("accessibility", [effects.Evidence("value_readback", "the field reads back as typed")])
 
     # -- key bursts ---------------------------------------------------------------------------
     def _type_keysyms(self, app: RunningApp, window: int, plan: _Plan) -> None:

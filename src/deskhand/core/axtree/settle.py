@@ -38,6 +38,10 @@ class SettleClock:
     def mark_mutation(self, app_key: str, now_s: float) -> None:
         self._mutations[app_key] = now_s
 
+    def pending(self, app_key: str) -> float | None:
+        """When the app's last mutation not yet taken by a capture happened (None: none is pending)."""
+        return self._mutations.get(app_key)
+
     def take(self, app_key: str, now_s: float) -> float:
         """The wait for this capture; later captures wait nothing until the next mutation."""
         at = self._mutations.pop(app_key, None)
