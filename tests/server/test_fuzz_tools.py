@@ -21,6 +21,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from deskhand.backends.fake import FakeApp, FakeExecutor
 from deskhand.host import AppPolicy, Host
@@ -279,6 +280,12 @@ def test_mcp_client_calls_never_crash_hang_or_dispatch_invalid_input(portal: Blo
             name, args = call
             rig.executor.calls.clear()
             kernels_before = rig.kernels_made
+            if not rig.service.knows(name):  # an unknown tool is a protocol error, nothing dispatched
+                with pytest.raises(MCPError, match="Unknown tool"):
+                    portal.call(mcp_call, name, args)
+                assert rig.executor.calls == []
+                assert rig.kernels_made == kernels_before
+                return
             result = portal.call(mcp_call, name, args)
             assert isinstance(result, types.CallToolResult)
             assert all(isinstance(b, types.TextContent | types.ImageContent) for b in result.content)
