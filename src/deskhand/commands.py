@@ -74,16 +74,40 @@ def configure_serve(p: argparse.ArgumentParser) -> None:
         help="allow system key combinations (ctrl+alt+Delete, alt+F4, super+l, ...) for this session; "
         "only the user can give this grant, never a tool call",
     )
+    add_trace_options(p)
+
+
+def add_trace_options(p: argparse.ArgumentParser) -> None:
+    """``--trace DIR``, ``--trace-redact`` and ``--trace-max-mb`` (serve and js)."""
+    p.add_argument("--trace", type=Path, metavar="DIR", help="record the session (cells, calls, screenshots) into DIR")
+    p.add_argument("--trace-redact", action="store_true", help="replace typed and pasted text in the trace")
+    p.add_argument("--trace-max-mb", type=float, default=512.0, help="stop recording at this size (default 512)")
+
+
+def traced_service(
+    args: argparse.Namespace, *, advertise_semantic: bool = False, system_keys_granted: bool = False
+) -> Service:
+    """``open_service`` with the command's tracing options."""
+    from deskhand.runtime import open_service  # noqa: PLC0415
+
+    return open_service(
+        advertise_semantic=advertise_semantic,
+        system_keys_granted=system_keys_granted,
+        trace=args.trace,
+        trace_redact=args.trace_redact,
+        trace_max_bytes=int(args.trace_max_mb * 2**20),
+    )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from deskhand.runtime import open_service  # noqa: PLC0415
 
     apps: list[subprocess.Popen[bytes]] = []
     try:
         for cmd in args.launch:  # one at a time inside the try: a failed launch ends the earlier apps
             apps.append(launch_app(shlex.split(cmd)))  # noqa: PERF401
-        service = open_service(advertise_semantic=args.semantic_tools, system_keys_granted=args.grant_system_keys)
+        service = traced_service(
+            args, advertise_semantic=args.semantic_tools, system_keys_granted=args.grant_system_keys
+        )
         serve(args, service)
     finally:
         if apps:  # each app runs in its own session: end its whole process group, then reap it
@@ -147,16 +171,16 @@ def configure_js(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="a JavaScript file, or - for standard input; `// %%` lines separate cells")
     p.add_argument("--out", type=Path, help="save emitted images into this folder")
     p.add_argument("--timeout-ms", type=int, default=30_000, help="per-cell timeout (1..60000)")
+    add_trace_options(p)
 
 
 def cmd_js(args: argparse.Namespace) -> int:
-    from deskhand.runtime import open_service  # noqa: PLC0415
 
     source = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     cells = split_cells(source)
 
     async def run() -> int:
-        service = open_service()
+        service = traced_service(args)
         try:
             for n, cell in enumerate(cells, 1):
                 print(f"--- cell {n}")
@@ -215,6 +239,27 @@ def cmd_state(args: argparse.Namespace) -> int:
         elif args.screenshot is not None:
             args.screenshot.write_bytes(block.data)
             print(f"[screenshot {block.mime_type} saved to {args.screenshot}]")
+    return 0
+
+
+# -- trace -----------------------------------------------------------------------------------
+
+
+def configure_trace(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", required=True, metavar="{view}")
+    view = sub.add_parser("view", help="write one self-contained HTML file that shows a recorded trace")
+    view.add_argument("dir", type=Path, help="the trace directory (serve --trace DIR)")
+    view.add_argument("--out", type=Path, help="the HTML file to write (default DIR/trace.html)")
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from deskhand.trace.viewer import write_viewer  # noqa: PLC0415
+
+    try:
+        path = write_viewer(args.dir, args.out)
+    except FileNotFoundError as err:
+        raise DeskhandError(str(err)) from err
+    print(path)
     return 0
 
 

@@ -82,6 +82,14 @@ class KernelLike(Protocol):
 KernelFactory = Callable[[], KernelLike]
 
 
+class CellTracer(Protocol):
+    """Where a traced session's cells are recorded (``deskhand.trace.TraceRecorder``)."""
+
+    def cell_start(self, code: str, title: str | None) -> int: ...
+
+    def cell_end(self, cell: int, code: str, title: str | None, result: ToolResult, duration: float) -> None: ...
+
+
 def _error(text: str, **structured: object) -> ToolResult:
     return ToolResult((TextBlock(text),), is_error=True, structured=dict(structured), not_dispatched=True)
 
@@ -103,6 +111,8 @@ class Service:
         self._kernel_factory = kernel_factory
         self._kernel: KernelLike | None = None
         self._advertise_semantic = advertise_semantic
+        #: Records every `js` cell when the session is traced (``deskhand serve --trace``).
+        self.tracer: CellTracer | None = None
 
     @property
     def platform(self) -> str:
@@ -169,7 +179,15 @@ class Service:
             return _error("This Computer Use host does not provide an isolated JavaScript kernel.")
         if self._kernel is None:
             self._kernel = self._kernel_factory()
-        return await self._kernel.run(request.code, timeout_ms=request.timeout_ms)
+        if self.tracer is None:
+            return await self._kernel.run(request.code, timeout_ms=request.timeout_ms)
+        cell, started = self.tracer.cell_start(request.code, request.title), time.monotonic()
+        result = await self._kernel.run(request.code, timeout_ms=request.timeout_ms)
+        try:
+            self.tracer.cell_end(cell, request.code, request.title, result, time.monotonic() - started)
+        except Exception:  # a full disk must not fail the cell
+            logger.exception("recording the trace of a cell failed")
+        return result
 
     async def _js_reset(self, args: object) -> ToolResult:
         try:
