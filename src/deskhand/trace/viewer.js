@@ -138,8 +138,8 @@
   }
   function shot(label, s, call) {
     if (!s) return '<figure class="shot"><figcaption>' + label + ": none</figcaption></figure>";
-    return '<figure class="shot shot-' + label + '"><img alt="' + label + '" src="' + imageUrl(s.img.file) + '">' + (label === "before" ? overlay(call, s.img) : "") +
-      "<figcaption>" + label + " (call " + s.seq + ", " + (s.img.width || "?") + "×" + (s.img.height || "?") + " px)</figcaption></figure>";
+    return '<figure class="shot shot-' + label + '"><div class="shot-wrap"><img alt="' + label + '" src="' + imageUrl(s.img.file) + '">' + (label === "before" ? overlay(call, s.img) : "") +
+      "</div><figcaption>" + label + " (record " + s.seq + ", " + (s.img.width || "?") + "×" + (s.img.height || "?") + " px)</figcaption></figure>";
   }
   function stateText(text) {
     return text.split("\n").map((l) => (/^\+/.test(l) ? '<span class="diff-add">' + esc(l) + "</span>" : /^-/.test(l) ? '<span class="diff-del">' + esc(l) + "</span>" : esc(l))).join("\n");
@@ -151,12 +151,12 @@
       "<b>started</b><span>" + (call.start != null ? call.start.toFixed(3) + " s" : "") + "</span><b>dispatched</b><span>" + (call.dispatched ? "yes" : "no (refused before dispatch)") + "</span>" +
       (call.points && call.points.length ? "<b>points</b><span>" + esc(JSON.stringify(call.points)) + " (screenshot px)</span>" : "") + "</div>");
     if (call.is_error) out.push('<div class="error-box"><b>' + esc(call.code || "error") + "</b>\n" + esc(call.error) + "</div>");
-    out.push("<h3>arguments</h3><pre>" + esc(JSON.stringify(call.args, null, 1)) + "</pre>");
-    const result = call.structured && call.structured.result;
-    if (result) out.push("<h3>outcome</h3><pre>" + esc(JSON.stringify(result, null, 1)) + "</pre>");
     const { before, after } = around(call);
     if (call.tool !== "get_app_state" || before) out.push('<div class="shots">' + shot("before", before, call) + shot("after", after, call) + "</div>");
     else if (after) out.push('<div class="shots">' + shot("after", after, call) + "</div>");
+    const result = call.structured && call.structured.result;
+    out.push('<div class="cols"><div><h3>arguments</h3><pre>' + esc(JSON.stringify(call.args, null, 1)) + "</pre></div>" +
+      (result ? "<div><h3>outcome</h3><pre>" + esc(JSON.stringify(result, null, 1)) + "</pre></div>" : "") + "</div>");
     if (call.state != null) out.push("<h3>state the caller received</h3><pre class=\"state\">" + stateText(call.state) + "</pre>");
     if (call.text) out.push("<h3>text</h3><pre>" + esc(call.text) + "</pre>");
     detail.innerHTML = out.join("");

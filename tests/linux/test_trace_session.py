@@ -1,0 +1,154 @@
+"""A traced session against the GTK fixture: the trace holds every call, the screenshots the cell saw
+and the points it chose; the viewer, rendered by headless Chromium, shows the cells, the calls and
+a marker at the clicked point."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import anyio
+import pytest
+import simplejpeg
+from _act_support import bind, executor_for, named_rect, poll
+from conftest import Launcher
+
+from deskhand.runtime import open_service
+from deskhand.trace.recorder import TRACE_FILE
+from deskhand.trace.viewer import write_viewer
+
+pytestmark = pytest.mark.desktop
+
+OUT = Path(__file__).resolve().parents[2] / "out"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+TYPED = "trace me ✓"
+
+
+def chromium(*args: str) -> subprocess.CompletedProcess[str]:
+    with tempfile.TemporaryDirectory(prefix="dh-trace-chromium-") as profile:
+        cmd = [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            *args,
+        ]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True)
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory, desktop):
+    """One traced session: a cell that observes, clicks the entry, types, drags and clicks the canvas."""
+    launcher = Launcher(desktop, tmp_path_factory.mktemp("apps"))
+    ex = executor_for(desktop)
+    try:
+        yield _session(tmp_path_factory, launcher, desktop, ex)
+    finally:
+        ex.close()
+        launcher.close()
+
+
+def _session(tmp_path_factory, launch, desktop, ex):
+    app = launch.gtk_fixture()
+    app.events.wait_for("ready")
+    bound = bind(ex, app.pid)
+    canvas = named_rect(ex, app.pid, "Canvas")
+    x0, y0 = (round(v) for v in bound.pixels(canvas.x + 40, canvas.y + 40))
+    x1, y1 = (round(v) for v in bound.pixels(canvas.x + 200, canvas.y + 150))
+    cx, cy = (round(v) for v in bound.pixels(canvas.x + 100, canvas.y + 60))
+    cell = (
+        f"let app = await cua.getApp('{app.pid}');\n"
+        "const state = await app.getAXState({disableDiffing: true, emit: false});\n"
+        "const entry = state.match(/(g\\d+:\\d+) text \\(settable, string\\) Name/)[1];\n"
+        "await app.click(entry);\n"
+        f"await app.setValue(entry, '');\n"
+        f"await app.typeText({json.dumps(TYPED)});\n"
+        f"await app.drag([{x0}, {y0}], [{x1}, {y1}]);\n"
+        f"await app.click([{cx}, {cy}]);\n"
+        "await app.getScreenshot();"
+    )
+    directory = tmp_path_factory.mktemp("trace")
+
+    async def go():
+        service = open_service(env=desktop.env, trace=directory)
+        try:
+            result = await service.call("js", {"code": cell, "title": "observe, type, drag, click"})
+            return result, service.host.counters.started  # type: ignore[attr-defined]
+        finally:
+            await service.close()
+
+    result, started = anyio.run(go)
+    assert not result.is_error, result.text
+    poll(lambda: any(e.get("text") == TYPED for e in app.events.of_type("text")), what="typed text in the entry")
+    poll(lambda: len(app.events.of_type("release")) >= 2, what="drag and click releases in the canvas")
+    records = [json.loads(line) for line in (directory / TRACE_FILE).read_text(encoding="utf-8").splitlines()]
+    return {"dir": directory, "records": records, "started": started, "click": (cx, cy), "drag": (x0, y0, x1, y1)}
+
+
+def test_every_call_of_the_cell_is_in_the_trace(traced):
+    records = traced["records"]
+    calls = [r for r in records if r["type"] == "call"]
+    assert len(calls) == traced["started"]  # the host counted every native call; each one is recorded
+    tools = [c["tool"] for c in calls]
+    for tool in ("get_app_state", "click", "set_value", "type_text", "drag"):
+        assert tool in tools
+    assert tools.index("type_text") < tools.index("drag") < len(tools) - 1 - tools[::-1].index("click")
+    assert all(c["cell"] == 1 for c in calls)
+    assert [r["type"] for r in records if r["type"] != "call"] == ["session", "cell_start", "cell"]
+    cell = records[-1]
+    assert cell["type"] == "cell" and cell["title"] == "observe, type, drag, click" and not cell["is_error"]
+    typed = next(c for c in calls if c["tool"] == "type_text")
+    assert typed["args"]["text"] == TYPED and typed["structured"]["result"]["effect"] in {"confirmed", "partial"}
+    assert "route" in typed["structured"]["result"]
+
+
+def test_screenshots_decode_and_points_lie_inside_them(traced):
+    directory, records = traced["dir"], traced["records"]
+    last_image = None
+    pointed = 0
+    for record in records:
+        for image in record.get("images", []):
+            pixels = simplejpeg.decode_jpeg((directory / image["file"]).read_bytes())
+            assert pixels.shape[:2] == (image["height"], image["width"])
+            last_image = image
+        for x, y in record.get("points", []):
+            assert last_image is not None, "a point chosen before any screenshot"
+            assert 0 <= x < last_image["width"] and 0 <= y < last_image["height"]
+            pointed += 1
+    assert pointed == 3  # the drag's two ends and the canvas click
+    click = next(r for r in records if r["type"] == "call" and r["tool"] == "click" and r["points"])
+    assert click["points"] == [[float(v) for v in traced["click"]]]
+
+
+def test_the_viewer_renders_cells_calls_and_the_click_marker_in_chromium(traced):
+    directory, records = traced["dir"], traced["records"]
+    page = write_viewer(directory)
+    click = next(r for r in records if r["type"] == "call" and r["tool"] == "click" and r["points"])
+    url = f"{page.as_uri()}#call-{click['seq']}"
+    dom = chromium("--virtual-time-budget=5000", "--dump-dom", url).stdout
+    calls = [r for r in records if r["type"] == "call"]
+    # Rendered rows carry numbers; the page's own script (also in the dump) has none.
+    assert len(re.findall(r'<div class="cell[^"]*" data-cell="\d+">', dom)) == 1
+    assert len(re.findall(r'<div class="call[^"]*" data-key="call:\d+"', dom)) == len(calls)
+    assert f'data-key="call:{click["seq"]}"' in dom
+    marker = re.search(r'<circle class="mark mark-click" cx="([\d.]+)" cy="([\d.]+)"', dom)
+    assert marker, "no click marker in the rendered detail"
+    assert (float(marker.group(1)), float(marker.group(2))) == tuple(float(v) for v in traced["click"])
+    # The marker sits on the screenshot the click was chosen from, in that image's pixels.
+    box = re.search(r'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 (\d+) (\d+)"', dom)
+    before = [i for r in records if r["seq"] < click["seq"] for i in r.get("images", [])][-1]
+    assert box and (int(box.group(1)), int(box.group(2))) == (before["width"], before["height"])
+    OUT.mkdir(exist_ok=True)
+    shot = OUT / "trace-viewer.png"
+    shot.unlink(missing_ok=True)
+    chromium("--virtual-time-budget=5000", "--window-size=1400,900", f"--screenshot={shot}", url)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
