@@ -15,8 +15,8 @@ import anyio
 import pytest
 import simplejpeg
 from _act_support import bind, executor_for, named_rect, poll
-from conftest import Launcher
 
+from conftest import Launcher
 from deskhand.runtime import open_service
 from deskhand.trace.recorder import TRACE_FILE
 from deskhand.trace.viewer import write_viewer
