@@ -8,10 +8,12 @@ from pathlib import Path
 
 import anyio
 import numpy as np
+import pytest
 import simplejpeg
 
 from deskhand.backends.base import Image
 from deskhand.backends.fake import FakeApp, FakeExecutor
+from deskhand.core.errors import DeskhandError
 from deskhand.host import AppPolicy, Host, ImageBlock, TextBlock, ToolResult
 from deskhand.trace import TraceRecorder
 from deskhand.trace.recorder import TRACE_FILE, call_points
@@ -154,3 +156,11 @@ def test_a_line_cut_short_by_a_crash_is_skipped(tmp_path: Path) -> None:
         f.write('{"type": "call", "tool": "cli')
     assert sum(r["type"] == "call" for r in read_records(tmp_path)) == 10
     assert "deskhand trace" in render(tmp_path)
+
+
+def test_a_directory_that_holds_a_trace_is_not_recorded_into_again(tmp_path: Path) -> None:
+    synthetic_trace(tmp_path, 10)
+    before = (tmp_path / TRACE_FILE).read_bytes()
+    with pytest.raises(DeskhandError, match="already holds a trace"):
+        TraceRecorder(tmp_path)
+    assert (tmp_path / TRACE_FILE).read_bytes() == before

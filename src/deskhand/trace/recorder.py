@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Final
 
+from deskhand.core.errors import DeskhandError
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
 
 FORMAT: Final = 1
@@ -70,6 +71,8 @@ class TraceRecorder:
 
     def __init__(self, directory: Path | str, *, max_bytes: int = DEFAULT_MAX_BYTES, redact: bool = False) -> None:
         self.directory = Path(directory)
+        if (self.directory / TRACE_FILE).exists():
+            raise DeskhandError(f"{self.directory} already holds a trace; record into a new directory")
         (self.directory / IMAGES_DIR).mkdir(parents=True, exist_ok=True)
         self.max_bytes = max_bytes
         self.redact = redact
@@ -83,7 +86,7 @@ class TraceRecorder:
         self._secrets: list[str] = []
         #: The cell whose calls are being recorded (a cell holds the session queue for its run).
         self.cell: int | None = None
-        self._file = (self.directory / TRACE_FILE).open("a", encoding="utf-8")
+        self._file = (self.directory / TRACE_FILE).open("x", encoding="utf-8")
         self._write(
             {"type": "session", "format": FORMAT, "started": time.time(), "redact": redact, "max_bytes": max_bytes}
         )

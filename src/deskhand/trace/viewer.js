@@ -142,7 +142,8 @@
       "</div><figcaption>" + label + " (record " + s.seq + ", " + (s.img.width || "?") + "×" + (s.img.height || "?") + " px)</figcaption></figure>";
   }
   function stateText(text) {
-    return text.split("\n").map((l) => (/^\+/.test(l) ? '<span class="diff-add">' + esc(l) + "</span>" : /^-/.test(l) ? '<span class="diff-del">' + esc(l) + "</span>" : esc(l))).join("\n");
+    const cls = (l) => (/^\s*\+/.test(l) ? "diff-add" : /^\s*~/.test(l) ? "diff-change" : /^\s*-/.test(l) ? "diff-del" : "");
+    return text.split("\n").map((l) => (cls(l) ? '<span class="' + cls(l) + '">' + esc(l) + "</span>" : esc(l))).join("\n");
   }
   function showCall(call, g) {
     const out = [];
