@@ -7,7 +7,7 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   python3-gi python3-pyatspi gir1.2-gtk-3.0 gir1.2-atspi-2.0 mousepad libturbojpeg0 imagemagick \
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxkbcommon-x11-0 \
   libxcb-xinerama0 libxcb-xkb1 libxcb-shape0 libxcb-randr0 libxcb-xfixes0 libegl1 libgl1 libfontconfig1 \
-  libdbus-1-3 libglib2.0-0 fonts-dejavu-core xterm
+  libdbus-1-3 libglib2.0-0 fonts-dejavu-core xterm libseccomp2
 PYTEST_ARGS ?=
 
 .PHONY: deps apt venv test check demo bench clean
