@@ -5,10 +5,13 @@ a marker at the clicked point."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 import anyio
@@ -18,6 +21,7 @@ from _act_support import bind, executor_for, named_rect, poll
 
 from conftest import Launcher
 from deskhand.runtime import open_service
+from deskhand.sdk import Computer
 from deskhand.trace.recorder import TRACE_FILE
 from deskhand.trace.viewer import write_viewer
 
@@ -46,19 +50,22 @@ def chromium(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def traced(tmp_path_factory, desktop):
-    """One traced session: a cell that observes, clicks the entry, types, drags and clicks the canvas."""
+def gtk(tmp_path_factory, desktop):
+    """The GTK fixture app, shared by the module, and an executor to measure it with."""
     launcher = Launcher(desktop, tmp_path_factory.mktemp("apps"))
     ex = executor_for(desktop)
     try:
-        yield _session(tmp_path_factory, launcher, desktop, ex)
+        app = launcher.gtk_fixture()
+        yield app, ex
     finally:
         ex.close()
         launcher.close()
 
 
-def _session(tmp_path_factory, launch, desktop, ex):
-    app = launch.gtk_fixture()
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory, desktop, gtk):
+    """One traced session: a cell that observes, clicks the entry, types, drags and clicks the canvas."""
+    app, ex = gtk
     app.events.wait_for("ready")
     bound = bind(ex, app.pid)
     canvas = named_rect(ex, app.pid, "Canvas")
@@ -152,3 +159,55 @@ def test_the_viewer_renders_cells_calls_and_the_click_marker_in_chromium(traced)
     shot.unlink(missing_ok=True)
     chromium("--virtual-time-budget=5000", "--window-size=1400,900", f"--screenshot={shot}", url)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def read_trace(directory: Path) -> list[dict]:
+    return [json.loads(line) for line in (directory / TRACE_FILE).read_text(encoding="utf-8").splitlines()]
+
+
+def test_the_sdk_records_its_calls_when_given_a_trace_directory(gtk, desktop, tmp_path, monkeypatch):
+    app, _ex = gtk
+    for key, value in desktop.env.items():
+        monkeypatch.setenv(key, value)
+    since = time.monotonic()
+    with Computer.create(trace=tmp_path / "sdk", trace_redact=True) as computer:
+        bound = computer.get_app(str(app.pid))
+        state = bound.get_ax_state(disable_diffing=True)
+        entry = re.search(r"(g\d+:\d+) text \(settable, string\) Name", state)
+        assert entry
+        bound.set_value(entry.group(1), "sdk secret")
+    app.events.wait_for("text", name="Name", text="sdk secret", since=since)
+    records = read_trace(tmp_path / "sdk")
+    assert [r["tool"] for r in records if r["type"] == "call"] == ["get_app_state", "get_app_state", "set_value"]
+    assert all(r["cell"] is None for r in records if r["type"] == "call")  # no cell: direct calls
+    assert "sdk secret" not in (tmp_path / "sdk" / TRACE_FILE).read_text(encoding="utf-8")
+
+
+def test_the_js_command_records_its_cells_and_the_trace_command_shows_them(gtk, desktop, tmp_path):
+    app, _ex = gtk
+    script = tmp_path / "task.js"
+    script.write_text(f"let app = await cua.getApp('{app.pid}');\n// %%\nawait app.getScreenshot();\n")
+    env = {**os.environ, **desktop.env}
+    trace = tmp_path / "cli"
+    cmd = [sys.executable, "-m", "deskhand"]
+    subprocess.run(
+        [*cmd, "js", str(script), "--trace", str(trace)], env=env, check=True, capture_output=True, timeout=120
+    )
+    records = read_trace(trace)
+    assert [r["cell"] for r in records if r["type"] == "cell"] == [1, 2]
+    assert [(r["cell"], r["tool"]) for r in records if r["type"] == "call"] == [
+        (1, "get_app_state"),
+        (2, "get_app_state"),
+    ]
+    shown = subprocess.run([*cmd, "trace", "view", str(trace)], env=env, check=True, capture_output=True, text=True)
+    page = Path(shown.stdout.strip())
+    assert page == trace / "trace.html" and page.stat().st_size > 0
+    refused = subprocess.run(
+        [*cmd, "js", str(script), "--trace", str(trace)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert refused.returncode == 1 and "already holds a trace" in refused.stderr

@@ -13,8 +13,9 @@ as the JPEG it was). Records, each with ``type``, ``seq`` and ``t`` (seconds sin
              coordinate action the ``points`` in screenshot pixels.
 ``cap``      the last line when the size cap was reached; nothing is recorded after it.
 
-``redact`` replaces typed, pasted and set text (in the call's arguments, its outcome, and later
-in cell code and state texts) with ``[redacted N chars]``.
+``redact`` replaces typed, pasted and set text (in the call's arguments, its outcome and evidence,
+and later in cell code, cell output and state texts) with ``[redacted N chars]``; text shorter
+than three characters only in its own call's arguments.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ DEFAULT_MAX_BYTES: Final = 512 * 1024 * 1024
 #: Tools whose text argument is what the user's document receives.
 _TEXT_ARGS: Final = {"type_text": "text", "paste": "text", "set_value": "value", "select_text": "text"}
 _POINT_TOOLS: Final = {"click", "scroll"}
+#: Typed text shorter than this is redacted in its own call's arguments only.
+_MIN_SECRET: Final = 3
 
 
 def _redacted(text: str) -> str:
@@ -137,6 +140,16 @@ class TraceRecorder:
             info["width"], info["height"] = size
         return info
 
+    def _scrub_tree(self, value: object) -> object:
+        """``value`` with every string in it scrubbed (keys too stay as they are)."""
+        if isinstance(value, str):
+            return self._scrub(value)
+        if isinstance(value, dict):
+            return {k: self._scrub_tree(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._scrub_tree(v) for v in value]
+        return value
+
     def _scrub(self, text: str) -> str:
         for secret in self._secrets:
             text = text.replace(secret, _redacted(secret))
@@ -172,7 +185,7 @@ class TraceRecorder:
                 "is_error": result.is_error,
                 "text": [self._scrub(t) for t in texts] if self.redact else texts,
                 "images": [i for i in images if i is not None],
-                "structured": result.structured,
+                "structured": self._scrub_tree(result.structured) if self.redact else result.structured,
             }
         )
 
@@ -194,7 +207,7 @@ class TraceRecorder:
         key = _TEXT_ARGS.get(name)
         if self.redact and key is not None and isinstance(args.get(key), str):
             secret = str(args[key])
-            if secret and name != "select_text":
+            if len(secret) >= _MIN_SECRET and name != "select_text":  # shorter ones would blank out common text
                 self._secrets.append(secret)
             args[key] = _redacted(secret)
             outcome = structured.get("result")
@@ -216,7 +229,7 @@ class TraceRecorder:
             "dispatched": not result.not_dispatched,
             "code": structured.get("code") if result.is_error else None,
             "error": self._scrub(result.text) if result.is_error else None,
-            "structured": structured,
+            "structured": self._scrub_tree(structured) if self.redact else structured,
             "points": call_points(name, args),
         }
         if name == "get_app_state":
