@@ -15,13 +15,16 @@ import time
 from pathlib import Path
 
 import anyio
+import numpy as np
 import pytest
 import simplejpeg
 from _act_support import bind, executor_for, named_rect, poll
 
 from conftest import Launcher
+from deskhand.host.result import ImageBlock, TextBlock, ToolResult
 from deskhand.runtime import open_service
 from deskhand.sdk import Computer
+from deskhand.trace import TraceRecorder
 from deskhand.trace.recorder import TRACE_FILE
 from deskhand.trace.viewer import write_viewer
 
@@ -81,6 +84,7 @@ def traced(tmp_path_factory, desktop, gtk):
         f"await app.typeText({json.dumps(TYPED)});\n"
         f"await app.drag([{x0}, {y0}], [{x1}, {y1}]);\n"
         f"await app.click([{cx}, {cy}]);\n"
+        "try { await app.pressKey('no-such-key'); } catch (e) { nodeRepl.write(`refused: ${e.message}`); }\n"
         "await app.getScreenshot();"
     )
     directory = tmp_path_factory.mktemp("trace")
@@ -106,13 +110,16 @@ def test_every_call_of_the_cell_is_in_the_trace(traced):
     calls = [r for r in records if r["type"] == "call"]
     assert len(calls) == traced["started"]  # the host counted every native call; each one is recorded
     tools = [c["tool"] for c in calls]
-    for tool in ("get_app_state", "click", "set_value", "type_text", "drag"):
+    for tool in ("get_app_state", "click", "set_value", "type_text", "drag", "press_key"):
         assert tool in tools
     assert tools.index("type_text") < tools.index("drag") < len(tools) - 1 - tools[::-1].index("click")
     assert all(c["cell"] == 1 for c in calls)
     assert [r["type"] for r in records if r["type"] != "call"] == ["session", "cell_start", "cell"]
     cell = records[-1]
     assert cell["type"] == "cell" and cell["title"] == "observe, type, drag, click" and not cell["is_error"]
+    refused = next(c for c in calls if c["tool"] == "press_key")
+    assert refused["is_error"] and not refused["dispatched"] and refused["code"] == "unknown_key"
+    assert refused["error"] and "refused: " + refused["error"].splitlines()[0] in "\n".join(cell["text"])
     typed = next(c for c in calls if c["tool"] == "type_text")
     assert typed["args"]["text"] == TYPED and typed["structured"]["result"]["effect"] in {"confirmed", "partial"}
     assert "route" in typed["structured"]["result"]
@@ -211,3 +218,81 @@ def test_the_js_command_records_its_cells_and_the_trace_command_shows_them(gtk, 
         timeout=120,
     )
     assert refused.returncode == 1 and "already holds a trace" in refused.stderr
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Debian Chromium driven by Playwright (no downloaded browser)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"], headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def test_keys_filters_and_the_marker_position_in_the_live_page(traced, browser):
+    directory, records = traced["dir"], traced["records"]
+    page_file = write_viewer(directory, directory / "live.html")
+    calls = [r for r in records if r["type"] == "call"]
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        page.goto(page_file.as_uri())
+        assert page.locator(".call").count() == len(calls)
+        assert page.locator(".cell-head.selected").count() == 1  # the first cell is shown at first
+        page.keyboard.press("j")
+        assert page.locator(".selected").get_attribute("data-key") == f"call:{calls[0]['seq']}"
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("k")
+        assert page.locator(".selected").get_attribute("data-key") == f"call:{calls[0]['seq']}"
+        # Errors only: the one refused key press is left, and its detail shows the recovery text.
+        page.locator("#filter-errors").check()
+        visible = page.locator(".call:not(.hidden)")
+        refused = next(c for c in calls if c["is_error"])
+        assert visible.count() == 1 and visible.get_attribute("data-key") == f"call:{refused['seq']}"
+        visible.click()
+        assert refused["error"].splitlines()[0] in page.locator(".error-box").inner_text()
+        page.locator("#filter-errors").uncheck()
+        # The click marker is drawn where the click went on the screenshot, at any display scale.
+        click = next(c for c in calls if c["tool"] == "click" and c["points"])
+        page.locator(f'[data-key="call:{click["seq"]}"]').click()
+        img = page.locator(".shot-before img")
+        img.wait_for()
+        box = img.bounding_box()
+        natural = page.evaluate("() => document.querySelector('.shot-before img').naturalWidth")
+        mark = page.locator(".shot-before .mark").bounding_box()
+        assert box and mark and natural
+        scale = box["width"] / natural
+        x, y = traced["click"]
+        assert abs(mark["x"] + mark["width"] / 2 - (box["x"] + x * scale)) < 2
+        assert abs(mark["y"] + mark["height"] / 2 - (box["y"] + y * scale)) < 2
+    finally:
+        page.close()
+
+
+def test_a_thousand_call_trace_opens_in_the_browser(browser, tmp_path):
+    recorder = TraceRecorder(tmp_path)
+    shot = ImageBlock(bytes(simplejpeg.encode_jpeg(np.zeros((100, 160, 3), np.uint8), colorspace="RGB")), "image/jpeg")
+    for c in range(100):
+        cell = recorder.cell_start(f"// {c}", f"cell {c}")
+        for i in range(10):
+            observe = ToolResult((TextBlock("state"), shot), structured={"app": "a"})
+            act = ToolResult((TextBlock("ok"),), structured={"result": {"effect": "confirmed"}})
+            name, args = ("get_app_state", {"app": "a"}) if i % 2 else ("click", {"app": "a", "x": i, "y": 5})
+            recorder.call(name, args, observe if i % 2 else act, recorder.now(), 0.01)
+        recorder.cell_end(cell, f"// {c}", f"cell {c}", ToolResult((TextBlock("ok"),)), 0.1)
+    recorder.close()
+    page_file = write_viewer(tmp_path)
+    page = browser.new_page()
+    try:
+        started = time.monotonic()
+        page.goto(page_file.as_uri())
+        rows = page.locator(".call").count()
+        loaded = time.monotonic() - started
+        assert rows == 1000
+        page.keyboard.press("j")
+        assert page.locator(".selected").count() == 1
+        print(f"1000-call viewer loaded in {loaded:.2f} s")
+    finally:
+        page.close()
