@@ -254,6 +254,12 @@ def test_keys_filters_and_the_marker_position_in_the_live_page(traced, browser):
         visible.click()
         assert refused["error"].splitlines()[0] in page.locator(".error-box").inner_text()
         page.locator("#filter-errors").uncheck()
+        # The drag's path runs between its two ends, in screenshot pixels.
+        drag = next(c for c in calls if c["tool"] == "drag")
+        page.locator(f'[data-key="call:{drag["seq"]}"]').click()
+        line = page.locator(".shot-before line.path")
+        ends = [float(line.get_attribute(a) or "nan") for a in ("x1", "y1", "x2", "y2")]
+        assert ends == [float(v) for v in traced["drag"]]
         # The click marker is drawn where the click went on the screenshot, at any display scale.
         click = next(c for c in calls if c["tool"] == "click" and c["points"])
         page.locator(f'[data-key="call:{click["seq"]}"]').click()

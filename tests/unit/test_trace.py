@@ -164,3 +164,30 @@ def test_a_directory_that_holds_a_trace_is_not_recorded_into_again(tmp_path: Pat
     with pytest.raises(DeskhandError, match="already holds a trace"):
         TraceRecorder(tmp_path)
     assert (tmp_path / TRACE_FILE).read_bytes() == before
+
+
+def test_a_cancelled_cell_is_recorded_as_cancelled(tmp_path: Path) -> None:
+    from deskhand.server.service import Service  # noqa: PLC0415
+
+    class Hanging:
+        async def run(self, code: str, *, timeout_ms: int) -> ToolResult:
+            await anyio.sleep_forever()
+            raise AssertionError
+
+        async def reset(self) -> None: ...
+
+        async def close(self) -> None: ...
+
+    host, recorder = traced_host(tmp_path)
+    service = Service(host, Hanging)
+    service.tracer = recorder
+
+    async def go() -> None:
+        with anyio.move_on_after(0.05):
+            await service.call("js", {"code": "await new Promise(() => {})", "title": "hangs"})
+
+    anyio.run(go)
+    recorder.close()
+    cells = [r for r in records(tmp_path) if r["type"] == "cell"]
+    assert len(cells) == 1 and cells[0]["is_error"] and cells[0]["title"] == "hangs"
+    assert "cancelled" in str(cells[0]["text"])

@@ -182,11 +182,14 @@ class Service:
         if self.tracer is None:
             return await self._kernel.run(request.code, timeout_ms=request.timeout_ms)
         cell, started = self.tracer.cell_start(request.code, request.title), time.monotonic()
-        result = await self._kernel.run(request.code, timeout_ms=request.timeout_ms)
+        result = _error("The cell was cancelled before it returned.")  # what the trace says if it is
         try:
-            self.tracer.cell_end(cell, request.code, request.title, result, time.monotonic() - started)
-        except Exception:  # a full disk must not fail the cell
-            logger.exception("recording the trace of a cell failed")
+            result = await self._kernel.run(request.code, timeout_ms=request.timeout_ms)
+        finally:
+            try:
+                self.tracer.cell_end(cell, request.code, request.title, result, time.monotonic() - started)
+            except Exception:  # a full disk must not fail the cell
+                logger.exception("recording the trace of a cell failed")
         return result
 
     async def _js_reset(self, args: object) -> ToolResult:
