@@ -98,7 +98,8 @@
   for (const a of apps) { const o = document.createElement("option"); o.value = a; o.textContent = a; select.appendChild(o); }
   const errorsOnly = document.getElementById("filter-errors");
   const nErr = calls.filter((c) => c.is_error).length;
-  document.getElementById("summary").textContent = cells.size + " cells · " + calls.length + " calls · " + nErr + " errors" + (session && session.redact ? " · text redacted" : "") + (cap ? " · size cap reached" : "");
+  const n = (k, word) => k + " " + word + (k === 1 ? "" : "s");
+  document.getElementById("summary").textContent = n(cells.size, "cell") + " · " + n(calls.length, "call") + " · " + n(nErr, "error") + (session && session.redact ? " · text redacted" : "") + (cap ? " · size cap reached" : "");
 
   function applyFilters() {
     const app = select.value, onlyErr = errorsOnly.checked;
@@ -127,7 +128,7 @@
       marks += '<circle class="mark mark-from" cx="' + p[0][0] + '" cy="' + p[0][1] + '" r="10"/>';
       marks += '<circle class="mark mark-to" cx="' + p[1][0] + '" cy="' + p[1][1] + '" r="10"/>';
     } else {
-      marks += '<circle class="mark mark-' + esc(call.tool) + '" cx="' + p[0][0] + '" cy="' + p[0][1] + '" r="12"/>';
+      marks += '<circle class="mark mark-' + esc(call.tool) + '" cx="' + p[0][0] + '" cy="' + p[0][1] + '" r="16"/>';
       if (call.tool === "scroll") {
         const d = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] }[call.args.direction] || [0, 1];
         const len = 60 * Math.min(3, call.args.pages || 1);
