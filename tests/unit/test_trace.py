@@ -191,3 +191,17 @@ def test_a_cancelled_cell_is_recorded_as_cancelled(tmp_path: Path) -> None:
     cells = [r for r in records(tmp_path) if r["type"] == "cell"]
     assert len(cells) == 1 and cells[0]["is_error"] and cells[0]["title"] == "hangs"
     assert "cancelled" in str(cells[0]["text"])
+
+
+def test_the_cli_takes_the_trace_options_and_views_a_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from deskhand.cli import build_parser, main  # noqa: PLC0415
+
+    args = build_parser().parse_args(["serve", "--trace", "d", "--trace-redact", "--trace-max-mb", "1.5"])
+    assert (args.trace, args.trace_redact, args.trace_max_mb) == (Path("d"), True, 1.5)
+    assert build_parser().parse_args(["js", "f.js", "--trace", "d"]).trace == Path("d")
+    assert main(["trace", "view", str(tmp_path / "missing")]) == 1
+    assert "no trace.jsonl" in capsys.readouterr().err
+    synthetic_trace(tmp_path, 10)
+    assert main(["trace", "view", str(tmp_path), "--out", str(tmp_path / "v.html")]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "v.html")
+    assert (tmp_path / "v.html").read_text(encoding="utf-8").count('class="img"') == 5
