@@ -205,3 +205,23 @@ def test_the_cli_takes_the_trace_options_and_views_a_trace(tmp_path: Path, capsy
     assert main(["trace", "view", str(tmp_path), "--out", str(tmp_path / "v.html")]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "v.html")
     assert (tmp_path / "v.html").read_text(encoding="utf-8").count('class="img"') == 5
+
+
+def test_sequence_steps_and_direct_calls_are_recorded_outside_any_cell(tmp_path: Path) -> None:
+    from deskhand.server.service import Service  # noqa: PLC0415
+
+    host, recorder = traced_host(tmp_path)
+    service = Service(host, None)
+    steps = [{"tool": "click", "x": 3, "y": 4}, {"tool": "press_key", "key": "Return"}]
+
+    async def go() -> ToolResult:
+        await service.call("get_app_state", {"app": "Mousepad"})
+        return await service.call("sequence", {"app": "Mousepad", "steps": steps})
+
+    result = anyio.run(go)
+    recorder.close()
+    assert not result.is_error, result.text
+    calls = [r for r in records(tmp_path) if r["type"] == "call"]
+    assert [c["tool"] for c in calls[:3]] == ["get_app_state", "click", "press_key"]
+    assert calls[1]["points"] == [[3.0, 4.0]]
+    assert all(c["cell"] is None for c in calls)
