@@ -212,6 +212,9 @@ COMMANDS: list[Command] = [
     Command(
         "state", "print an app's accessibility state (and save its screenshot)", cmds.configure_state, cmds.cmd_state
     ),
+    Command(
+        "trace", "show a recorded session trace (trace view DIR)", cmds.configure_trace, cmds.cmd_trace, virtual=False
+    ),
     Command("guide", "print the bundled platform guidance", cmds.configure_guide, cmds.cmd_guide, virtual=False),
 ]
 

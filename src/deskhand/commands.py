@@ -15,6 +15,7 @@ from deskhand.core.errors import DeskhandError
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
 
 if TYPE_CHECKING:
+    from deskhand.server.service import Service
     pass
 
 #: A line that separates two cells in a `deskhand js` file.
@@ -52,6 +53,22 @@ def _fail(result: ToolResult) -> DeskhandError:
 # -- serve (in deskhand.servecli) --------------------------------------------------------------
 
 configure_serve, cmd_serve, launch_app = servecli.configure_serve, servecli.cmd_serve, servecli.launch_app
+add_trace_options = servecli.add_trace_options
+
+
+def traced_service(
+    args: argparse.Namespace, *, advertise_semantic: bool = False, system_keys_granted: bool = False
+) -> Service:
+    """``open_service`` with the command's tracing options."""
+    from deskhand.runtime import open_service  # noqa: PLC0415
+
+    return open_service(
+        advertise_semantic=advertise_semantic,
+        system_keys_granted=system_keys_granted,
+        trace=args.trace,
+        trace_redact=args.trace_redact,
+        trace_max_bytes=int(args.trace_max_mb * 2**20),
+    )
 
 
 # -- js --------------------------------------------------------------------------------------
@@ -61,16 +78,16 @@ def configure_js(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="a JavaScript file, or - for standard input; `// %%` lines separate cells")
     p.add_argument("--out", type=Path, help="save emitted images into this folder")
     p.add_argument("--timeout-ms", type=int, default=30_000, help="per-cell timeout (1..60000)")
+    add_trace_options(p)
 
 
 def cmd_js(args: argparse.Namespace) -> int:
-    from deskhand.runtime import open_service  # noqa: PLC0415
 
     source = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     cells = split_cells(source)
 
     async def run() -> int:
-        service = open_service()
+        service = traced_service(args)
         try:
             for n, cell in enumerate(cells, 1):
                 print(f"--- cell {n}")
@@ -129,6 +146,27 @@ def cmd_state(args: argparse.Namespace) -> int:
         elif args.screenshot is not None:
             args.screenshot.write_bytes(block.data)
             print(f"[screenshot {block.mime_type} saved to {args.screenshot}]")
+    return 0
+
+
+# -- trace -----------------------------------------------------------------------------------
+
+
+def configure_trace(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", required=True, metavar="{view}")
+    view = sub.add_parser("view", help="write one self-contained HTML file that shows a recorded trace")
+    view.add_argument("dir", type=Path, help="the trace directory (serve --trace DIR)")
+    view.add_argument("--out", type=Path, help="the HTML file to write (default DIR/trace.html)")
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from deskhand.trace.viewer import write_viewer  # noqa: PLC0415
+
+    try:
+        path = write_viewer(args.dir, args.out)
+    except FileNotFoundError as err:
+        raise DeskhandError(str(err)) from err
+    print(path)
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 from deskhand.backends import open_backend
 from deskhand.backends.base import Executor
@@ -91,11 +92,15 @@ def open_service(
     advertise_semantic: bool = False,
     caps: frozenset[str] | None = None,
     system_keys_granted: bool = False,
+    trace: Path | str | None = None,
+    trace_redact: bool = False,
+    trace_max_bytes: int | None = None,
 ) -> Service:
     """One client's service over a new executor and host.
 
     ``system_keys_granted`` is the user's session grant for system key combinations
-    (``deskhand serve --grant-system-keys``); no tool argument can set it.
+    (``deskhand serve --grant-system-keys``); no tool argument can set it. ``trace`` records the
+    session into that directory (:mod:`deskhand.trace`); ``trace_redact`` hides typed and pasted text.
     """
     executor = open_executor(env, backend=backend)
     try:
@@ -103,6 +108,24 @@ def open_service(
     except BaseException:  # an unusable policy file: release the executor's connections
         executor.close()
         raise
-    return Service(
-        host, lambda: JsKernel(host), advertise_semantic=advertise_semantic, caps=caps, on_close=executor.close
-    )
+    on_close = executor.close
+    tracer = None
+    if trace is not None:
+        from deskhand.trace.recorder import DEFAULT_MAX_BYTES, TraceRecorder  # noqa: PLC0415
+
+        try:
+            tracer = TraceRecorder(trace, redact=trace_redact, max_bytes=trace_max_bytes or DEFAULT_MAX_BYTES)
+        except BaseException:
+            executor.close()
+            raise
+        host.tracer = tracer
+
+        def on_close() -> None:
+            try:
+                executor.close()
+            finally:
+                tracer.close()
+
+    service = Service(host, lambda: JsKernel(host), advertise_semantic=advertise_semantic, caps=caps, on_close=on_close)
+    service.tracer = tracer
+    return service

@@ -16,6 +16,8 @@ import base64
 import math
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
+from os import PathLike
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -169,31 +171,43 @@ class Computer(AbstractContextManager["Computer"]):
         self._closed = False
 
     @classmethod
-    def create(cls) -> Computer:
-        """Operate the desktop named by the environment (``DISPLAY`` and the session bus)."""
-        return cls._open(None)
+    def create(cls, *, trace: str | PathLike[str] | None = None, trace_redact: bool = False) -> Computer:
+        """Operate the desktop named by the environment (``DISPLAY`` and the session bus).
+
+        ``trace`` records the session into that directory (``deskhand trace view DIR`` shows it);
+        ``trace_redact`` replaces typed and pasted text there.
+        """
+        return cls._open(None, trace=trace, trace_redact=trace_redact)
 
     @classmethod
-    def virtual(cls, *, size: str = "1920x1080x24") -> Computer:
+    def virtual(
+        cls, *, size: str = "1920x1080x24", trace: str | PathLike[str] | None = None, trace_redact: bool = False
+    ) -> Computer:
         """Start a private virtual desktop (Xvfb, D-Bus, AT-SPI, openbox) torn down on close."""
         from deskhand.desktop import VirtualDesktop  # noqa: PLC0415 - only virtual desktops need it
 
         desktop = VirtualDesktop(size=size)
         desktop.start()
         try:
-            return cls._open(desktop)
+            return cls._open(desktop, trace=trace, trace_redact=trace_redact)
         except BaseException:
             desktop.stop()
             raise
 
     @classmethod
-    def _open(cls, desktop: VirtualDesktop | None) -> Computer:
+    def _open(
+        cls, desktop: VirtualDesktop | None, *, trace: str | PathLike[str] | None = None, trace_redact: bool = False
+    ) -> Computer:
         from deskhand.runtime import open_service  # noqa: PLC0415 - avoid importing backends at import time
 
         portal_cm = anyio.from_thread.start_blocking_portal()
         portal = portal_cm.__enter__()
         try:
-            service = open_service(env=desktop.env if desktop else None)
+            service = open_service(
+                env=desktop.env if desktop else None,
+                trace=None if trace is None else Path(trace),
+                trace_redact=trace_redact,
+            )
         except BaseException:
             portal_cm.__exit__(None, None, None)
             raise

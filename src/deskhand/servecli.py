@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from deskhand.core.errors import DeskhandError
@@ -63,6 +64,13 @@ def _caps(raw: str) -> frozenset[str]:
     if not caps or not caps <= set(CAPS):
         raise argparse.ArgumentTypeError(f"--caps takes a comma-separated list of {', '.join(CAPS)}")
     return caps
+
+
+def add_trace_options(p: argparse.ArgumentParser) -> None:
+    """``--trace DIR``, ``--trace-redact`` and ``--trace-max-mb`` (serve and js)."""
+    p.add_argument("--trace", type=Path, metavar="DIR", help="record the session (cells, calls, screenshots) into DIR")
+    p.add_argument("--trace-redact", action="store_true", help="replace typed and pasted text in the trace")
+    p.add_argument("--trace-max-mb", type=float, default=512.0, help="stop recording at this size (default 512)")
 
 
 def configure_serve(p: argparse.ArgumentParser) -> None:
@@ -141,6 +149,7 @@ def configure_serve(p: argparse.ArgumentParser) -> None:
         help="allow system key combinations (ctrl+alt+Delete, alt+F4, super+l, ...) for this session; "
         "only the user can give this grant, never a tool call",
     )
+    add_trace_options(p)
 
 
 #: The serve options that are flags.
@@ -203,7 +212,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
             try:
                 for cmd in args.launch:  # one at a time inside the try: a failed launch ends the earlier apps
                     apps.append(launch_app(shlex.split(cmd)))  # noqa: PERF401
-                service = open_service(caps=_caps_of(args), system_keys_granted=args.grant_system_keys)
+                service = open_service(
+                    caps=_caps_of(args),
+                    system_keys_granted=args.grant_system_keys,
+                    trace=args.trace,
+                    trace_redact=args.trace_redact,
+                    trace_max_bytes=int(args.trace_max_mb * 2**20),
+                )
                 serve(args, service, options, token)
             except _Stop:
                 pass

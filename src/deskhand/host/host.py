@@ -28,10 +28,11 @@ an error result, not dispatched if it happened before the first executor call, e
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -53,6 +54,16 @@ logger = logging.getLogger(__name__)
 NO_APPS_TEXT = "No running applications are available to control."
 QUEUE_RELEASED_TEXT = "Computer Use cancelled before dispatch: this caller no longer holds the session queue."
 PIN_REFUSED_TEXT = "Computer Use cancelled before dispatch: the pinned app did not pass the gates."
+
+
+class CallTracer(Protocol):
+    """Where a traced session's native calls are recorded (``deskhand.trace.TraceRecorder``)."""
+
+    def now(self) -> float: ...
+
+    def call(
+        self, name: str, args: dict[str, object], result: ToolResult, started: float, duration: float, *, in_cell: bool
+    ) -> None: ...
 
 
 def _unproven_message(selector: str) -> str:
@@ -120,6 +131,8 @@ class Host:
         #: Totals over the host's life, same rules as a cell's counters.
         self.counters = CallCounters()
         self._queue = anyio.Lock()
+        #: Records every call when the session is traced (``deskhand serve --trace``).
+        self.tracer: CallTracer | None = None
 
     # --- advertising and static checks ------------------------------------------------------
 
@@ -144,11 +157,30 @@ class Host:
         self, name: str, args: dict[str, object], *, counters: CallCounters | None = None
     ) -> ToolResult:
         """One semantic tool call through every gate, queued behind the session's other calls."""
+        return await self._traced(name, args, self._call_tool(name, args, counters))
+
+    async def _call_tool(self, name: str, args: dict[str, object], counters: CallCounters | None) -> ToolResult:
         request = self._start(name, args, counters)
         if isinstance(request, ToolResult):
             return request
         async with self._queue:
             return await self._run(request, counters)
+
+    async def _traced(
+        self, name: str, args: object, call: Awaitable[ToolResult], *, in_cell: bool = False
+    ) -> ToolResult:
+        """Await one call; record it when the session is traced (``in_cell``: through a cell's held queue)."""
+        tracer = self.tracer
+        if tracer is None:
+            return await call
+        started, clock = tracer.now(), time.monotonic()
+        result = await call
+        try:
+            arguments = dict(args) if isinstance(args, dict) else {}
+            tracer.call(name, arguments, result, started, time.monotonic() - clock, in_cell=in_cell)
+        except Exception:  # a full disk must not fail the call
+            logger.exception("recording the trace of %s failed", name)
+        return result
 
     @asynccontextmanager
     async def session_lock(self) -> AsyncIterator[HeldQueue]:
@@ -263,6 +295,9 @@ class HeldQueue:
     async def call_tool(
         self, name: str, args: dict[str, object], *, counters: CallCounters | None = None
     ) -> ToolResult:
+        return await self._host._traced(name, args, self._call_tool(name, args, counters), in_cell=True)
+
+    async def _call_tool(self, name: str, args: dict[str, object], counters: CallCounters | None) -> ToolResult:
         request = self._host._start(name, args, counters)
         if isinstance(request, ToolResult):
             return request
@@ -293,6 +328,9 @@ class PinnedApp:
         self.active = True
 
     async def call_tool(self, name: str, args: dict[str, object]) -> ToolResult:
+        return await self._host._traced(name, args, self._call_tool(name, args))
+
+    async def _call_tool(self, name: str, args: dict[str, object]) -> ToolResult:
         request = self._host._start(name, args, self._counters)
         if isinstance(request, ToolResult):
             return request

@@ -90,6 +90,14 @@ class KernelLike(Protocol):
 KernelFactory = Callable[[], KernelLike]
 
 
+class CellTracer(Protocol):
+    """Where a traced session's cells are recorded (``deskhand.trace.TraceRecorder``)."""
+
+    def cell_start(self, code: str, title: str | None) -> int: ...
+
+    def cell_end(self, cell: int, code: str, title: str | None, result: ToolResult, duration: float) -> None: ...
+
+
 def _error(text: str, **structured: object) -> ToolResult:
     return ToolResult((TextBlock(text),), is_error=True, structured=dict(structured), not_dispatched=True)
 
@@ -119,12 +127,16 @@ class Service:
         self.caps = caps
         # Without a kernel the semantic tools are the face.
         self._advertise_semantic = "semantic" in caps or kernel_factory is None
+        #: Records every `js` cell when the session is traced (``deskhand serve --trace``).
+        self.tracer: CellTracer | None = None
 
     def fork(self) -> Service:
         """Another client's session on the same host: its own js kernel and bindings, the same
         session queue (so calls to one app stay serialized), the same caps. Closing it ends only
         its kernel; the executor belongs to this service."""
-        return Service(self.host, self._kernel_factory, caps=self.caps, clock=self._clock)
+        forked = Service(self.host, self._kernel_factory, caps=self.caps, clock=self._clock)
+        forked.tracer = self.tracer
+        return forked
 
     def knows(self, name: str) -> bool:
         """Whether ``name`` is a tool of this service: the selected caps' tools, plus the semantic
@@ -203,6 +215,21 @@ class Service:
             return _error("This Computer Use host does not provide an isolated JavaScript kernel.")
         if self._kernel is None:
             self._kernel = self._kernel_factory()
+        if self.tracer is None:
+            return await self._run_kernel(request, progress)
+        cell, started = self.tracer.cell_start(request.code, request.title), time.monotonic()
+        result = _error("The cell was cancelled before it returned.")  # what the trace says if it is
+        try:
+            result = await self._run_kernel(request, progress)
+        finally:
+            try:
+                self.tracer.cell_end(cell, request.code, request.title, result, time.monotonic() - started)
+            except Exception:  # a full disk must not fail the cell
+                logger.exception("recording the trace of a cell failed")
+        return result
+
+    async def _run_kernel(self, request: jstool.JsRequest, progress: Progress | None) -> ToolResult:
+        assert self._kernel is not None
         if progress is None:
             return await self._kernel.run(request.code, timeout_ms=request.timeout_ms)
         return await self._kernel.run(request.code, timeout_ms=request.timeout_ms, progress=progress)
