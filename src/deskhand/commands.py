@@ -16,6 +16,7 @@ from deskhand.host.result import ImageBlock, TextBlock, ToolResult
 
 if TYPE_CHECKING:
     from deskhand.server.service import Service
+
     pass
 
 #: A line that separates two cells in a `deskhand js` file.

@@ -68,9 +68,25 @@ def _caps(raw: str) -> frozenset[str]:
 
 def add_trace_options(p: argparse.ArgumentParser) -> None:
     """``--trace DIR``, ``--trace-redact`` and ``--trace-max-mb`` (serve and js)."""
-    p.add_argument("--trace", type=Path, metavar="DIR", help="record the session (cells, calls, screenshots) into DIR")
-    p.add_argument("--trace-redact", action="store_true", help="replace typed and pasted text in the trace")
-    p.add_argument("--trace-max-mb", type=float, default=512.0, help="stop recording at this size (default 512)")
+    p.add_argument(
+        "--trace",
+        type=Path,
+        metavar="DIR",
+        default=_env_value("--trace", None),
+        help="record the session (cells, calls, screenshots) into DIR",
+    )
+    p.add_argument(
+        "--trace-redact",
+        action="store_true",
+        default=env_flag("--trace-redact"),
+        help="replace typed and pasted text in the trace",
+    )
+    p.add_argument(
+        "--trace-max-mb",
+        type=float,
+        default=_env_value("--trace-max-mb", 512.0),
+        help="stop recording at this size (default 512)",
+    )
 
 
 def configure_serve(p: argparse.ArgumentParser) -> None:
@@ -153,7 +169,7 @@ def configure_serve(p: argparse.ArgumentParser) -> None:
 
 
 #: The serve options that are flags.
-FLAGS: Final = ("--semantic-tools", "--share-session", "--grant-system-keys", "--virtual")
+FLAGS: Final = ("--semantic-tools", "--share-session", "--grant-system-keys", "--virtual", "--trace-redact")
 
 
 class _Stop(BaseException):

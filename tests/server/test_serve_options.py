@@ -26,8 +26,10 @@ VALUES = {
     "--max-sessions": "3",
     "--session-idle-timeout": "5",
     "--launch": "mousepad --disable-server",
+    "--trace": "/tmp/trace-dir",
+    "--trace-max-mb": "64",
 }
-FLAGS = ("--semantic-tools", "--share-session", "--grant-system-keys", "--virtual")
+FLAGS = ("--semantic-tools", "--share-session", "--grant-system-keys", "--virtual", "--trace-redact")
 
 
 def _serve_options() -> list[str]:
