@@ -9,7 +9,10 @@ exchange holds ``AtspiConnection.lock``.
 Trees come from ``org.a11y.atspi.Cache.GetItems`` where the toolkit exports the cache (GTK,
 Chromium; the cache object appears only after a client registers for ``children-changed``),
 and from a breadth-first walk (five pipelined calls per node) where it does not (Qt returns
-an empty list). Hidden subtrees (not SHOWING) are not walked. Details such as extents,
+an empty list). The cache is checked on every read, never trusted blindly: each item's child
+count and index are live, and a shown node whose cached children are not exactly its live
+ones (Chromium's page after a navigation) has its children read and walked again.
+Hidden subtrees (not SHOWING) are not walked. Details such as extents,
 values, texts and actions are read only for the nodes that are shown.
 
 A read never harms the app: containers that manage their descendants (MANAGES_DESCENDANTS, or an
@@ -107,6 +110,9 @@ CELL_LEFT_TO_READ: Final = frozenset({ACTION, EDITABLE_TEXT})
 #: Roles whose text content is read (entries, text areas, spin buttons, documents, paragraphs,
 #: headings, captions, table cells, list items, sections and static text of web content).
 TEXT_VALUE_ROLES: Final = frozenset({29, 32, 52, 56, 60, 61, 73, 79, 81, 82, 83, 85, 94, 116})
+STATE_MANAGES_DESCENDANTS: Final = 1 << 31
+ROLE_COMBO_BOX: Final = 11
+SELECTION: Final = "org.a11y.atspi.Selection"
 
 
 class Deadline:
@@ -440,6 +446,8 @@ class AtspiConnection:
             snap.timed_out = not self._enrich(snap, r)
         snap.capped = r.capped
         if not snap.timed_out:
+            snap.timed_out = not self._choices(snap, r)
+        if not snap.timed_out:
             if len(self._plans) >= MAX_PEERS:
                 self._plans.pop(next(iter(self._plans)))
             self._plans[bus] = (source, tuple(dict.fromkeys(r.used))[:MAX_PLAN_CALLS])
@@ -611,23 +619,38 @@ class AtspiConnection:
         return snap
 
     def _complete(self, snap: Snapshot, r: _Read) -> bool:
-        """Walk below shown nodes whose children are not in the cache (an object the cache lists
-        under another parent, or children created only when a client asks); read only the
-        visible part of containers that must not be enumerated (the cache's child count of -1
-        marks those that manage their descendants). Each pass may reach more such nodes (a
-        listed child that was in the cache under another parent): at most ``COMPLETE_PASSES``."""
+        """Walk below shown nodes whose children the cache does not hold exactly, and read only the
+        visible part of containers that must not be enumerated.
+
+        GTK creates some accessibles (list box rows, tree view cells) only when a client asks, and
+        Chromium's page content never enters the cache: after a navigation the new document is
+        missing and the old one is still cached, its parent kept but its index -1. Each item's
+        child count and index are read live when the cache answers, so a node's cached children
+        are its children only when they are exactly indices 0..count-1 (``_children_known``); for
+        every other shown node (and a root the cache missed) one pipelined ``GetChildren`` reads
+        the live list: children no longer there are dropped, new ones walked. Containers that
+        manage their descendants (LibreOffice Calc's sheet) are never asked for their children
+        (``_read_visible``). Each pass may reach more such nodes: at most ``COMPLETE_PASSES``."""
         bus = snap.bus
         done: set[str] = set()
+        probes: _Probes = {}
+        root = snap.nodes.get(ROOT_PATH)
         for _ in range(COMPLETE_PASSES):
             leaves: list[Node] = []
             frontier: list[tuple[str, str, int]] = []
-            for n in list(_shown(snap)):
+            candidates = list(_shown(snap))
+            if root is not None and all(n is not root for n in candidates):
+                candidates.append(root)  # a window the cache missed (or one it still holds)
+            for n in candidates:
                 if n.path in done:
                     continue
-                if _visible.must_not_enumerate(n.states, n.child_count):
+                if _unlisted_menu(n):
+                    done.add(n.path)
+                    leaves.append(n)  # GTK 3 caches a menu's child count as -1: its items are few
+                elif _visible.must_not_enumerate(n.states, n.child_count):
                     done.add(n.path)
                     frontier.extend(self._read_visible(snap, n, r))
-                elif not n.children and n.child_count != 0:
+                elif not _children_known(snap, n):
                     done.add(n.path)
                     leaves.append(n)
             if not leaves and not frontier:
@@ -636,16 +659,21 @@ class AtspiConnection:
             if any(x is TIMED_OUT for x in replies):
                 return False
             for node, reply in zip(leaves, replies, strict=True):
-                if isinstance(reply, Failed) or not reply[0]:
+                if isinstance(reply, Failed):
                     continue
                 node.children = [p for b, p in reply[0] if b == bus]
                 node.child_count = len(node.children)
-                frontier.extend((p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes)
-            if frontier and not self._walk_from(snap, frontier, r):
+                if node is root:
+                    snap.windows = list(node.children)
+                items = [(p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes]
+                frontier.extend(_probe_menu(node, items, probes))
+            if frontier and not self._walk_from(snap, frontier, r, probes):
                 return False
         return True
 
-    def _walk_from(self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: _Read) -> bool:
+    def _walk_from(
+        self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: _Read, probes: _Probes | None = None
+    ) -> bool:
         """Breadth-first below shown nodes only; False on timeout.
 
         Every node's role and states are read; its children, name and description only when it
@@ -656,6 +684,7 @@ class AtspiConnection:
         previous read's verdict lets that go out with its state. Interfaces (fixed by the
         object's type) are read once per object."""
         bus, nodes = snap.bus, snap.nodes
+        probes = probes if probes is not None else {}
         while frontier:
             frontier = frontier[: max(0, MAX_WALK_NODES - len(nodes))]
             first: list[list[Call]] = []
@@ -697,16 +726,7 @@ class AtspiConnection:
                     unread.append(node)
             if unread and not self._children_of(snap, unread, r):
                 return False
-            nxt: list[tuple[str, str, int]] = []
-            for path, _parent, _i in frontier:
-                got = nodes.get(path)
-                if got is None or not got.showing:
-                    continue
-                if got.role == ROLE_MENU and not got.states & STATE_EXPANDED:
-                    got.children = []  # a closed menu's items are hidden: not read at all
-                    continue
-                nxt.extend((cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes)
-            frontier = nxt
+            frontier = _next_frontier(frontier, nodes, probes)
         return True
 
     def _children_of(self, snap: Snapshot, unread: list[Node], r: _Read) -> bool:
@@ -839,6 +859,25 @@ class AtspiConnection:
                     node.states &= ~STATE_SHOWING
         return not any(r is TIMED_OUT for r in replies)
 
+    def _choices(self, snap: Snapshot, r: _Read) -> bool:
+        """The selected option of shown combo boxes whose list is a child (Chromium's
+        ``<select>``: the combo's name is its label, its text an object placeholder, and the
+        options sit in a hidden menu below it), as the combo's text; False on timeout."""
+        combos = [n for n in _shown(snap) if n.role == ROLE_COMBO_BOX and n.children and n.text is None]
+        lists = [(n, c) for n in combos for c in n.children[:2]]
+        picked = self._ask(r, [Call(snap.bus, c, SELECTION, "GetSelectedChild", "i", (0,)) for _n, c in lists])
+        chosen: dict[str, str] = {}
+        for (node, _c), reply in zip(lists, picked, strict=True):
+            if not isinstance(reply, Failed) and reply[0][0] == snap.bus and node.path not in chosen:
+                chosen[node.path] = str(reply[0][1])
+        names = self._ask(
+            r, [Call(snap.bus, p, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")) for p in chosen.values()]
+        )
+        for path, name in zip(chosen, names, strict=True):
+            if not isinstance(name, Failed):
+                snap.nodes[path].text = _got(name)
+        return not any(x is TIMED_OUT for x in (*picked, *names))
+
 
 class _Read:
     """The state of one tree read: its link and deadline, the calls it asked for and every
@@ -863,6 +902,62 @@ class _Read:
         self.capped = False
         #: The app is GTK 4: VISIBLE objects below its windows are shown (see ``_states``).
         self.visible_is_shown = False
+
+
+def _children_known(snap: Snapshot, node: Node) -> bool:
+    """Whether the cache holds exactly the node's live children: as many as its live count,
+    at indices 0, 1, ... in order (a child cached under it with index -1 has left it).
+
+    A node with no cached children is known when its count is 0. One with cached children
+    that manages its descendants (count -1, as GTK menus say, or an absurd count) keeps the
+    cache's: listing its children could make the app build every one of them."""
+    kids = node.children
+    if not kids:
+        return node.child_count == 0
+    if node.child_count < 0 or node.child_count > MAX_WALK_NODES or node.states & STATE_MANAGES_DESCENDANTS:
+        return True
+    if len(kids) != node.child_count:
+        return False
+    return all((n := snap.nodes.get(k)) is not None and n.index == i for i, k in enumerate(kids))
+
+
+#: First item of a menu that says nothing of being open -> (the menu, its other items).
+_Probes = dict[str, tuple[Node, list[tuple[str, str, int]]]]
+
+
+def _unlisted_menu(node: Node) -> bool:
+    return node.role == ROLE_MENU and node.child_count < 0 and not node.states & STATE_MANAGES_DESCENDANTS
+
+
+def _probe_menu(node: Node, items: list[tuple[str, str, int]], probes: _Probes) -> list[tuple[str, str, int]]:
+    """The walk frontier for ``node``'s unread children. A menu that does not say it is open (GTK 3
+    sets no EXPANDED on an open menu) gets only its first item read: if that is SHOWING the menu
+    is open and the others follow (``_next_frontier``), else it counts as closed, unread."""
+    if node.role == ROLE_MENU and not node.states & STATE_EXPANDED and items:
+        probes[items[0][0]] = (node, items[1:])
+        return items[:1]
+    return items
+
+
+def _next_frontier(
+    frontier: list[tuple[str, str, int]], nodes: dict[str, Node], probes: _Probes
+) -> list[tuple[str, str, int]]:
+    """The children to read after ``frontier`` (breadth first, shown nodes only, menus probed)."""
+    nxt: list[tuple[str, str, int]] = []
+    for path, _parent, _i in frontier:
+        got = nodes.get(path)
+        probe = probes.pop(path, None)
+        if probe is not None:
+            menu, rest = probe
+            if got is not None and got.showing:
+                nxt.extend(rest)  # the menu is open: its other items too
+            else:
+                menu.children = []  # a closed menu's items are hidden: not read at all
+        if got is None or not got.showing:
+            continue
+        items = [(cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes]
+        nxt.extend(_probe_menu(got, items, probes))
+    return nxt
 
 
 def _shown(snap: Snapshot) -> Iterable[Node]:
