@@ -76,7 +76,7 @@ def test_the_wheel_carries_the_js_files_the_guidance_and_the_type_marker(wheel: 
     assert "License-Expression: MIT" in metadata
     assert "Classifier: Operating System :: POSIX :: Linux" in metadata
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line]
-    assert not any("==" in line.split(";")[0] for line in requires), requires  # ranges, not pins (markers may say ==)
+    assert not any("==" in line.split(";")[0] for line in requires), requires  # ranges, not pins
     assert not any(name in " ".join(requires).lower() for name in ("opencv", "numpy", "mss", "pillow"))
     assert any(line.startswith("Requires-Dist: uvicorn") for line in requires)
 

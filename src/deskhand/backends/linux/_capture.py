@@ -23,7 +23,7 @@ from __future__ import annotations
 import io
 import threading
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from Xlib import X
 
@@ -117,19 +117,20 @@ class Grabber:
             top = self._pixmap_pixels(popup)
         except NativeError:
             return pixels
+        frame_h, frame_w = pixels.height, pixels.width
         x0, y0 = int(where.x - frame.x), int(where.y - frame.y)  # the popup, relative to the frame
         sx0, sy0 = max(0, -x0), max(0, -y0)
         dx0, dy0 = max(0, x0), max(0, y0)
-        w = min(top.width - sx0, pixels.width - dx0)
-        h = min(top.height - sy0, pixels.height - dy0)
+        w = min(top.width - sx0, frame_w - dx0)
+        h = min(top.height - sy0, frame_h - dy0)
         if w <= 0 or h <= 0:
             return pixels
         out = bytearray(pixels.data)
         for row in range(h):  # 4 bytes a pixel, rows top first
+            dst = ((dy0 + row) * frame_w + dx0) * 4
             src = ((sy0 + row) * top.width + sx0) * 4
-            dst = ((dy0 + row) * pixels.width + dx0) * 4
             out[dst : dst + w * 4] = top.data[src : src + w * 4]
-        return Pixels(bytes(out), pixels.width, pixels.height)
+        return Pixels(bytes(out), frame_w, frame_h)
 
     def _unobscured(self, window: WindowInfo) -> bool:
         f = window.frame
