@@ -15,7 +15,7 @@ from deskhand.desktop.doctor import run_doctor
 
 EXPECTED_CHECKS = [
     "display", "x_access", "window_manager", "xtest", "xcomposite", "xshm",
-    "clipboard", "session_bus", "accessibility", "atspi_bus", "javascript",
+    "clipboard", "session_bus", "accessibility", "atspi_bus", "javascript", "js_sandbox",
 ]  # fmt: skip
 
 
@@ -35,6 +35,7 @@ def test_doctor_json_is_healthy_inside_desktop_run() -> None:
     assert by_name["window_manager"]["detail"] == "Openbox"
     assert by_name["display"]["data"]["size"] == "1920x1080x24"
     assert all(c["fix"] is None for c in report["checks"])
+    assert by_name["js_sandbox"]["data"]["status"]["Seccomp"] == "2"  # read from a started worker's /proc
 
 
 def test_doctor_names_the_missing_window_manager_with_a_fix() -> None:

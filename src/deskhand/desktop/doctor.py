@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -244,6 +244,7 @@ CHECKS: Final[tuple[Callable[[Mapping[str, str]], list[Check]], ...]] = (
 )
 
 
-def run_doctor(env: Mapping[str, str]) -> Report:
-    """Run every check against the desktop that ``env`` points at."""
-    return Report([c for group in CHECKS for c in group(env)])
+def run_doctor(env: Mapping[str, str], extra: Sequence[Callable[[], Check]] = ()) -> Report:
+    """Run every check against the desktop that ``env`` points at, then the ``extra`` ones
+    (``deskhand doctor`` adds the js worker's confinement, which lives in the kernel layer)."""
+    return Report([c for group in CHECKS for c in group(env)] + [check() for check in extra])

@@ -111,6 +111,8 @@ class LinuxExecutor:
         self._toolkits: dict[ProcessIdentity, str | None] = {}
         self._actor: LinuxActor | None = None
         self._activity_watch: Activity | None = None
+        #: app key -> when its last observation was complete (what ``wait_for_change`` waits past)
+        self._observed_at: dict[str, float] = {}
 
     # -- inventory ---------------------------------------------------------------------------
 
@@ -216,6 +218,19 @@ class LinuxExecutor:
         window = shot.window_id if shot is not None else None
         self._activity().wait_quiet(self._buses.get(app.pid), window, since=since, floor_s=floor)
 
+    def _wait_for_change(self, app: RunningApp, timeout_s: float) -> str:
+        """Wait up to ``timeout_s`` for the app to do something after its last observation (an
+        AT-SPI event, drawing in its window), then for it to go quiet; the notice says which."""
+        start = time.monotonic()
+        shot = self._transforms.get(app.pid)
+        bus, window = self._buses.get(app.pid), shot.window_id if shot is not None else None
+        activity = self._activity()
+        after = self._observed_at.get(_app_key(app), start)
+        last = activity.wait_for_activity(bus, window, after=after, timeout_s=timeout_s)
+        if last is not None:
+            activity.wait_quiet(bus, window, since=last, floor_s=0.0)
+        return advisory.waited_for_change((time.monotonic() - start) * 1000, changed=last is not None)
+
     def _activity(self) -> Activity:
         if self._activity_watch is None:
             self._activity_watch = Activity(str(self.atspi.address), self.x.name)
@@ -223,10 +238,14 @@ class LinuxExecutor:
 
     # -- observation -------------------------------------------------------------------------
 
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
+    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
         identity = self.verify_identity(app)
+        waited = self._wait_for_change(app, wait_for_change_s) if wait_for_change_s > 0 else None
+        acted = self.settle.pending(_app_key(app))
         self._settle(app)
-        self._transforms.pop(app.pid, None)
+        before = self._transforms.pop(app.pid, None)
+        window = before.window_id if before is not None else None
+        reacted = acted is not None and (self._activity().last(self._buses.get(app.pid), window) or 0.0) >= acted
         seen: Future[tuple[list[WindowInfo], WindowInfo | None]] = Future()
         shot = self._capture_pool().submit(self._look, app, seen)
         try:
@@ -249,13 +268,24 @@ class LinuxExecutor:
             self._activity().watch(key.id)  # damage on it counts as activity from now on
         image = self._shoot(app, key, identity, shot) if key is not None else None
         notices += self._advice(
-            app, identity, key, image, obs.full_text, complete=not tree.timed_out, accessible=accessible
+            app,
+            identity,
+            key,
+            image,
+            obs.full_text,
+            complete=not tree.timed_out,
+            accessible=accessible,
+            acted=acted is not None,
+            reacted=reacted,
         )
         text = obs.text.rstrip()
         if not accessible:
             # No tree: the state is the App= and Window: lines with the key window's own title.
             title = sanitize(display_window_title(key.title if key else None, app.display_name))
             text = full_text(tree, title, [], [])
+        if waited is not None:
+            notices.append(waited)
+        self._observed_at[_app_key(app)] = time.monotonic()  # what this observation has seen
         if notices:
             text += "\n\n" + "\n".join(notices)
         title = key.title if key else (tree.windows[0].title if tree.windows else "")
@@ -271,6 +301,8 @@ class LinuxExecutor:
         *,
         complete: bool,
         accessible: bool = True,
+        acted: bool = False,
+        reacted: bool = False,
     ) -> list[str]:
         """The advisory notices of section 3.2 (shell tree, off screen, covered, identical
         capture) from this observation's facts; remembers the capture's hash for the next one."""
@@ -291,6 +323,8 @@ class LinuxExecutor:
                 previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
                 tree_complete=complete,
                 accessible=accessible,
+                acted=acted,
+                reacted=reacted,
             )
         )
 
@@ -358,11 +392,12 @@ class LinuxExecutor:
         trees: list[WindowTree] = []
         focused: Element | None = None
         menu_bar: Element | None = None
+        mapped: dict[str, Element] = {}  # one element per object, however many parents list it
         for path in snap.windows:
             node = snap.nodes.get(path)
             if node is None or not node.showing:
                 continue
-            root, focus = _mapping.element_tree(snap, path)
+            root, focus = _mapping.element_tree(snap, path, mapped)
             if root is None:
                 continue
             if node.role not in _WINDOW_ROLES:
@@ -387,6 +422,7 @@ class LinuxExecutor:
             windows=trees,
             focused=focused,
             menu_bar=menu_bar,
+            truncated=snap.capped,
         )
 
     def _capture_pool(self) -> ThreadPoolExecutor:
