@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from _apps import Apps
 from _launch import PageLog, chromium_app, placed, state_with, wait_for
 
 from deskhand.backends.base import RunningApp
@@ -48,8 +49,8 @@ PAGES = {
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
-    with chromium_app(PAGES, "/a", tmp_path_factory.mktemp("chromium")) as got:
+def browser(apps: Apps, mex: LinuxExecutor) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
+    with chromium_app(apps, mex, PAGES, "/a") as got:
         yield got
 
 
