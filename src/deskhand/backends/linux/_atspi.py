@@ -98,14 +98,11 @@ STATE_EXPANDED: Final = 1 << 10
 STATE_FOCUSED: Final = 1 << 12
 STATE_SHOWING: Final = 1 << 25
 STATE_VISIBLE: Final = 1 << 30
-STATE_MANAGES_DESCENDANTS: Final = 1 << 31
 #: Not an AT-SPI state: SHOWING was inferred from VISIBLE (GTK 4), until the extents say the
 #: object has no size (a collapsed revealer's content, a hidden tab bar).
 STATE_SHOWN_BY_VISIBLE: Final = 1 << 62
 
 ROLE_MENU: Final = 33
-ROLE_COMBO_BOX: Final = 11
-SELECTION: Final = "org.a11y.atspi.Selection"
 #: Document frame, document text, document web: their visible children are found down the middle.
 DOCUMENT_ROLES: Final = frozenset({82, 94, 95})
 #: Interfaces of a cell read by ``_visible`` that the details round still reads.
@@ -113,6 +110,9 @@ CELL_LEFT_TO_READ: Final = frozenset({ACTION, EDITABLE_TEXT})
 #: Roles whose text content is read (entries, text areas, spin buttons, documents, paragraphs,
 #: headings, captions, table cells, list items, sections and static text of web content).
 TEXT_VALUE_ROLES: Final = frozenset({29, 32, 52, 56, 60, 61, 73, 79, 81, 82, 83, 85, 94, 116})
+STATE_MANAGES_DESCENDANTS: Final = 1 << 31
+ROLE_COMBO_BOX: Final = 11
+SELECTION: Final = "org.a11y.atspi.Selection"
 
 
 class Deadline:
@@ -619,30 +619,28 @@ class AtspiConnection:
         return snap
 
     def _complete(self, snap: Snapshot, r: _Read) -> bool:
-        """Walk below shown nodes whose children the cache does not hold exactly (an object
-        the cache lists under another parent, or children created only when a client asks);
-        read only the visible part of containers that must not be enumerated (the cache's
-        child count of -1 marks those that manage their descendants).
+        """Walk below shown nodes whose children the cache does not hold exactly, and read only the
+        visible part of containers that must not be enumerated.
 
-        Chromium's page content never enters the cache: after a navigation the new document
-        is missing and the old one is still cached, its parent kept but its index -1. Each
-        item's child count and index are read live when the cache answers, so a node's cached
-        children are its children only when they are exactly indices 0..count-1
-        (``_children_known``); for every other shown node (and the app root, for its windows)
-        one pipelined ``GetChildren`` reads the live list: children no longer there are
-        dropped, new ones walked. Each pass may reach more such nodes (a listed child that was
-        in the cache under another parent): at most ``COMPLETE_PASSES``."""
+        GTK creates some accessibles (list box rows, tree view cells) only when a client asks, and
+        Chromium's page content never enters the cache: after a navigation the new document is
+        missing and the old one is still cached, its parent kept but its index -1. Each item's
+        child count and index are read live when the cache answers, so a node's cached children
+        are its children only when they are exactly indices 0..count-1 (``_children_known``); for
+        every other shown node (and a root the cache missed) one pipelined ``GetChildren`` reads
+        the live list: children no longer there are dropped, new ones walked. Containers that
+        manage their descendants (LibreOffice Calc's sheet) are never asked for their children
+        (``_read_visible``). Each pass may reach more such nodes: at most ``COMPLETE_PASSES``."""
         bus = snap.bus
         done: set[str] = set()
         root = snap.nodes.get(ROOT_PATH)
         for _ in range(COMPLETE_PASSES):
             leaves: list[Node] = []
             frontier: list[tuple[str, str, int]] = []
-            if root is not None and root.path not in done:
-                done.add(root.path)
-                if not _children_known(snap, root):
-                    leaves.append(root)  # a window the cache missed (or one it still holds)
-            for n in list(_shown(snap)):
+            candidates = list(_shown(snap))
+            if root is not None and all(n is not root for n in candidates):
+                candidates.append(root)  # a window the cache missed (or one it still holds)
+            for n in candidates:
                 if n.path in done:
                     continue
                 if _visible.must_not_enumerate(n.states, n.child_count):
