@@ -497,14 +497,14 @@ class AtspiConnection:
         if len(r.asked) + len(fresh) > MAX_READ_CALLS:
             r.capped = True
             fresh = fresh[: max(0, MAX_READ_CALLS - len(r.asked))]
-            calls = [c for c in calls if c in r.asked or c in fresh]
         r.asked.update(fresh)
         r.queue.extendleft(reversed(fresh))  # what a round needs goes before what it may need
         for c in plan:
             if c not in r.asked:
                 r.asked.add(c)
                 r.queue.append(c)
-        need = {c for c in calls if c not in r.replies}
+        # One reply per call, in order: a call past the cap is answered CAPPED, never sent.
+        need = {c for c in calls if c in r.asked and c not in r.replies}
         while need and not r.dead:
             try:
                 self._send_queued(r)
@@ -519,7 +519,7 @@ class AtspiConnection:
             if answered is not None:
                 r.replies[answered] = Failed(reply.error) if reply.error else reply.body
                 need.discard(answered)
-        r.used.extend(calls)
+        r.used.extend(c for c in calls if c in r.asked)
         return [r.replies.get(c, TIMED_OUT if c in r.asked else CAPPED) for c in calls]
 
     def _send_queued(self, r: _Read) -> None:
@@ -754,6 +754,9 @@ class AtspiConnection:
         entries; sets the node's children and what part of them they are."""
         bus = snap.bus
         if node.role == ROLE_MENU and not node.states & STATE_EXPANDED:
+            shown = [c for c in node.children if (k := snap.nodes.get(c)) is not None and k.showing]
+            if shown:
+                return []  # an open GTK 3 menu (not EXPANDED): its cached items are SHOWING, keep them
             node.children, node.child_count = [], 0  # a closed menu shows nothing
             return []
 
