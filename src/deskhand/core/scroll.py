@@ -30,6 +30,10 @@ PAGES_MAX_MESSAGE: Final = "pages must be at most 10"
 DIRECTION_ALIASES: Final[Mapping[str, Direction]] = MappingProxyType(
     {"up": "up", "u": "up", "down": "down", "d": "down", "left": "left", "l": "left", "right": "right", "r": "right"}
 )
+#: Each direction's reverse (a wheel scroll that overshot is corrected back).
+OPPOSITE: Final[Mapping[Direction, Direction]] = MappingProxyType(
+    {"up": "down", "down": "up", "left": "right", "right": "left"}
+)
 #: X11 wheel buttons for the wheel route on Linux.
 X_WHEEL_BUTTONS: Final[Mapping[Direction, int]] = MappingProxyType({"up": 4, "down": 5, "left": 6, "right": 7})
 
