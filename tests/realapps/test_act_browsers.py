@@ -208,20 +208,46 @@ class Browser:
         self.log = log
 
 
-def _start(desktop: VirtualDesktop, ex: LinuxExecutor, argv: list[str], env: dict[str, str], log: Path) -> Browser:
-    proc = desktop.launch(argv, env=env, log_path=log)
+def _titled(desktop: VirtualDesktop, pid: int, title: str) -> bool:
+    from Xlib import display as xdisplay  # noqa: PLC0415
 
-    def resolved() -> RunningApp | None:
+    d = xdisplay.Display(desktop.env["DISPLAY"])
+    try:
+        root = d.screen().root
+        clients = root.get_full_property(d.intern_atom("_NET_CLIENT_LIST"), 0)
+        for wid in clients.value if clients else ():
+            win = d.create_resource_object("window", wid)
+            got = win.get_full_property(d.intern_atom("_NET_WM_PID"), 0)
+            name = win.get_full_property(d.intern_atom("_NET_WM_NAME"), 0)
+            if got and got.value[0] == pid and name and title in name.value.decode(errors="replace"):
+                return True
+        return False
+    finally:
+        d.close()
+
+
+def _start(
+    desktop: VirtualDesktop, ex: LinuxExecutor, argv: list[str], env: dict[str, str], log: Path, title: str
+) -> Browser:
+    """Launch and wait until the page's document is in the app's tree.
+
+    The accessibility bus is asked only once the window's title shows the page's (read through
+    X): a Chromium asked during its start drops the page's document from its tree for good.
+    """
+    proc = desktop.launch(argv, env=env, log_path=log)
+    poll(lambda: _titled(desktop, proc.pid, title), 60.0, f"{argv[0]}'s window titled {title!r}")
+
+    def loaded() -> RunningApp | None:
         if not proc.running():
             raise AssertionError(f"{argv[0]} exited: {log.read_text(errors='replace')[-1500:]}")
         try:
             app = ex.resolve(str(proc.pid))
+            ok = bool(ex.key_window(app)) and "document web" in ex.get_app_state(app, disable_diff=True).text
         except Exception:
             return None
-        return app if ex.key_window(app) else None
+        return app if ok else None
 
-    app = poll(resolved, 60.0, f"{argv[0]} on the bus with a window")
-    return Browser(proc, app, log)
+    return Browser(proc, poll(loaded, 60.0, f"{argv[0]} with its page on the bus"), log)
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +259,7 @@ def chromium(
         pytest.skip("chromium is not installed")
     tmp = tmp_path_factory.mktemp("chromium")
     argv = [binary, *CHROMIUM_FLAGS, f"--user-data-dir={tmp / 'profile'}", server.url("/form")]
-    b = _start(desktop, ex, argv, home(tmp), tmp / "chromium.log")
+    b = _start(desktop, ex, argv, home(tmp), tmp / "chromium.log", "form")
     try:
         yield b
     finally:
@@ -252,7 +278,7 @@ def firefox(desktop: VirtualDesktop, ex: LinuxExecutor, server: PageServer, tmp_
     (profile / "user.js").write_text(prefs)
     env = {**home(tmp), "MOZ_CRASHREPORTER_DISABLE": "1"}
     argv = [binary, "--no-remote", "--profile", str(profile), "--width", "1000", "--height", "800", server.url("/long")]
-    b = _start(desktop, ex, argv, env, tmp / "firefox.log")
+    b = _start(desktop, ex, argv, env, tmp / "firefox.log", "long")
     try:
         yield b
     finally:
@@ -292,13 +318,18 @@ def test_paste_into_chromium_fields_is_confirmed_and_submitted(
 def _entries(ex: LinuxExecutor, app: RunningApp) -> list[str]:
     import re  # noqa: PLC0415
 
+    seen = [""]
+
     def find() -> list[str] | None:
-        text = ex.get_app_state(app, disable_diff=True).text
+        seen[0] = text = ex.get_app_state(app, disable_diff=True).text
         page = text[text.index("document web form") :] if "document web form" in text else ""
         found = re.findall(r"(g\d+:\d+) entry\b", page)
         return found if len(found) >= 2 else None
 
-    return list(poll(find, 20.0, "the form's two fields"))
+    try:
+        return list(poll(find, 20.0, "the form's two fields"))
+    except AssertionError as err:
+        raise AssertionError(f"{err}\n{seen[0]}") from None
 
 
 # -- wheel scroll (item 6) --------------------------------------------------------------------

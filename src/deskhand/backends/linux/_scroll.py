@@ -9,6 +9,7 @@ unit: the app decides the distance per notch, so a wheel scroll is never reporte
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Final
@@ -24,6 +25,8 @@ from deskhand.core.geometry import Point, Rect
 
 __all__ = ("Scrolling",)
 
+_log = logging.getLogger(__name__)
+
 ROLE_FILLER: Final = 20
 ROLE_SCROLL_BAR: Final = 48
 ROLE_SCROLL_PANE: Final = 49
@@ -31,7 +34,7 @@ ROLE_SCROLL_PANE: Final = 49
 #: the estimate when nothing under the point can be measured.
 WHEEL_NOTCH_PX: Final = 53
 #: Batches of notches after the first one, measuring after each (the first one measures the step).
-MAX_BATCHES: Final = 4
+MAX_BATCHES: Final = 5
 #: A measured notch is taken as at least this many pixels (a first read caught mid-animation
 #: must not turn into hundreds of notches).
 MIN_NOTCH_PX: Final = 20
@@ -40,7 +43,7 @@ WITNESS_DEPTH: Final = 25
 #: The measured position: polled this often, settled once unchanged this long after it moved, given
 #: up as not moving after this long unchanged, and never waited on longer than the last.
 SETTLE_POLL_S: Final = 0.015
-SETTLE_QUIET_S: Final = 0.3
+SETTLE_QUIET_S: Final = 0.5
 SETTLE_FIRST_MOVE_S: Final = 0.9
 SETTLE_MAX_S: Final = 2.5
 #: The first batch assumes this many pixels a notch, more than any app measured (browsers
@@ -213,10 +216,11 @@ class Scrolling:
 
         X wheels have no pixel unit: the app decides the step (GTK about 53 px at a 210 px page,
         the browsers 100-120 px). So a first batch at ``FIRST_NOTCH_PX`` a notch goes first and
-        the content under the point is measured (``_Witness``); the rest of the request is sent in notches of the measured size,
-        measured again, and corrected until the achieved distance is within half a notch of the
-        request (or the content stops moving: its end). Without anything to measure, the notches
-        are estimated at ``WHEEL_NOTCH_PX`` and the outcome is unverifiable.
+        the content under the point is measured (``_Witness``); the rest of the request is sent
+        in notches of the step the last batch measured (at most as many as the first batch at a
+        time), measured again, and corrected until the achieved distance is within half a notch
+        of the request (or the content stops moving: its end). Without anything to measure, the
+        notches are estimated at ``WHEEL_NOTCH_PX`` and the outcome is unverifiable.
         """
         vertical = direction in ("up", "down")
         amount = abs(plan.delta.dy if vertical else plan.delta.dx)
@@ -233,22 +237,26 @@ class Scrolling:
             )
         back = corescroll.X_WHEEL_BUTTONS[corescroll.OPPOSITE[direction]]
         net = max(1, amount // FIRST_NOTCH_PX)
+        cap = max(2, net)
         self._wheel(app, plan.point, button, net)
         moved = witness.settled()
+        _log.debug("wheel: first %d notches moved %d of %d", net, moved, amount)
         per: float = abs(moved) / net
         for _ in range(MAX_BATCHES):
             if per == 0:
                 break
             more = corescroll.round_half_away((amount - moved) / max(per, MIN_NOTCH_PX))
+            more = max(-cap, min(cap, more))  # a measurement caught mid-jump must not run away
             if more == 0:
                 break
             self._wheel(app, plan.point, button if more > 0 else back, abs(more))
             net += more
             now = witness.settled()
+            _log.debug("wheel: %d more notches, moved %d -> %d", more, moved, now)
             if now == moved:
                 break  # the content stopped: its end, or nothing more to scroll
+            per = abs(now - moved) / abs(more)  # the step as this batch measured it
             moved = now
-            per = abs(moved / net) if net else per
         return self._measured(requested, (moved, amount, net), per, direction)
 
     def _measured(
