@@ -30,7 +30,11 @@ and the drag is cancelled (Thunar only selects the file). So the drag is posted 
 press and the motions to the origin and the midpoint; then, if ``XdndSelection`` gets an owner
 (``_xdnd.XdndWatch``; at most ``DND_START_S``, less once the app answered a ping without one),
 the motion to the destination and a wait for the target's answer (the source's drag cursor
-changes; at most ``DND_STATUS_S``); then the release. Without a session the rest follows at once.
+changes; at most ``DND_FIRST_STATUS_S``). GTK sends its first ``XdndPosition`` only on the motion
+after the one that found the target, so without an answer the pointer moves one pixel off the
+destination and back, and the wait goes on (at most ``DND_STATUS_S``); then the release, at the
+destination. The five events keep their order and points; only these two motions, inside the
+destination, are added. Without a session the rest follows at once.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ __all__ = ("Bursts", "Pointer")
 MULTI_CLICK_DELAY_MS: Final = 1
 #: How long a drag waits for an XDND session to start, and then for the target's answer.
 DND_START_S: Final = 0.5
+DND_FIRST_STATUS_S: Final = 0.3
 DND_STATUS_S: Final = 1.0
 #: Events of the drag posted before the XDND check: press, motion at the origin, at the midpoint.
 DND_FIRST_PART: Final = 3
@@ -132,7 +137,11 @@ class Pointer:
                 seen.append(effects.Evidence("event_receipt", "the source started an XDND session"))
                 before = watch.cursor_changes()
                 self._post_rest(rest[:-1])
-                status = watch.wait_cursor_change(before, DND_STATUS_S)
+                status = watch.wait_cursor_change(before, DND_FIRST_STATUS_S)
+                if not status:
+                    # GTK answers the target only from the motion after the one that found it
+                    self._nudge(rest[-2].point)
+                    status = watch.wait_cursor_change(before, DND_STATUS_S)
                 if status:
                     seen.append(effects.Evidence("event_receipt", "the target answered (the drag cursor changed)"))
                 rest = rest[-1:]
@@ -155,6 +164,11 @@ class Pointer:
             return False
 
         return done
+
+    def _nudge(self, at: Point) -> None:
+        """One pixel off the destination and back: motions that end where the drag ends."""
+        inp = self._s.input
+        self._s.post([partial(inp.move, at.x + 1, at.y), partial(inp.move, at.x, at.y)])
 
     def _post_rest(self, events: Sequence[corepointer.PointerEvent]) -> None:
         """The drag's later events as they are, in order (the pointer is already on the path)."""

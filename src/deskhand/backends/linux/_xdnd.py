@@ -26,6 +26,9 @@ from Xlib.ext import xfixes
 __all__ = ("XdndWatch",)
 
 POLL_S: Final = 0.005
+#: GTK starts the session about 0.1 s after the motion, well after answering a ping sent with it: the
+#: wait for a session goes on this long after the app answered.
+AFTER_PING_S: Final = 0.3
 
 
 class XdndWatch:
@@ -37,10 +40,15 @@ class XdndWatch:
         self._ok = self._d.has_extension("XFIXES")
         self._selection = int(self._d.intern_atom("XdndSelection"))
         if self._ok:
-            self._d.xfixes_query_version()
-            self._root.xfixes_select_selection_input(self._selection, xfixes.XFixesSetSelectionOwnerNotifyMask)
-            self._root.xfixes_select_cursor_input(xfixes.XFixesDisplayCursorNotifyMask)
-            self._d.sync()
+            d: Any = self._d
+            try:
+                d.xfixes_query_version()
+                d.xfixes_select_selection_input(self._root, self._selection, xfixes.XFixesSetSelectionOwnerNotifyMask)
+                d.xfixes_select_cursor_input(self._root, xfixes.XFixesDisplayCursorNotifyMask)
+                d.sync()
+            except BaseException:
+                d.close()
+                raise
         self._owned = False
         self._cursor_changes = 0
 
@@ -60,21 +68,28 @@ class XdndWatch:
     def _drain(self) -> None:
         while self._d.pending_events():
             ev: Any = self._d.next_event()
-            if ev.type == self._d.extension_event.SetSelectionOwnerNotify:
-                if int(ev.selection) == self._selection and int(ev.owner) != 0:
+            # by class name: python-xlib loads its extension modules a second time, so the
+            # classes of the events it builds are not the ones ``Xlib.ext.xfixes`` exports
+            kind = type(ev).__name__
+            if kind == "SetSelectionOwnerNotify":
+                if int(ev.selection) == self._selection and _wid(ev.owner) != 0:
                     self._owned = True
-            elif ev.type == self._d.extension_event.DisplayCursorNotify:
+            elif kind == "DisplayCursorNotify":
                 self._cursor_changes += 1
 
     def wait_started(self, timeout_s: float, *, done: Any = None) -> bool:
         """True once ``XdndSelection`` got an owner since ``reset``; False after ``timeout_s``, or
         earlier when ``done()`` says the app has handled the input without starting a session."""
         deadline = time.monotonic() + timeout_s
+        answered_at: float | None = None
         while True:
             self._drain()
             if self._owned:
                 return True
-            if time.monotonic() >= deadline or (done is not None and done()):
+            now = time.monotonic()
+            if answered_at is None and done is not None and done():
+                answered_at = now
+            if now >= deadline or (answered_at is not None and now - answered_at >= AFTER_PING_S):
                 self._drain()
                 return self._owned
             time.sleep(POLL_S)
@@ -92,3 +107,8 @@ class XdndWatch:
             if time.monotonic() >= deadline:
                 return False
             time.sleep(POLL_S)
+
+
+def _wid(value: Any) -> int:
+    """A window field of an event: a resource object, or the number itself."""
+    return int(getattr(value, "id", value) or 0)
