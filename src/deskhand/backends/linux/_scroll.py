@@ -38,8 +38,12 @@ MAX_BATCHES: Final = 5
 #: A measured notch is taken as at least this many pixels (a first read caught mid-animation
 #: must not turn into hundreds of notches).
 MIN_NOTCH_PX: Final = 20
-#: How deep the element under the point is looked for.
+#: How deep the element under the point is looked for; without hit-testing, how deep and how
+#: many elements are searched for the web document (document frame, document web).
 WITNESS_DEPTH: Final = 25
+WITNESS_SEARCH_DEPTH: Final = 8
+WITNESS_SEARCH_NODES: Final = 400
+DOCUMENT_ROLES: Final = frozenset({82, 95})
 #: The measured position: polled this often, settled once unchanged this long after it moved, given
 #: up as not moving after this long unchanged, and never waited on longer than the last.
 SETTLE_POLL_S: Final = 0.015
@@ -315,8 +319,40 @@ class Scrolling:
                 break
             deepest = node = child
         if deepest is None or a11y.extents(deepest) is None:
+            deepest = self._document_child(start, at)
+        if deepest is None:
             return None
         return _Witness(a11y, deepest, 1 if vertical else 0, direction in ("down", "right"))
+
+    def _document_child(self, start: Ref, at: Point) -> Ref | None:
+        """Where hit-testing finds nothing (Firefox answers it for none of its windows): the web
+        document holding the point, breadth first from ``start``, and its child under the point
+        (else its first child with a size)."""
+        a11y = self._s.a11y
+        level, seen = [start], 0
+        for _ in range(WITNESS_SEARCH_DEPTH):
+            nxt: list[Ref] = []
+            for node in level:
+                seen += 1
+                if seen > WITNESS_SEARCH_NODES:
+                    return None
+                if a11y.role(node) in DOCUMENT_ROLES:
+                    return self._child_under(node, at)
+                nxt.extend(a11y.children(node))
+            level = nxt
+        return None
+
+    def _child_under(self, doc: Ref, at: Point) -> Ref | None:
+        a11y = self._s.a11y
+        first = None
+        for child in a11y.children(doc)[:WITNESS_SEARCH_NODES]:
+            ext = a11y.extents(child)
+            if ext is None or ext[2] <= 0 or ext[3] <= 0:
+                continue
+            if ext[0] <= at.x < ext[0] + ext[2] and ext[1] <= at.y < ext[1] + ext[3]:
+                return child
+            first = first or child
+        return first
 
     def _window_at(self, app: RunningApp, at: Point) -> Ref | None:
         """The app's top-level accessible (frame, dialog) whose extents hold the point."""
