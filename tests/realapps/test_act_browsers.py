@@ -103,6 +103,7 @@ class PageServer:
                     log.append({"kind": "scroll", "y": int(q["y"][0]), "ua": ua, "t": time.monotonic()})
                     self._send(b"ok", "text/plain")
                     return
+                log.append({"kind": "get", "path": self.path})
                 pages = {"/form": FORM_PAGE, "/long": LONG_PAGE}
                 self._send(pages.get(url.path, b"<html><title>other</title><body>x</body></html>"), "text/html")
 
@@ -395,3 +396,19 @@ def test_wheel_scroll_in_firefox_lands_on_the_request(
 ) -> None:
     poll(lambda: server.of_kind("scroll", firefox.ua), 30.0, "the long page loaded in Firefox")
     _scroll_case(ex, firefox, server, pages)
+
+
+# -- the omnibox burst (item 9) ---------------------------------------------------------------
+def test_an_omnibox_burst_loads_each_page_and_chromium_stays_up(
+    ex: LinuxExecutor, chromium: Browser, server: PageServer
+) -> None:
+    """ctrl+l, the URL typed (with characters the keymap lacks: temporary keycodes) and Return,
+    three times with no observation between: the server sees each page asked for, Chromium lives."""
+    app = chromium.app
+    for i in range(3):
+        ex.press_key(app, "ctrl+l")
+        ex.type_text(app, server.url(f"/other?n={i}&w=caf\u00e9\u00f1{i}"))
+        ex.press_key(app, "Return")
+        want = f"/other?n={i}&w=caf%C3%A9%C3%B1{i}"
+        poll(lambda want=want: any(e.get("path") == want for e in server.of_kind("get")), 15.0, f"GET {want}")
+        assert chromium.proc.running(), chromium.log.read_text(errors="replace")[-2000:]
