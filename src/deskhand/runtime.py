@@ -1,8 +1,7 @@
 """Assemble deskhand for one client: the platform executor, the host gate, the js kernel, the service.
 
 Backend choice: an explicit ``backend`` argument, else ``DESKHAND_BACKEND`` (``linux``, ``macos``,
-``fake``), else the running platform. Backends are imported lazily, so the core never pulls in X11,
-AT-SPI or pyobjc.
+``fake``), else the running platform; :data:`deskhand.backends.BACKENDS` loads it lazily.
 """
 
 from __future__ import annotations
@@ -11,63 +10,22 @@ import os
 import sys
 from collections.abc import Mapping
 
+from deskhand.backends import open_backend
 from deskhand.backends.base import Executor
-from deskhand.core.errors import BackendUnavailable
+from deskhand.core.platform import from_sys_platform
 from deskhand.host.host import HeldQueue, Host
 from deskhand.host.result import TextBlock, ToolResult
 from deskhand.server.service import Service
 
-_FIXES = {
-    "linux": "start a desktop (`deskhand desktop start`) or pass --virtual, and check `deskhand doctor`",
-    "macos": (
-        "the macOS backend runs only on macOS: install `deskhand[macos]` there and grant Accessibility and "
-        "Screen Recording to the app that runs deskhand; on Linux use the X11 backend"
-    ),
-}
-
 
 def backend_name(backend: str | None = None) -> str:
-    name = backend or os.environ.get("DESKHAND_BACKEND")
-    if name:
-        return name
-    if sys.platform.startswith("linux"):
-        return "linux"
-    if sys.platform == "darwin":
-        return "macos"
-    return sys.platform
+    """An explicit name, else ``DESKHAND_BACKEND``, else the running platform's backend."""
+    return backend or os.environ.get("DESKHAND_BACKEND") or from_sys_platform() or sys.platform
 
 
 def open_executor(env: Mapping[str, str] | None = None, *, backend: str | None = None) -> Executor:
     """The executor for ``env`` (a desktop's DISPLAY and bus addresses; default: this process's)."""
-    name = backend_name(backend)
-    source = os.environ if env is None else env
-    if name == "linux":
-        from deskhand.backends.linux.executor import LinuxExecutor  # noqa: PLC0415 - lazy backend import
-
-        try:
-            return LinuxExecutor(display=source.get("DISPLAY"), a11y_address=source.get("AT_SPI_BUS_ADDRESS"))
-        except BackendUnavailable:
-            raise
-        except Exception as err:
-            msg = f"the Linux backend cannot start ({err}); {_FIXES['linux']}"
-            raise BackendUnavailable(msg) from err
-    if name == "macos":
-        if sys.platform != "darwin":
-            raise BackendUnavailable(f"the macOS backend cannot run on {sys.platform}; {_FIXES['macos']}")
-        try:
-            from deskhand.backends.macos.executor import MacExecutor  # noqa: PLC0415 - lazy backend import
-
-            return MacExecutor()
-        except BackendUnavailable:
-            raise
-        except Exception as err:  # pyobjc missing or a framework refused to load
-            raise BackendUnavailable(f"the macOS backend cannot start ({err}); {_FIXES['macos']}") from err
-    if name == "fake":
-        from deskhand.backends.fake import FakeExecutor  # noqa: PLC0415
-
-        return FakeExecutor()
-    msg = f"no deskhand backend for platform {name!r}; {_FIXES.get(name, 'use Linux with X11')}"
-    raise BackendUnavailable(msg)
+    return open_backend(backend_name(backend), os.environ if env is None else env)
 
 
 class _HostCaller:

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 import anyio.from_thread
 
 from deskhand.core.axtree.indexmap import IndexMap
-from deskhand.core.errors import ArgumentError, DeskhandError, NativeError
+from deskhand.core.errors import ArgumentError, DeskhandError, NativeError, from_result
+from deskhand.core.pointer import button_from_js
+from deskhand.core.scroll import check_js_pages, parse_direction
 from deskhand.host.result import ImageBlock, ToolResult
 
 if TYPE_CHECKING:
@@ -32,34 +34,14 @@ if TYPE_CHECKING:
     from deskhand.server.service import Service
 
 Target = int | str | Sequence[float]
-
-_BUTTONS = {0: "left", 1: "right", 2: "middle", "l": "left", "r": "right", "m": "middle"}
-_DIRECTIONS = {"u": "up", "d": "down", "l": "left", "r": "right"}
+#: What an action did (``core.effects``): ``effect``, ``route``, ``evidence`` and what was measured.
+ActionOutcome = dict[str, object]
 
 
 def _raise_for(result: ToolResult, method: str) -> ToolResult:
-    if not result.is_error:
-        return result
-    error = result.native_error
-    message = error.message if error else (result.text or f"Computer Use {method} failed")
-    if error is not None and error.name == "TypeError":
-        raise ArgumentError(message)
-    code = (error.native_code if error else None) or ("bad_args" if result.not_dispatched else "unknown")
-    raise NativeError(code, message, dispatched=False if result.not_dispatched else None)
-
-
-def _mouse_button(value: object) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value not in (0, 1, 2):
-            raise ArgumentError("mouseButton number must be 0, 1, or 2")
-        return _BUTTONS[value]
-    if isinstance(value, str):
-        name = value.strip().lower()
-        if name in ("left", "right", "middle"):
-            return name
-        if name in _BUTTONS:
-            return _BUTTONS[name]
-    raise ArgumentError("mouseButton must be left, right, middle, l, r, m, 0, 1, or 2")
+    if result.is_error:
+        raise from_result(result, method)
+    return result
 
 
 def _point(value: object, what: str = "coordinate") -> tuple[float, float]:
@@ -102,9 +84,11 @@ class App:
         self._indices.remember(result.text)
         return result
 
-    def get_ax_state(self, *, disable_diffing: bool | None = None) -> str:
-        """The framed state text: a full tree, or a diff after the first observation."""
-        return self._observe(disableDiff=disable_diffing).text
+    def get_ax_state(self, *, disable_diffing: bool | None = None, wait_for_change_ms: float | None = None) -> str:
+        """The framed state text: a full tree, or a diff after the first observation. With
+        ``wait_for_change_ms``, it first waits (bounded) for the app to change since its last
+        observation; a notice in the text says whether it did."""
+        return self._observe(disableDiff=disable_diffing, waitForChangeMs=wait_for_change_ms).text
 
     def get_screenshot(self) -> bytes:
         """The JPEG of the app's window. Integer indices are cleared first, as in the facade."""
@@ -120,35 +104,31 @@ class App:
         image = next((b.data for b in result.content if isinstance(b, ImageBlock)), None)
         return result.text, image
 
-    def click(self, target: Target, *, mouse_button: int | str | None = None, click_count: int | None = None) -> None:
-        button = None if mouse_button is None else _mouse_button(mouse_button)
-        self._call("click", **self._target(target), mouse_button=button, click_count=click_count)
+    def click(
+        self, target: Target, *, mouse_button: int | str | None = None, click_count: int | None = None
+    ) -> ActionOutcome:
+        button = None if mouse_button is None else button_from_js(mouse_button)
+        return self._act("click", **self._target(target), mouse_button=button, click_count=click_count)
 
-    def drag(self, start: Sequence[float], end: Sequence[float]) -> None:
+    def drag(self, start: Sequence[float], end: Sequence[float]) -> ActionOutcome:
         (fx, fy), (tx, ty) = _point(start, "from"), _point(end, "to")
-        self._call("drag", from_x=fx, from_y=fy, to_x=tx, to_y=ty)
+        return self._act("drag", from_x=fx, from_y=fy, to_x=tx, to_y=ty)
 
-    def scroll(self, target: Target, direction: str, pages: float | None = None) -> None:
-        name = direction.strip().lower() if isinstance(direction, str) else ""
-        name = _DIRECTIONS.get(name, name)
-        if name not in ("up", "down", "left", "right"):
-            raise ArgumentError("direction must be up, down, left, or right")
-        if pages is not None and (
-            isinstance(pages, bool) or not isinstance(pages, int | float) or not 0 < pages < float("inf")
-        ):
-            raise ArgumentError("pages must be a finite number > 0")
-        self._call("scroll", **self._target(target), direction=name, pages=pages)
+    def scroll(self, target: Target, direction: str, pages: float | None = None) -> ActionOutcome:
+        name = parse_direction(direction)
+        check_js_pages(pages)  # the facade's rule; the host adds pages <= 10
+        return self._act("scroll", **self._target(target), direction=name, pages=pages)
 
-    def press_key(self, key: str) -> None:
+    def press_key(self, key: str) -> ActionOutcome:
         if not isinstance(key, str) or not key.strip():
             raise ArgumentError("key is required")
-        self._call("press_key", key=key)
+        return self._act("press_key", key=key)
 
-    def type_text(self, text: str) -> None:
-        self._call("type_text", text=text)
+    def type_text(self, text: str) -> ActionOutcome:
+        return self._act("type_text", text=text)
 
-    def paste(self, text: str, *, format: str = "text") -> str:
-        return self._call("paste", text=text, format=format).text
+    def paste(self, text: str, *, format: str = "text") -> ActionOutcome:
+        return self._act("paste", text=text, format=format)
 
     def select_text(
         self,
@@ -158,18 +138,22 @@ class App:
         prefix: str | None = None,
         suffix: str | None = None,
         selection_type: str | None = None,
-    ) -> str:
+    ) -> ActionOutcome:
         handle = self._indices.resolve(element)
-        result = self._call(
+        return self._act(
             "select_text", element_index=handle, text=text, prefix=prefix, suffix=suffix, selection_type=selection_type
         )
-        return result.text
 
-    def set_value(self, element: int | str, value: str) -> None:
-        self._call("set_value", element_index=self._indices.resolve(element), value=value)
+    def set_value(self, element: int | str, value: str) -> ActionOutcome:
+        return self._act("set_value", element_index=self._indices.resolve(element), value=value)
 
-    def perform_secondary_action(self, element: int | str, action: str) -> None:
-        self._call("perform_secondary_action", element_index=self._indices.resolve(element), action=action)
+    def perform_secondary_action(self, element: int | str, action: str) -> ActionOutcome:
+        return self._act("perform_secondary_action", element_index=self._indices.resolve(element), action=action)
+
+    def _act(self, tool: str, **args: object) -> ActionOutcome:
+        """One action; its result as the ``js`` App methods give it (``effect``, ``route``, evidence, measures)."""
+        result = self._call(tool, **args).structured.get("result")
+        return dict(result) if isinstance(result, dict) else {"effect": "unverifiable"}
 
 
 class Computer(AbstractContextManager["Computer"]):

@@ -25,7 +25,8 @@ def test_inventory_lists_running_apps_with_identities(launch, executor):
     assert by_id["qt_fixture.py"].pid == qt.pid
     assert by_id["org.xfce.mousepad"].pid == pad.pid
     assert by_id["org.xfce.mousepad"].display_name == "Mousepad"
-    assert any(a.id == "org.xfce.mousepad-settings" and not a.is_running for a in apps)
+    # installed apps follow only when used within 14 days (the desktop's recently-used.xbel has none)
+    assert all(a.is_running or a.last_used_date for a in apps)
     for pid in (gtk.pid, qt.pid, pad.pid):
         ident = executor.resolve(str(pid)).identity
         assert ident.proven

@@ -25,8 +25,7 @@ from mcp import Client
 from deskhand.backends.fake import FakeApp, FakeExecutor
 from deskhand.host import AppPolicy, Host
 from deskhand.host.result import TextBlock, ToolResult
-from deskhand.host.schemas import SCHEMAS
-from deskhand.host.validate import parse_request
+from deskhand.host.tools import SCHEMAS, parse_request
 from deskhand.server import jstool
 from deskhand.server.mcp import build_server
 from deskhand.server.sequence import parse_sequence

@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 
 from deskhand.backends.fake import FakeExecutor
-from deskhand.host import Host, ToolResult, validate
+from deskhand.host import Host, ToolResult, tools
 from deskhand.server import service as service_module
 from deskhand.server.service import Service
 
@@ -63,7 +63,7 @@ async def test_a_host_validator_bug_inside_sequence_is_refused_before_dispatch(
     def broken(name: str, args: object, **_: object) -> None:
         raise KeyError(name)
 
-    monkeypatch.setattr(validate, "parse_request", broken)
+    monkeypatch.setattr(tools, "parse_request", broken)
     with caplog.at_level(logging.ERROR):
         result = await service.call("sequence", {"app": "Mousepad", "steps": STEPS})
     assert result.is_error and result.not_dispatched

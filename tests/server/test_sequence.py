@@ -81,6 +81,15 @@ def test_static_checks_before_anything_runs(args: dict[str, object], message: st
         parse_sequence(args, SCHEMAS, _accept)
 
 
+def test_chord_budget_counts_chords_as_the_key_grammar_does() -> None:
+    """ "ctrl + a" is one chord (the grammar folds spaces around +), not three whitespace tokens."""
+    spaced = {"tool": "press_key", "key": " ".join(["ctrl + a"] * 128)}
+    _, steps = parse_sequence({"app": "A", "steps": [spaced]}, SCHEMAS, _accept)
+    assert len(steps) == 1
+    with pytest.raises(SequenceArgumentError, match=CHORD_BUDGET):
+        parse_sequence({"app": "A", "steps": [{"tool": "press_key", "key": " ".join(["a"] * 129)}]}, SCHEMAS, _accept)
+
+
 def test_completed_run_observes_once() -> None:
     app, steps = parse_sequence(
         {"app": "A", "steps": [{"tool": "type_text", "text": "hi"}, {"tool": "press_key", "key": "Return"}]},

@@ -215,4 +215,25 @@ def test_action_structured_fields_are_forwarded() -> None:
     host, _ = make()
     result = call(host, "paste", {"app": "Mousepad", "text": "x", "format": "text"})
     assert result.text == RECEIPT
-    assert result.structured == {"status": "completed"}
+    # the fake executor reports no outcome: the result says so rather than claiming an effect
+    assert result.structured == {"status": "completed", "result": {"effect": "unverifiable", "status": "completed"}}
+
+
+def test_an_action_outcome_reaches_the_text_and_the_result() -> None:
+    from deskhand.backends.base import ActionResult  # noqa: PLC0415
+    from deskhand.core.effects import Evidence, judge  # noqa: PLC0415
+    from deskhand.host.host import _action_result  # noqa: PLC0415
+
+    outcome = judge("accessibility", [Evidence("value_readback", "the element reads 'x'")], before="", after="x")
+    result = _action_result(ActionResult("Value set.", {"before": "", "after": "x"}, outcome))
+    assert (
+        result.content[0].text
+        == RECEIPT + "\neffect: confirmed (value_readback: the element reads 'x'); route: accessibility"
+    )
+    assert result.structured["result"] == {
+        "before": "",
+        "after": "x",
+        "effect": "confirmed",
+        "route": "accessibility",
+        "evidence": [{"kind": "value_readback", "detail": "the element reads 'x'"}],
+    }

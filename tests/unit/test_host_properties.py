@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from deskhand.core.errors import DeskhandError
 from deskhand.core.keys import KEY_ALIASES, MODIFIER_ALIASES
 from deskhand.host import validate as v
-from deskhand.host.schemas import SCHEMAS, TOOL_NAMES, Schema
+from deskhand.host.schemas import Schema
+from deskhand.host.tools import SCHEMAS, TOOL_NAMES, parse_request
 
 PRE_DISPATCH_CODES = {"bad_args", "unknown_key", "grant_flag_required"}
 #: Keys the validator accepts beyond the schema (contract 1.4: `amount` is an alias of scroll's `pages`).
@@ -133,7 +134,7 @@ def valid_args(draw: st.DrawFn, tool: str) -> dict[str, object]:
 
 
 def _parse(tool: str, args: object, *, granted: bool) -> v.Request:
-    return v.parse_request(tool, args, platform="linux", system_keys_granted=granted)
+    return parse_request(tool, args, platform="linux", system_keys_granted=granted)
 
 
 # --- properties ----------------------------------------------------------------------------------

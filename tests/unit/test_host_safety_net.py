@@ -9,7 +9,7 @@ import pytest
 
 from deskhand.backends.fake import FakeApp, FakeExecutor
 from deskhand.core.counters import CallCounters
-from deskhand.host import AppPolicy, Host, ToolResult
+from deskhand.host import AppPolicy, Host, ToolResult, tools
 from deskhand.host import validate as v
 
 
@@ -68,7 +68,7 @@ def test_a_validator_bug_is_refused_before_dispatch(
     def broken(name: str, args: object, **_: object) -> v.Request:
         raise KeyError("properties")
 
-    monkeypatch.setattr(v, "parse_request", broken)
+    monkeypatch.setattr(tools, "parse_request", broken)
     host, fake = make()
     cell = CallCounters()
     with caplog.at_level(logging.ERROR):

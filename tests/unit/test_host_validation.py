@@ -12,7 +12,7 @@ import pytest
 
 from deskhand.backends.fake import FakeApp, FakeExecutor
 from deskhand.host import AppPolicy, Host, ToolResult
-from deskhand.host.schemas import SCHEMAS, TOOL_NAMES, tool_specs
+from deskhand.host.tools import SCHEMAS, TOOL_NAMES, tool_specs
 
 APP = FakeApp("Mousepad", "org.xfce.mousepad", pid=4242)
 

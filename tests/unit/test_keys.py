@@ -4,24 +4,24 @@ from __future__ import annotations
 
 import pytest
 
+from deskhand.core import x11keys
+from deskhand.core.carbonkeys import CARBON_KEY_CODES, CARBON_MODIFIER_FLAGS, carbon_flags, carbon_key_code
 from deskhand.core.errors import ArgumentError, NativeError
 from deskhand.core.keypolicy import is_native_dangerous, is_system_combo, needs_grant
 from deskhand.core.keys import (
-    CARBON_KEY_CODES,
-    CARBON_MODIFIER_FLAGS,
     KEY_ALIASES,
     MODIFIER_ALIASES,
     SHIFTED_SYMBOLS,
     Chord,
-    carbon_flags,
-    carbon_key_code,
     check_press_budget,
     check_sequence_budget,
     parse_keys,
-    to_x_keysyms,
-    x_keysym_name,
-    x_keysym_value,
 )
+from deskhand.core.x11keys import x_keysym_name, x_keysym_value
+
+
+def to_x_keysyms(c: Chord) -> tuple[tuple[str, ...], str]:
+    return x11keys.to_x_keysyms(c.ordered_modifiers(), c.key)
 
 
 def chord(text: str) -> Chord:
@@ -185,7 +185,7 @@ def test_key_mapping_parity_rejected_forms() -> None:
 def test_key_mapping_parity_new_cmd_aliases_still_require_grant() -> None:
     """KeyMappingParityTests: the new Cmd aliases still require the grant."""
     for alias in ("super", "super_l", "super_r", "cmd", "command", "meta", "meta_l", "meta_r", "win"):
-        assert needs_grant(parse_keys(f"{alias}+q"), "darwin")
+        assert needs_grant(parse_keys(f"{alias}+q"), "macos")
 
 
 @pytest.mark.parametrize(
@@ -307,12 +307,12 @@ def test_sequence_chord_budget() -> None:
 )  # fmt: skip
 def test_tool_calls_system_key_alias_matrix_needs_grant_on_darwin(text: str) -> None:
     """toolCalls.test.ts: the system-key alias matrix gives grant_flag_required."""
-    assert needs_grant(parse_keys(text), "darwin")
+    assert needs_grant(parse_keys(text), "macos")
 
 
 @pytest.mark.parametrize("text", ["cmd+w", "q", "ctrl+q", "alt+tab", "cmd+escape", "opt+esc", "cmd+v"])
 def test_ordinary_chords_need_no_grant_on_darwin(text: str) -> None:
-    assert not needs_grant(parse_keys(text), "darwin")
+    assert not needs_grant(parse_keys(text), "macos")
 
 
 def test_native_policy_matches_exact_flags_only() -> None:
@@ -329,7 +329,7 @@ def test_native_policy_matches_exact_flags_only() -> None:
         assert is_native_dangerous(chord(text)), text
     for text in ("ctrl+shift+cmd+q", "alt+cmd+q", "ctrl+cmd+tab", "shift+cmd+space", "cmd+escape"):
         assert not is_native_dangerous(chord(text)), text
-        assert text == "cmd+escape" or is_system_combo(chord(text), "darwin")
+        assert text == "cmd+escape" or is_system_combo(chord(text), "macos")
 
 
 @pytest.mark.parametrize(
@@ -351,8 +351,22 @@ def test_linux_ordinary_chords_need_no_grant(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["ctrl+alt+delete", "ctrl+alt+del", "alt+f4", "alt+tab", "win+l", "meta+d"])
 def test_win32_combos(text: str) -> None:
-    assert needs_grant(parse_keys(text), "win32")
+    assert needs_grant(parse_keys(text), "windows")
 
 
 def test_unknown_platform_blocks_nothing() -> None:
     assert not needs_grant(parse_keys("cmd+q"), "plan9")
+
+
+@pytest.mark.parametrize(
+    "combo",
+    ["super+Return", "alt+space", "alt+F1", "alt+F2", "alt+F3", "super+e", "super+r", "super+a", "ctrl+Escape",
+     "ctrl+alt+KP_Decimal", "ctrl+alt+KP_Delete", "shift+alt+F1"],
+)  # fmt: skip
+def test_linux_launchers_and_keypad_twins_need_the_grant(combo: str) -> None:
+    assert needs_grant(parse_keys(combo), "linux")
+
+
+@pytest.mark.parametrize("combo", ["alt+F5", "super+z", "ctrl+alt+KP_1", "Escape", "space"])
+def test_linux_ordinary_keys_need_no_grant(combo: str) -> None:
+    assert not needs_grant(parse_keys(combo), "linux")

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from deskhand.core.errors import ArgumentError, NativeError
 from deskhand.core.geometry import Point
-from deskhand.core.keys import KEY_ALIASES, MODIFIER_ALIASES, MODIFIER_ORDER, parse_keys, to_x_keysyms
+from deskhand.core.keys import KEY_ALIASES, MODIFIER_ALIASES, MODIFIER_ORDER, parse_keys
 from deskhand.core.pointer import click_events, drag_events, event_numbers, release_after
 from deskhand.core.screenshot import MAX_LONG_EDGE, MAX_SHORT_EDGE, fitted_size
 from deskhand.core.scroll import scroll_delta
@@ -22,6 +22,7 @@ from deskhand.core.textmatch import (
     utf16_length,
     utf16_to_code_point,
 )
+from deskhand.core.x11keys import to_x_keysyms
 
 # --- keys --------------------------------------------------------------------------------------
 
@@ -44,7 +45,7 @@ def test_key_parser_returns_chords_or_unknown_key(text: str) -> None:
     for chord in chords:
         assert chord.key
         assert chord.modifiers <= set(MODIFIER_ORDER)
-        mods, keysym = to_x_keysyms(chord)
+        mods, keysym = to_x_keysyms(chord.ordered_modifiers(), chord.key)
         assert keysym
         assert len(mods) == len(chord.modifiers - {"fn"})
 

@@ -15,6 +15,7 @@ from deskhand.core.scroll import (
     Direction,
     ScrollDelta,
     ScrollPlan,
+    check_js_pages,
     check_pages,
     parse_direction,
     plan_at_point,
@@ -98,6 +99,15 @@ def test_repl_api_invalid_pages_reject(pages: object) -> None:
     """replApi.test.ts / NativeScrollTests: invalid pages (0, -1, inf, NaN) reject."""
     with pytest.raises(ArgumentError, match=r"^pages must be a finite number > 0$"):
         check_pages(pages)
+
+
+def test_js_pages_rule_has_no_upper_limit_and_a_huge_integer_is_refused_by_the_host_rule() -> None:
+    check_js_pages(None)
+    check_js_pages(11)
+    with pytest.raises(ArgumentError, match=r"^pages must be a finite number > 0$"):
+        check_js_pages(math.inf)
+    with pytest.raises(ArgumentError, match="at most 10"):
+        check_pages(10**400)  # compared as an integer: no OverflowError
 
 
 def test_pages_at_most_10() -> None:

@@ -32,7 +32,7 @@ from deskhand.backends.base import (
     RunningApp,
     SelectionType,
 )
-from deskhand.core.errors import DeskhandError, NativeError
+from deskhand.core.errors import ArgumentError, DeskhandError, NativeError
 
 #: A 1x1 JPEG is not needed by any test; these bytes only have to be recognisable.
 FAKE_JPEG: Final = b"\xff\xd8\xff\xe0fake-jpeg\xff\xd9"
@@ -162,7 +162,7 @@ class FakeExecutor:
             raise NativeError("ambiguous_target", f"'{wanted}' matches {len(matches)} running apps.")
         return matches[0].running_app()
 
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
+    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
         self._record("get_app_state", app=app.display_name, disable_diff=disable_diff)
         scripted = self._verify(app)
         text = scripted.state_text or f"App={scripted.app_id} (pid {scripted.pid})\nWindow: {scripted.display_name}"
@@ -253,6 +253,8 @@ class FakeExecutor:
 
 
 def _matches(app: FakeApp, selector: str) -> bool:
+    if selector.isdigit() and not selector.isascii():
+        raise ArgumentError(f'"{selector}" is not a pid: a pid is written with the digits 0-9.')
     if selector.isdigit():
         return app.pid == int(selector)
     return selector.casefold() == app.display_name.casefold() or selector in {app.app_id, app.identity().executable}

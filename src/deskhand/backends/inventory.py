@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from deskhand.backends.base import AppEntry, ProcessIdentity, RunningApp
-from deskhand.core.errors import NativeError
+from deskhand.core.errors import ArgumentError, NativeError
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +39,7 @@ def resolve(
     """Exactly one running app for a display name or app id (case-insensitive), a path, or pid digits.
 
     Raises:
+        ArgumentError: digits that are not ASCII (``"²"``, ``"١٢٣"``) are no pid.
         NativeError: ``target_not_running`` when nothing matches, ``ambiguous_target`` when
             several processes do.
     """
@@ -46,6 +47,8 @@ def resolve(
     wanted = selector.strip()
     if not wanted:
         raise NativeError("target_not_running", "No app was named.", dispatched=False)
+    if wanted.isdigit() and not wanted.isascii():
+        raise ArgumentError(f'"{wanted}" is not a pid: a pid is written with the digits 0-9.')
     if wanted.isdigit():
         hits = [p for p in procs if p.identity.pid == int(wanted)]
     elif wanted.startswith("/"):

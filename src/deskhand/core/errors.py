@@ -13,6 +13,9 @@ before dispatch (the contract's NATIVE_CALL_NOT_DISPATCHED flag, counted as
 Everything that is not a pre-dispatch refusal counts toward ``nativeResultUnknown`` (section 4.2);
 nothing is ever replayed.
 
+Helper codes form the closed :data:`HelperCode` set; :data:`HELPER_CODES` says in one line what each
+means. :func:`from_result` turns a failed host result back into the typed error (the SDK's one path).
+
 JS mapping (section 4.1): only the 9 helper codes of ``HELPER_TO_OFFICIAL`` become a
 ``SkyComputerUseError`` with an official code; every other helper code stays a plain ``Error``
 carrying ``nativeCode``; a TypeError stays a TypeError; a plain exception never forges a code.
@@ -23,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final
+from typing import Final, Literal, Protocol
 
 #: The 21 official server error codes, errorName -> code.
 OFFICIAL_CODES: Final[Mapping[str, int]] = MappingProxyType(
@@ -64,6 +67,82 @@ HELPER_TO_OFFICIAL: Final[Mapping[str, str]] = MappingProxyType(
         "protocol_mismatch": "incompatibleClientVersion",
         "screen_locked": "screenLocked",
         "user_interference": "userIntervened",
+    }
+)
+
+#: Every helper code deskhand raises (native-contract.md 4.3, plus the host's own refusals).
+HelperCode = Literal[
+    # arguments and grammar
+    "bad_args", "bad_payload", "bad_index", "unknown_key",
+    # the host's refusals before dispatch
+    "app_denied", "grant_flag_required", "cu_lock_held", "feature_unavailable", "tcc_not_granted",
+    "identity_unproven", "policy_invalid", "closed",
+    # permissions
+    "not_trusted", "screen_recording_denied",
+    # targets and their identity
+    "target_not_running", "ambiguous_target", "process_gone", "stale_process", "stale_window", "stale_snapshot",
+    "stale_element", "target_window_offscreen", "target_window_changed", "point_outside_target_window",
+    # element actions and text
+    "ax_failed", "no_action", "invalid_action", "not_settable", "not_selectable", "text_not_found",
+    "ambiguous_text", "text_edit_state_unknown",
+    # input, capture and the clipboard
+    "input_failed", "capture_failed", "clipboard_snapshot_failed", "clipboard_write_failed",
+    "clipboard_restore_failed", "clipboard_changed", "clipboard_read_timeout", "clipboard_target_timeout",
+    "paste_failed", "cancelled",
+    # JS mapping only (4.1) and the fake backend
+    "protocol_mismatch", "screen_locked", "user_interference", "fake_gate_timeout", "unknown",
+]  # fmt: skip
+
+#: One line per helper code: what it means to the caller.
+HELPER_CODES: Final[Mapping[HelperCode, str]] = MappingProxyType(
+    {
+        "bad_args": "an argument is missing, of the wrong type or out of range; nothing ran",
+        "bad_payload": "a request the executor cannot carry out as given (no target, empty text); nothing ran",
+        "bad_index": "the element handle is not in the latest observation",
+        "unknown_key": "the key string does not parse or the layout has no key for it; nothing ran",
+        "app_denied": "the deny policy refused the resolved app; nothing ran",
+        "grant_flag_required": "a system key combination without the user's session grant; nothing ran",
+        "cu_lock_held": "the session queue is held by another caller or was released; nothing ran",
+        "feature_unavailable": "this platform or build cannot do it (a missing display, bus or /proc)",
+        "tcc_not_granted": "macOS privacy permission is missing; nothing ran",
+        "identity_unproven": "the app's process lifetime could not be proven; observe it first",
+        "policy_invalid": "the deny-policy file cannot be read",
+        "closed": "the SDK Computer was closed",
+        "not_trusted": "the process lacks the accessibility permission",
+        "screen_recording_denied": "the process lacks the screen-recording permission",
+        "target_not_running": "no running app matches the selector",
+        "ambiguous_target": "several running apps match the selector",
+        "process_gone": "the app's process exited",
+        "stale_process": "the app restarted since it was resolved (another pid or start time)",
+        "stale_window": "the app's window changed since it was observed",
+        "stale_snapshot": "the observation the handle came from is no longer the latest",
+        "stale_element": "the element no longer exists in the app",
+        "target_window_offscreen": "the app's window is not on screen",
+        "target_window_changed": "another window came on top of the target before the event",
+        "point_outside_target_window": "the point is outside the app's window",
+        "ax_failed": "an accessibility call failed, or a multi-press stopped part-way (effect unknown)",
+        "no_action": "the element offers no action for the request",
+        "invalid_action": "the element has no secondary action of that name",
+        "not_settable": "the element's value cannot be set (or not to that value)",
+        "not_selectable": "the element has no text selection to set",
+        "text_not_found": "the text is not in the element",
+        "ambiguous_text": "the text occurs more than once; add prefix or suffix",
+        "text_edit_state_unknown": "the text edit may or may not have happened",
+        "input_failed": "an input event could not be created or posted",
+        "capture_failed": "the window screenshot could not be taken",
+        "clipboard_snapshot_failed": "the user's clipboard could not be saved, so the paste did not start",
+        "clipboard_write_failed": "the paste content could not be put on the clipboard",
+        "clipboard_restore_failed": "the paste ran but the user's clipboard could not be restored",
+        "clipboard_changed": "someone else changed the clipboard during the paste; theirs was kept",
+        "clipboard_read_timeout": "no application read the paste content in time",
+        "clipboard_target_timeout": "the app did not ask for the paste content in time",
+        "paste_failed": "the paste failed unexpectedly",
+        "cancelled": "the call was cancelled (before dispatch, or after the keys with unknown effect)",
+        "protocol_mismatch": "the native helper speaks another protocol version",
+        "screen_locked": "the screen is locked",
+        "user_interference": "the user took over input during the action",
+        "fake_gate_timeout": "the fake backend's test gate timed out (tests only)",
+        "unknown": "an error with no more specific code",
     }
 )
 
@@ -177,12 +256,9 @@ class AppDeniedError(NativeError):
 
     dispatched = False
 
-    def __init__(self, display_name: str) -> None:
-        super().__init__(
-            "app_denied",
-            f"Computer Use is not allowed to use the app '{display_name}' for safety reasons.",
-            dispatched=False,
-        )
+    def __init__(self, display_name: str, *, message: str | None = None) -> None:
+        text = message or f"Computer Use is not allowed to use the app '{display_name}' for safety reasons."
+        super().__init__("app_denied", text, dispatched=False)
 
 
 class GrantRequiredError(NativeError):
@@ -190,13 +266,12 @@ class GrantRequiredError(NativeError):
 
     dispatched = False
 
-    def __init__(self, key: str) -> None:
-        super().__init__(
-            "grant_flag_required",
+    def __init__(self, key: str, *, message: str | None = None) -> None:
+        text = message or (
             f"press_key '{key}' is a system key combination. It needs the session's system-key grant, "
-            "which only the user can give when starting deskhand.",
-            dispatched=False,
+            "which only the user can give when starting deskhand."
         )
+        super().__init__("grant_flag_required", text, dispatched=False)
 
 
 class BackendUnavailable(DeskhandError):  # noqa: N818 - public name other layers already use
@@ -222,3 +297,35 @@ def to_js_error(exc: BaseException) -> JsError:
     if isinstance(exc, TypeError):
         return JsError("TypeError", str(exc))
     return JsError("Error", str(exc) or type(exc).__name__)
+
+
+class FailedResult(Protocol):
+    """What :func:`from_result` reads of a failed host result (``deskhand.host.result.ToolResult``)."""
+
+    @property
+    def native_error(self) -> JsError | None: ...
+
+    @property
+    def not_dispatched(self) -> bool: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+def from_result(result: FailedResult, method: str) -> DeskhandError:
+    """The typed error for a failed host result, as the host raised it: the reverse of :func:`to_js_error`.
+
+    A TypeError is an :class:`ArgumentError`; ``app_denied`` and ``grant_flag_required`` are
+    :class:`AppDeniedError` and :class:`GrantRequiredError`; every other code is a
+    :class:`NativeError` carrying it (``bad_args`` when refused before dispatch without one).
+    """
+    error = result.native_error
+    message = error.message if error else (result.text or f"Computer Use {method} failed")
+    if error is not None and error.name == "TypeError":
+        return ArgumentError(message)
+    code = (error.native_code if error else None) or ("bad_args" if result.not_dispatched else "unknown")
+    if code == "app_denied":
+        return AppDeniedError("", message=message)
+    if code == "grant_flag_required":
+        return GrantRequiredError("", message=message)
+    return NativeError(code, message, dispatched=False if result.not_dispatched else None)

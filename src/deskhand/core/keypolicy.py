@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Final, Literal
+from typing import Final
 
 from deskhand.core.keys import Chord, semantic_key
+from deskhand.core.platform import Platform
 
-Platform = Literal["darwin", "linux", "win32"]
 Rule = tuple[frozenset[str], str]
 
 
@@ -41,6 +41,7 @@ LINUX_COMBOS: Final = (
     "ctrl+alt+backspace",  # kills the X server where zapping is on
     "ctrl+alt+delete",
     "ctrl+alt+kp_delete",
+    "ctrl+alt+kp_decimal",  # the same keypad key with NumLock on
     *(f"ctrl+alt+f{n}" for n in range(1, 13)),  # switch virtual terminal
     "super+l",  # lock screen (GNOME, KDE)
     "ctrl+alt+l",  # lock screen (Xfce, older GNOME)
@@ -52,10 +53,19 @@ LINUX_COMBOS: Final = (
     "alt+f2",  # run-command dialog
     "ctrl+alt+t",  # opens a terminal
     "ctrl+alt+escape",  # xkill (KDE)
+    # launchers and menus: each can start any program, a terminal among them
+    "super+return",  # a terminal (i3, sway-style and tiling setups)
+    "alt+space",  # KRunner, window menu
+    "alt+f1",  # application menu (GNOME, Xfce, KDE)
+    "alt+f3",  # application finder (Xfce)
+    "super+e",  # file manager
+    "super+r",  # run dialog
+    "super+a",  # application grid (GNOME)
+    "ctrl+escape",  # start menu (KDE, Xfce, LXDE)
 )
 
-SYSTEM_COMBOS: Final[Mapping[str, tuple[Rule, ...]]] = MappingProxyType(
-    {"darwin": _rules(DARWIN_COMBOS), "win32": _rules(WIN32_COMBOS), "linux": _rules(LINUX_COMBOS)}
+SYSTEM_COMBOS: Final[Mapping[Platform, tuple[Rule, ...]]] = MappingProxyType(
+    {"macos": _rules(DARWIN_COMBOS), "windows": _rules(WIN32_COMBOS), "linux": _rules(LINUX_COMBOS)}
 )
 
 #: darwin native ``SystemKeyPolicy``: dangerous when the flags other than Fn are **exactly** these.
@@ -64,7 +74,7 @@ DARWIN_NATIVE_EXACT: Final = _rules(
 )
 
 
-def is_system_combo(chord: Chord, platform: str) -> bool:
+def is_system_combo(chord: Chord, platform: Platform) -> bool:
     """Whether one chord is a system combination on ``platform`` (unknown platforms: none)."""
     held = chord.modifiers - {"fn"}
     key = semantic_key(chord)
@@ -78,6 +88,6 @@ def is_native_dangerous(chord: Chord) -> bool:
     return any(key == rule_key and mods == held for mods, rule_key in DARWIN_NATIVE_EXACT)
 
 
-def needs_grant(chords: Iterable[Chord], platform: str) -> bool:
+def needs_grant(chords: Iterable[Chord], platform: Platform) -> bool:
     """Whether any chord needs the session's system-key grant (``grant_flag_required`` without it)."""
     return any(is_system_combo(chord, platform) for chord in chords)

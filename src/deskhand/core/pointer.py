@@ -32,6 +32,8 @@ BUTTON_ALIASES: Final[Mapping[str, Button]] = MappingProxyType(
         "back": "back", "forward": "forward",
     }
 )  # fmt: skip
+#: The semantic tools' ``mouse_button`` schema enum (1.4): exact names, in the contract's order.
+TOOL_BUTTON_NAMES: Final = ("left", "middle", "right", "back", "forward", "l", "m", "r")
 #: The semantic tools' legacy numeric buttons.
 LEGACY_BUTTON_NUMBERS: Final[Mapping[int, Button]] = MappingProxyType(
     {1: "left", 2: "middle", 3: "right", 4: "back", 5: "forward"}

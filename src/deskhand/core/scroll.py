@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final, Literal
+from typing import Final, Literal, cast
 
 from deskhand.core.errors import ArgumentError
 from deskhand.core.geometry import Point, Rect
@@ -34,6 +34,8 @@ DIRECTION_ALIASES: Final[Mapping[str, Direction]] = MappingProxyType(
 OPPOSITE: Final[Mapping[Direction, Direction]] = MappingProxyType(
     {"up": "down", "down": "up", "left": "right", "right": "left"}
 )
+#: The semantic tools' ``direction`` schema enum (1.4): exact names, in the contract's order.
+TOOL_DIRECTION_NAMES: Final = ("up", "down", "left", "right", "u", "d", "l", "r")
 #: X11 wheel buttons for the wheel route on Linux.
 X_WHEEL_BUTTONS: Final[Mapping[Direction, int]] = MappingProxyType({"up": 4, "down": 5, "left": 6, "right": 7})
 
@@ -62,15 +64,24 @@ def parse_direction(value: object) -> Direction:
     return direction
 
 
+def check_js_pages(pages: object) -> None:
+    """The JS facade's rule (2.3): absent (None), or a finite number > 0; the host adds ≤ 10."""
+    if pages is None:
+        return
+    if isinstance(pages, bool) or not isinstance(pages, int | float):
+        raise ArgumentError(PAGES_MESSAGE)
+    if (isinstance(pages, float) and not math.isfinite(pages)) or pages <= 0:  # an int is never converted
+        raise ArgumentError(PAGES_MESSAGE)
+
+
 def check_pages(pages: object) -> float:
     """Absent means 1; otherwise a finite number with 0 < pages ≤ 10."""
+    check_js_pages(pages)
     if pages is None:
         return DEFAULT_PAGES
-    if isinstance(pages, bool) or not isinstance(pages, int | float) or not math.isfinite(pages) or pages <= 0:
-        raise ArgumentError(PAGES_MESSAGE)
-    if pages > MAX_PAGES:
+    if cast("float", pages) > MAX_PAGES:  # compared before float(): a huge JSON integer overflows a float
         raise ArgumentError(PAGES_MAX_MESSAGE)
-    return float(pages)
+    return float(cast("float", pages))
 
 
 def round_half_away(value: float) -> int:

@@ -36,14 +36,15 @@ from typing import TypeVar
 import anyio
 import anyio.to_thread
 
-from deskhand.backends.base import ActionResult, AppEntry, AppState, Executor, RunningApp
+from deskhand.backends.base import ActionResult, AppEntry, AppState, Executor, Platform, RunningApp
 from deskhand.core.axtree.render import frame_envelope
 from deskhand.core.counters import CallCounters
 from deskhand.core.errors import ArgumentError, DeskhandError, NativeError, to_js_error
+from deskhand.host import tools
 from deskhand.host import validate as v
 from deskhand.host.policy import AppPolicy
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
-from deskhand.host.schemas import ACTION_RECEIPT, MUTATING_TOOLS, Schema, tool_specs
+from deskhand.host.schemas import ACTION_RECEIPT, Schema
 
 T = TypeVar("T")
 
@@ -112,7 +113,7 @@ class Host:
         system_keys_granted: bool = False,
     ) -> None:
         self.executor = executor
-        self.platform: str = executor.platform
+        self.platform: Platform = executor.platform
         self.policy = policy if policy is not None else AppPolicy.load()
         #: The user's session grant for system key combinations; never set from a tool argument.
         self.system_keys_granted = system_keys_granted
@@ -124,14 +125,14 @@ class Host:
 
     def tool_specs(self) -> dict[str, tuple[str, Schema, dict[str, bool]]]:
         """name -> (description, input schema, annotations) of the 11 semantic tools."""
-        return tool_specs()
+        return tools.tool_specs()
 
     def validate(self, name: str, args: dict[str, object]) -> None:
         """The static parse alone (for ``sequence``'s up-front check); raises the pre-dispatch error."""
         self._parse(name, args)
 
     def _parse(self, name: str, args: object) -> v.Request:
-        return v.parse_request(name, args, platform=self.platform, system_keys_granted=self.system_keys_granted)
+        return tools.parse_request(name, args, platform=self.platform, system_keys_granted=self.system_keys_granted)
 
     def queue_waiting(self) -> int:
         """How many callers wait for the session queue now (for tests and diagnostics)."""
@@ -234,12 +235,16 @@ class Host:
         if isinstance(request, v.ListApps):
             return _list_apps_result(await self._thread(self.executor.list_apps))
         if target is None:
-            target = await self._gate(request.app, mutating=request.tool in MUTATING_TOOLS, progress=progress)
+            target = await self._gate(request.app, mutating=tools.TOOLS[request.tool].mutates, progress=progress)
         if isinstance(request, v.GetAppState):
-            state = await self._thread(lambda: self.executor.get_app_state(target, disable_diff=request.disable_diff))
+            state = await self._thread(
+                lambda: self.executor.get_app_state(
+                    target, disable_diff=request.disable_diff, wait_for_change_s=request.wait_for_change_s
+                )
+            )
             return _state_result(state, _binding_key(request.app, target))
-        action = await self._thread(lambda: _act(self.executor, target, request))
-        return ToolResult((TextBlock(ACTION_RECEIPT),), structured=dict(action.structured))
+        action = await self._thread(lambda: tools.act(self.executor, target, request))
+        return _action_result(action)
 
     @staticmethod
     async def _thread(fn: Callable[[], T]) -> T:
@@ -303,34 +308,6 @@ class PinnedApp:
         return await self._host._run(request, self._counters, target=self.target)
 
 
-def _act(executor: Executor, app: RunningApp, r: v.Targeted) -> ActionResult:
-    """Exactly one executor method for a mutating request."""
-    match r:
-        case v.Click():
-            return executor.click(app, element=r.element, point=r.point, button=r.button, count=r.count)
-        case v.Drag():
-            return executor.drag(app, r.start, r.end, button=r.button)
-        case v.Scroll():
-            return executor.scroll(app, direction=r.direction, pages=r.pages, element=r.element, point=r.point)
-        case v.PressKey():
-            return executor.press_key(app, r.key)
-        case v.TypeText():
-            return executor.type_text(app, r.text)
-        case v.Paste():
-            return executor.paste(app, r.text, r.fmt)
-        case v.SelectText():
-            return executor.select_text(
-                app, r.element, r.text, prefix=r.prefix, suffix=r.suffix, selection_type=r.selection
-            )
-        case v.SetValue():
-            return executor.set_value(app, r.element, r.value)
-        case v.SecondaryAction():
-            return executor.perform_secondary_action(app, r.element, r.action)
-        case v.GetAppState():
-            msg = "get_app_state is not an action"
-            raise TypeError(msg)
-
-
 def _list_apps_result(apps: list[AppEntry]) -> ToolResult:
     text = "\n".join(f"{a.display_name or a.id} — {a.id}" for a in apps) or NO_APPS_TEXT
     return ToolResult((TextBlock(text),), structured={"apps": [a.to_json() for a in apps]})
@@ -346,3 +323,15 @@ def _state_result(state: AppState, app: str) -> ToolResult:
     if state.image is not None:
         blocks.append(ImageBlock(state.image.data, state.image.mime_type))
     return ToolResult(tuple(blocks), structured={"app": app})
+
+
+def _action_result(action: ActionResult) -> ToolResult:
+    """The contract's receipt text, then what was seen of the effect; ``structured["result"]`` is
+    what a ``js`` App method resolves to (the outcome over the action's own fields)."""
+    if action.outcome is None:
+        result: dict[str, object] = {"effect": "unverifiable", **action.structured}
+        text = ACTION_RECEIPT
+    else:
+        result = {**action.structured, **action.outcome.to_json()}
+        text = f"{ACTION_RECEIPT}\n{action.outcome.summary()}"
+    return ToolResult((TextBlock(text),), structured={**action.structured, "result": result})

@@ -14,13 +14,12 @@ Error texts (the contract fixes only "click x and y must be provided together"; 
 - ``<tool> element_index must be an element handle like g1:23 from get_app_state.``
 - ``<tool> got both <a> and <b>; pass only one.``
 - ``<tool> requires element_index or both x and y.`` / ``<tool> takes element_index or x and y, not both.``
-- ``scroll pages must be a number greater than 0 and at most 10.``
+- ``scroll pages must be a number greater than 0 and at most 10.`` (:data:`~deskhand.core.scroll.MAX_PAGES`)
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal, cast
 
@@ -29,15 +28,17 @@ from deskhand.core.axtree.handles import HANDLE_PATTERN
 from deskhand.core.errors import ArgumentError, GrantRequiredError
 from deskhand.core.keypolicy import needs_grant
 from deskhand.core.keys import check_press_budget, parse_keys
-from deskhand.host.schemas import DIRECTIONS, MOUSE_BUTTONS, PASTE_FORMATS, SCHEMAS, SELECTION_MODES
-
-#: ASCII digits only, as the schema's ``\d`` means in JSON Schema (ECMA-262); Python's ``\d`` is Unicode.
-_BUTTON_ALIASES: Final[Mapping[str, MouseButton]] = {"l": "left", "m": "middle", "r": "right"}
-_LEGACY_BUTTONS: Final[Mapping[int, MouseButton]] = {1: "left", 2: "middle", 3: "right", 4: "back", 5: "forward"}
-_DIRECTION_ALIASES: Final[Mapping[str, Direction]] = {"u": "up", "d": "down", "l": "left", "r": "right"}
-_EXTRA_KEYS: Final[Mapping[str, frozenset[str]]] = {"scroll": frozenset({"amount"})}
+from deskhand.core.platform import Platform
+from deskhand.core.pointer import TOOL_BUTTON_NAMES, button_from_tool
+from deskhand.core.scroll import MAX_PAGES, TOOL_DIRECTION_NAMES, check_pages, parse_direction
+from deskhand.core.textmatch import SELECTION_MODES
+from deskhand.host.schemas import PASTE_FORMATS
 
 Point = tuple[float, float]
+
+
+#: The longest an observation may wait for the app to change (a deskhand addition).
+MAX_WAIT_FOR_CHANGE_MS: Final = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,8 @@ class ListApps:
 class GetAppState:
     app: str
     disable_diff: bool = False
+    #: Wait up to this long for the app to change since its last observation, then observe.
+    wait_for_change_s: float = 0.0
     tool: Literal["get_app_state"] = "get_app_state"
 
 
@@ -143,16 +146,17 @@ Request = (
     | TypeText
     | Paste
 )
-Targeted = GetAppState | Click | SecondaryAction | SetValue | SelectText | Scroll | Drag | PressKey | TypeText | Paste
 
 
-class _Args:
-    """One tool's argument object, read key by key with the tool's error texts."""
+class Args:
+    """One tool's argument object, read key by key with the tool's error texts.
 
-    def __init__(self, tool: str, args: object) -> None:
+    ``allowed`` is every key the tool accepts: its schema's properties plus its extra aliases.
+    """
+
+    def __init__(self, tool: str, args: object, allowed: frozenset[str]) -> None:
         if not isinstance(args, dict):
             raise ArgumentError(f"{tool} requires an object of arguments.")
-        allowed = set(cast("dict[str, object]", SCHEMAS[tool]["properties"])) | _EXTRA_KEYS.get(tool, frozenset())
         for key in args:
             if key not in allowed:
                 raise ArgumentError(f"{tool} does not accept the argument '{key}'.")
@@ -213,10 +217,12 @@ class _Args:
         value = self.args.get("mouse_button")
         if value is None:
             return "left"
-        if isinstance(value, int) and not isinstance(value, bool) and value in _LEGACY_BUTTONS:
-            return _LEGACY_BUTTONS[value]
-        if isinstance(value, str) and value in MOUSE_BUTTONS:
-            return _BUTTON_ALIASES.get(value, cast("MouseButton", value))
+        exact = not isinstance(value, str) or value in TOOL_BUTTON_NAMES  # the schema's enum: no case folding
+        try:
+            if exact:
+                return button_from_tool(value)
+        except ArgumentError:
+            pass
         raise self.fail("mouse_button must be left, middle, right, back, forward, l, m, r, or 1-5.")
 
     def target(self) -> tuple[str | None, Point | None]:
@@ -232,13 +238,16 @@ class _Args:
         return element, (None if x is None or y is None else (x, y))
 
 
-def _get_app_state(a: _Args) -> GetAppState:
+def parse_get_app_state(a: Args) -> GetAppState:
     app = a.app()
     value = a.boolean(a.alias("disableDiff", "disable_diff"))
-    return GetAppState(app, bool(value))
+    wait_ms = a.number("waitForChangeMs") or 0.0
+    if wait_ms > MAX_WAIT_FOR_CHANGE_MS:
+        raise a.fail(f"waitForChangeMs must be at most {MAX_WAIT_FOR_CHANGE_MS}.")
+    return GetAppState(app, bool(value), wait_ms / 1000)
 
 
-def _click(a: _Args) -> Click:
+def parse_click(a: Args) -> Click:
     app = a.app()
     element, point = a.target()
     count = a.args.get("click_count", 1)
@@ -249,43 +258,49 @@ def _click(a: _Args) -> Click:
     return Click(app, element, point, a.button(), count)
 
 
-def _secondary(a: _Args) -> SecondaryAction:
+def parse_secondary_action(a: Args) -> SecondaryAction:
     return SecondaryAction(a.app(), _element(a), a.required("action"))
 
 
-def _set_value(a: _Args) -> SetValue:
+def parse_set_value(a: Args) -> SetValue:
     return SetValue(a.app(), _element(a), a.required("value"))
 
 
-def _element(a: _Args) -> str:
+def _element(a: Args) -> str:
     element = a.handle()
     if element is None:
         raise a.fail("requires element_index.")
     return element
 
 
-def _select_text(a: _Args) -> SelectText:
+def parse_select_text(a: Args) -> SelectText:
     app, element, text = a.app(), _element(a), a.required("text")
     mode = a.string(a.alias("selection", "selection_type")) or "text"
     if mode not in SELECTION_MODES:
         raise a.fail("selection must be text, cursor_before, or cursor_after.")
-    return SelectText(app, element, text, a.string("prefix"), a.string("suffix"), cast("SelectionType", mode))
+    return SelectText(app, element, text, a.string("prefix"), a.string("suffix"), mode)
 
 
-def _scroll(a: _Args) -> Scroll:
+def parse_scroll(a: Args) -> Scroll:
     app = a.app()
     direction = a.required("direction")
-    if direction not in DIRECTIONS:
+    if direction not in TOOL_DIRECTION_NAMES:  # the schema's enum: no case folding
         raise a.fail("direction must be up, down, left, or right.")
-    pages_key = a.alias("pages", "amount")
-    pages = a.args.get(pages_key, 1)
-    if isinstance(pages, bool) or not isinstance(pages, int | float) or not 0 < pages <= 10:
-        raise a.fail("pages must be a number greater than 0 and at most 10.")
+    pages = a.args.get(a.alias("pages", "amount"), 1)
+    try:
+        if pages is None:  # an explicit null is not "absent" here
+            raise ArgumentError(_PAGES)
+        checked = check_pages(pages)
+    except ArgumentError:
+        raise a.fail(_PAGES) from None
     element, point = a.target()
-    return Scroll(app, _DIRECTION_ALIASES.get(direction, cast("Direction", direction)), float(pages), element, point)
+    return Scroll(app, parse_direction(direction), checked, element, point)
 
 
-def _drag(a: _Args) -> Drag:
+_PAGES: Final = f"pages must be a number greater than 0 and at most {MAX_PAGES:g}."
+
+
+def parse_drag(a: Args) -> Drag:
     app = a.app()
     flat = [a.number(k) for k in ("from_x", "from_y", "to_x", "to_y")]
     nested = [a.args.get(k) for k in ("from", "to")]
@@ -301,7 +316,7 @@ def _drag(a: _Args) -> Drag:
     return Drag(app, start, end, a.button())
 
 
-def _nested_point(a: _Args, key: str) -> Point:
+def _nested_point(a: Args, key: str) -> Point:
     value = a.args.get(key)
     if isinstance(value, dict) and set(value) == {"x", "y"}:
         x, y = _coordinate(value["x"]), _coordinate(value["y"])
@@ -323,15 +338,15 @@ def _coordinate(value: object) -> float | None:
     return number
 
 
-def _press_key(a: _Args) -> PressKey:
+def parse_press_key(a: Args) -> PressKey:
     return PressKey(a.app(), a.required("key"))
 
 
-def _type_text(a: _Args) -> TypeText:
+def parse_type_text(a: Args) -> TypeText:
     return TypeText(a.app(), a.required("text"))
 
 
-def _paste(a: _Args) -> Paste:
+def parse_paste(a: Args) -> Paste:
     app, text = a.app(), a.required("text")
     fmt = a.required("format")
     if fmt not in PASTE_FORMATS:
@@ -339,41 +354,19 @@ def _paste(a: _Args) -> Paste:
     return Paste(app, text, cast("PasteFormat", fmt))
 
 
-def _list_apps(a: _Args) -> ListApps:
+def parse_list_apps(a: Args) -> ListApps:
     return ListApps()
 
 
-_PARSERS: Final[Mapping[str, Callable[[_Args], Request]]] = {
-    "list_apps": _list_apps,
-    "get_app_state": _get_app_state,
-    "click": _click,
-    "perform_secondary_action": _secondary,
-    "set_value": _set_value,
-    "select_text": _select_text,
-    "scroll": _scroll,
-    "drag": _drag,
-    "press_key": _press_key,
-    "type_text": _type_text,
-    "paste": _paste,
-}
-
-
-def parse_request(name: str, args: object, *, platform: str = "linux", system_keys_granted: bool = False) -> Request:
-    """The typed request for one tool call, or a pre-dispatch error.
+def check_press_key(request: PressKey, *, platform: Platform, system_keys_granted: bool) -> None:
+    """The key string's grammar and budget, then the system-combination check against the grant.
 
     Raises:
-        ArgumentError: ``bad_args`` for an unknown tool or any invalid argument.
         NativeError: ``unknown_key`` for an unparsable key string.
+        ArgumentError: more chords than one press may carry.
         GrantRequiredError: a system key combination without the session grant.
     """
-    parser = _PARSERS.get(name)
-    if parser is None:
-        raise ArgumentError(f"Unknown tool: {name}")
-    request: Request = parser(_Args(name, args))
-    if isinstance(request, PressKey):
-        chords = parse_keys(request.key)
-        check_press_budget(chords)
-        keypolicy_platform = {"macos": "darwin", "windows": "win32"}.get(platform, platform)
-        if not system_keys_granted and needs_grant(chords, keypolicy_platform):
-            raise GrantRequiredError(request.key)
-    return request
+    chords = parse_keys(request.key)
+    check_press_budget(chords)
+    if not system_keys_granted and needs_grant(chords, platform):
+        raise GrantRequiredError(request.key)

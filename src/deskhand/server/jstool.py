@@ -5,25 +5,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-JS_MAX_CODE_BYTES: Final = 256 * 1024
-JS_DEFAULT_TIMEOUT_MS: Final = 30_000
-JS_MAX_TIMEOUT_MS: Final = 60_000
+from deskhand.kernel import limits
 
-JS_BAD_ARGS: Final = "js requires code (up to 256 KiB), an optional title, and timeout_ms between 1 and 60000."
+JS_MAX_CODE_BYTES: Final = limits.MAX_CODE_BYTES
+JS_DEFAULT_TIMEOUT_MS: Final = limits.DEFAULT_TIMEOUT_MS
+JS_MAX_TIMEOUT_MS: Final = limits.MAX_TIMEOUT_MS
+
+_KIB: Final = JS_MAX_CODE_BYTES // 1024
+_CALLS: Final = limits.MAX_NATIVE_CALLS
+
+JS_BAD_ARGS: Final = (
+    f"js requires code (up to {_KIB} KiB), an optional title, and timeout_ms between 1 and {JS_MAX_TIMEOUT_MS}."
+)
 JS_NOT_OBJECT: Final = "js requires an object with code."
 JS_RESET_BAD_ARGS: Final = "js_reset takes an empty object."
-JS_RESET_DONE: Final = "Computer Use JavaScript reset. Select an app again to continue."
+JS_RESET_DONE: Final = limits.RESET_DONE
 
 JS_DESCRIPTION: Final = (
     "A persistent, isolated JavaScript session for native app automation. Top-level await is allowed; "
-    "a cell holds up to 256 KiB of code and makes up to 256 native calls. Typical use: "
+    f"a cell holds up to {_KIB} KiB of code and makes up to {_CALLS} native calls. Typical use: "
     '`let app = await cua.getApp("Mousepad")`, then `await app.click([x, y])`, `await app.drag(from, to)`, '
     '`await app.pressKey("ctrl+a")`, `await app.typeText("...")`, `await app.paste(text, {format: "md"})`, '
     "`await app.selectText(id, text)` and loops. Selecting an app emits its initial state plus API guidance. "
     "Observe with `app.getAXState()`, `app.getScreenshot()` or `app.getAXStateAndScreenshot()`; `emit:false` "
     "returns data without displaying it. `nodeRepl.write(value)` emits text and "
     "`await nodeRepl.emitImage(bytes)` emits an image. Top-level variables persist, including after "
-    "ordinary errors. Await every action. Imports, Node, the filesystem and the network are unavailable. "
+    "ordinary errors. Await every action. Imports, Node, the filesystem and the network are unavailable; "
+    "built-in objects are frozen. "
     "A timeout or cancellation resets bindings. Native apps only; there is no browser DOM or tab API."
 )
 
@@ -34,10 +42,12 @@ JS_SCHEMA: Final[dict[str, object]] = {
     "properties": {
         "code": {
             "type": "string",
-            "description": "JavaScript to run. Top-level await is allowed. Up to 256 KiB and 256 native calls.",
+            "description": (
+                f"JavaScript to run. Top-level await is allowed. Up to {_KIB} KiB and {_CALLS} native calls."
+            ),
         },
         "title": {"type": "string", "description": "A short description of the operation."},
-        "timeout_ms": {"type": "integer", "minimum": 1, "maximum": JS_MAX_TIMEOUT_MS, "default": 30_000},
+        "timeout_ms": {"type": "integer", "minimum": 1, "maximum": JS_MAX_TIMEOUT_MS, "default": JS_DEFAULT_TIMEOUT_MS},
     },
 }
 

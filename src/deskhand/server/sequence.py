@@ -13,27 +13,16 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from deskhand.core.errors import DeskhandError
+from deskhand.core.errors import ArgumentError, DeskhandError
+from deskhand.core.keys import SEQUENCE_BUDGET_MESSAGE, check_sequence_budget, parse_keys
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
+from deskhand.host.tools import MUTATING_TOOLS, TOOLS
 
-MUTATING_TOOLS: Final = (
-    "click",
-    "perform_secondary_action",
-    "set_value",
-    "select_text",
-    "scroll",
-    "drag",
-    "press_key",
-    "type_text",
-    "paste",
-)
 MAX_STEPS: Final = 256
-MAX_CHORDS_PER_STEP: Final = 128
-MAX_CHORDS_TOTAL: Final = 2048
 DEADLINE_S: Final = 60.0
 
 BAD_SHAPE: Final = "sequence requires an app and 1 to 256 steps."
-CHORD_BUDGET: Final = "sequence exceeds its keyboard chord budget"
+CHORD_BUDGET: Final = SEQUENCE_BUDGET_MESSAGE
 
 CallTool = Callable[[str, dict[str, object]], Awaitable[ToolResult]]
 Validate = Callable[[str, dict[str, object]], None]
@@ -92,7 +81,7 @@ def parse_sequence(
     if not 1 <= len(steps) <= MAX_STEPS:
         raise SequenceArgumentError(BAD_SHAPE)
     parsed: list[Step] = []
-    chords_total = 0
+    chord_counts: list[int] = []
     for i, raw in enumerate(steps):
         override = f"sequence step {i}: unknown argument or per-step app override"
         if not isinstance(raw, dict) or raw.get("tool") not in MUTATING_TOOLS:
@@ -100,16 +89,12 @@ def parse_sequence(
             raise SequenceArgumentError(msg)
         tool = str(raw["tool"])
         allowed = set(tool_schemas[tool].get("properties", {})) - {"app"}  # type: ignore[call-overload]
-        if tool == "scroll":
-            allowed.add("amount")
+        allowed |= TOOLS[tool].extra_keys
         step_args = {k: v for k, v in raw.items() if k != "tool"}
         if not set(step_args) <= allowed:
             raise SequenceArgumentError(override)
         if tool == "press_key" and isinstance(step_args.get("key"), str):
-            chords = len(str(step_args["key"]).split())
-            chords_total += chords
-            if chords > MAX_CHORDS_PER_STEP or chords_total > MAX_CHORDS_TOTAL:
-                raise SequenceArgumentError(CHORD_BUDGET)
+            _count_chords(str(step_args["key"]), chord_counts)
         full = {"app": app, **step_args}
         try:
             validate(tool, full)
@@ -118,6 +103,18 @@ def parse_sequence(
             raise SequenceArgumentError(msg) from err
         parsed.append(Step(tool, full))
     return app, parsed
+
+
+def _count_chords(key: str, chord_counts: list[int]) -> None:
+    """Add one press_key step's chords to the batch's budget (1.5), counted by the key grammar."""
+    try:
+        chord_counts.append(len(parse_keys(key)))
+    except DeskhandError:
+        return  # an unparsable key is this step's own error, reported by the static parse
+    try:
+        check_sequence_budget(chord_counts)
+    except ArgumentError as err:
+        raise SequenceArgumentError(CHORD_BUDGET) from err
 
 
 @dataclass(slots=True)

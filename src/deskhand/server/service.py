@@ -20,11 +20,12 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
+from deskhand.core.platform import Platform
 from deskhand.host.host import unexpected_error_result
 from deskhand.host.result import TextBlock, ToolResult
+from deskhand.host.tools import TOOL_NAMES
 from deskhand.server import jstool
 from deskhand.server.sequence import (
-    MUTATING_TOOLS,
     SequenceArgumentError,
     parse_sequence,
     run_sequence,
@@ -33,8 +34,8 @@ from deskhand.server.sequence import (
 
 logger = logging.getLogger(__name__)
 
-#: The 11 semantic tools: the two observations, then the mutating tools `sequence` may batch.
-SEMANTIC_TOOLS = ("list_apps", "get_app_state", *MUTATING_TOOLS)
+#: The 11 semantic tools (the host's registry): the two observations, then the mutating tools `sequence` may batch.
+SEMANTIC_TOOLS = TOOL_NAMES
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,7 @@ class PinnedLike(Protocol):
 class HostLike(Protocol):
     """What the service needs from ``deskhand.host.Host``."""
 
-    platform: str
+    platform: Platform
 
     async def call_tool(self, name: str, args: dict[str, object]) -> ToolResult: ...
 

@@ -7,6 +7,11 @@ compared field by field with no tolerance; any difference is ``stale_process``.
 
 The app id is the ``.desktop`` id when the executable belongs to an installed entry, else, for
 an interpreter (python, perl, node, ...), the script's file name, else the executable's name.
+
+The toolkit (``toolkit``) is read from the libraries mapped into the process
+(``/proc/PID/maps``), with the browsers and LibreOffice told by their executables first (Chromium
+loads GTK for its dialogs): it decides whether an app missing from the accessibility bus has
+accessibility turned off (GTK, Qt, ...) or has none at all (Tk, SDL, Xt/Xaw, plain Xlib).
 """
 
 from __future__ import annotations
@@ -63,12 +68,47 @@ def cmdline(pid: int) -> list[str]:
     return [a.decode(errors="replace") for a in raw.split(b"\0") if a]
 
 
+#: (library file-name prefix in /proc/PID/maps, toolkit), the first hit wins.
+_LIBRARIES: Final = (
+    ("libxul.so", "gecko"),
+    ("libgtk-4.so", "gtk4"),
+    ("libgtk-3.so", "gtk3"),
+    ("libgtk-x11-2.0.so", "gtk2"),
+    ("libQt6Gui.so", "qt6"),
+    ("libQt5Gui.so", "qt5"),
+    ("libtk8", "tk"),
+    ("libSDL2", "sdl2"),
+    ("libSDL-1.2.so", "sdl1"),
+    ("libXaw", "xaw"),
+    ("libXt.so", "xt"),
+)
+_EXECUTABLES: Final = {"chromium": "chromium", "chrome": "chromium", "soffice.bin": "libreoffice"}
+
+
+def toolkit(pid: int) -> str | None:
+    """The process's UI toolkit (``notices.A11Y_TOOLKITS`` names those with accessibility), or
+    None when no known one is mapped (plain Xlib, or /proc hides the process)."""
+    exe = executable(pid)
+    if exe is not None and (known := _EXECUTABLES.get(Path(exe.removesuffix(" (deleted)")).name)):
+        return known
+    try:
+        with Path(f"/proc/{pid}/maps").open(encoding="utf-8", errors="replace") as maps:
+            names = {line.rsplit("/", 1)[-1].rstrip() for line in maps if "/" in line}
+    except OSError:
+        return None
+    for prefix, name in _LIBRARIES:
+        if any(n.startswith(prefix) for n in names):
+            return name
+    return None
+
+
 def program_id(pid: int, exe: str, desktop_ids: dict[str, str]) -> str:
     """The app id: a ``.desktop`` id for the executable, a script name for an interpreter,
     else the executable's base name.
 
     Args:
-        desktop_ids: real executable path → desktop id, from the installed entries.
+        desktop_ids: real executable path, or bare name a wrapper script runs → app id
+            (``_inventory.program_ids``).
     """
     exe = exe.removesuffix(" (deleted)")
     if exe in desktop_ids:
@@ -78,7 +118,8 @@ def program_id(pid: int, exe: str, desktop_ids: dict[str, str]) -> str:
         script = _script_name(cmdline(pid)[1:])
         if script:
             return script
-    return base
+        return base
+    return desktop_ids.get(base, base)
 
 
 def _script_name(args: list[str]) -> str | None:
@@ -92,6 +133,26 @@ def _script_name(args: list[str]) -> str | None:
             continue
         return Path(arg).name
     return None
+
+
+#: What ``/proc/PID/fd/N`` links to when the process holds a pseudo-terminal master.
+PTY_MASTERS: Final = frozenset({"/dev/ptmx", "/dev/pts/ptmx"})
+
+
+def holds_pty_master(pid: int) -> bool:
+    """Whether ``pid`` holds a pseudo-terminal master open: it is a terminal emulator (or a daemon
+    serving terminal windows), whatever its executable is called. False when /proc hides it."""
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if str(fd.readlink()) in PTY_MASTERS:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def read_identity(pid: int, desktop_ids: dict[str, str]) -> ProcessIdentity | None:

@@ -37,14 +37,7 @@ from Xlib.protocol import event
 
 __all__ = ()
 
-#: Contract button names to X core button numbers.
-BUTTONS: Final[dict[str, int]] = {"left": 1, "middle": 2, "right": 3, "back": 8, "forward": 9}
-#: Wheel buttons: one click each (press + release) per notch.
-WHEEL_UP: Final = 4
-WHEEL_DOWN: Final = 5
-WHEEL_LEFT: Final = 6
-WHEEL_RIGHT: Final = 7
-
+# Button and wheel numbers are the core's: deskhand.core.pointer.X_BUTTONS, deskhand.core.scroll.X_WHEEL_BUTTONS.
 _BUTTON_MASKS: Final = (X.Button1Mask, X.Button2Mask, X.Button3Mask, X.Button4Mask, X.Button5Mask)
 #: The masks apps send their ping answer with, besides SubstructureRedirect: GTK and Qt 6.
 _ANSWER_MASK: Final = X.SubstructureNotifyMask | X.StructureNotifyMask

@@ -33,7 +33,7 @@ from deskhand.backends.linux._atspi import Deadline
 from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
 from deskhand.backends.linux.paste import paste_into
-from deskhand.core import effects
+from deskhand.core import effects, x11keys
 from deskhand.core import keys as corekeys
 from deskhand.core.errors import NativeError
 
@@ -95,7 +95,7 @@ class Typing:
     def post_chord(self, app: RunningApp, window: int, key: str) -> None:
         """One key chord burst after the gate (the paste transaction's ctrl+v)."""
         chord = corekeys.parse_keys(key)[0]
-        mods, name = corekeys.to_x_keysyms(chord)
+        mods, name = x11keys.to_x_keysyms(chord.ordered_modifiers(), chord.key)
         self._type_keysyms(app, window, [(tuple(name_keysym(m) for m in mods), name_keysym(name))])
 
     # -- actions ------------------------------------------------------------------------------
@@ -108,8 +108,8 @@ class Typing:
         window = self._s.bind(app)
         plan: list[tuple[tuple[int, ...], int]] = []
         for chord in chords:
-            mods, name = corekeys.to_x_keysyms(chord)
-            value = corekeys.x_keysym_value(chord.key)
+            mods, name = x11keys.to_x_keysyms(chord.ordered_modifiers(), chord.key)
+            value = x11keys.x_keysym_value(chord.key)
             keysym = value if value is not None else name_keysym(name)
             if not keysym:
                 raise not_dispatched("unknown_key", f'Unknown key "{chord.key}".')

@@ -14,8 +14,8 @@ from deskhand.backends.linux._a11y_act import STATE_EDITABLE, Ref
 from deskhand.backends.linux._mapping import ACTION_NAMES
 from deskhand.backends.linux._scroll import Scrolling
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
+from deskhand.core import effects, textmatch
 from deskhand.core import scroll as corescroll
-from deskhand.core import textmatch
 from deskhand.core.axtree.text import match_secondary_action
 from deskhand.core.errors import NativeError
 
@@ -63,9 +63,11 @@ class Values:
             if not a11y.set_selection(ref, start, end):
                 raise NativeError("ax_failed", "The app did not accept the selection.", dispatched=None)
         verified = self._read_back_selection(ref, start, end)
+        seen = [effects.Evidence("value_readback", "the selection reads back as requested")] if verified else []
         return ActionResult(
             "Text selection confirmed." if verified else "Text selection sent; observe the app to confirm.",
             {"location": found.location, "length": found.length, "verified": verified, "path": "atspi"},
+            effects.judge("accessibility", seen, location=found.location, length=found.length),
         )
 
     def _read_back_selection(self, ref: Ref, start: int, end: int) -> bool:
@@ -90,7 +92,7 @@ class Values:
             s.verify_identity(app)
             if not a11y.set_text_contents(ref, value):
                 raise NativeError("ax_failed", "The app refused the new text.", dispatched=None)
-            return ActionResult("Value set.", {"before": before, "after": a11y.text(ref)})
+            return _confirmed(before, a11y.text(ref), value, value)
         if "org.a11y.atspi.Value" in interfaces:
             try:
                 number = float(value)
@@ -101,7 +103,7 @@ class Values:
             if not a11y.set_value(ref, number):
                 raise NativeError("ax_failed", "The app refused the new value.", dispatched=None)
             new = a11y.value(ref)
-            return ActionResult("Value set.", {"before": old[0] if old else None, "after": new[0] if new else None})
+            return _confirmed(old[0] if old else None, new[0] if new else None, number, value)
         raise not_dispatched("not_settable", "The element's value cannot be set.")
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
@@ -137,3 +139,23 @@ class Values:
                 raise NativeError("ax_failed", f"The app did not perform {raw}.", dispatched=None)
             result = ActionResult("Performed.", {"action": raw})
         return result
+
+
+def _confirmed(before: object, after: object, wanted: object, asked: str) -> ActionResult:
+    """A value call the app accepted succeeds only when the element reads back as set: Firefox and
+    others accept ``SetTextContents`` and change nothing, which must never read as success."""
+    same = (
+        abs(after - wanted) <= 1e-9 * max(1.0, abs(wanted))
+        if isinstance(after, float) and isinstance(wanted, float)
+        else after == wanted
+    )
+    if not same:
+        raise NativeError(
+            "ax_failed",
+            f"The app accepted the new value, but the element reads {after!r} instead of {asked!r}; "
+            "observe the app before trying another way.",
+            dispatched=True,
+        )
+    seen = [effects.Evidence("value_readback", f"the element reads {after!r}")]
+    outcome = effects.judge("accessibility", seen, before=before, after=after)
+    return ActionResult("Value set.", {"before": before, "after": after}, outcome)

@@ -1,7 +1,9 @@
 """Top-level windows on Linux (X11 + EWMH): a pid's windows, the key window, activation.
 
 Windows come from ``_NET_CLIENT_LIST`` (or, with no window manager, the viewable children of
-the root that carry ``_NET_WM_PID``). Geometry is in root coordinates: the client area from
+the root that are not override-redirect). Every such window is a target, whether or not its app
+has accessibility: its pid is ``_NET_WM_PID``, else the X-Resource client pid
+(``XConnection.client_pids``). Geometry is in root coordinates: the client area from
 ``translate_coords`` and the frame from the window manager's frame window (the client's
 ancestor that is a child of the root), which includes ``_NET_FRAME_EXTENTS``. The key window
 is ``_NET_ACTIVE_WINDOW`` when it belongs to the pid, else the pid's topmost mapped window.
@@ -9,12 +11,13 @@ is ``_NET_ACTIVE_WINDOW`` when it belongs to the pid, else the pid's topmost map
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from Xlib import X
-from Xlib.protocol import event
+from Xlib import X, Xutil
+from Xlib.protocol import event, request
 
 from deskhand.backends.linux._x11 import XConnection, XError
 from deskhand.core.errors import NativeError
@@ -37,6 +40,18 @@ class WindowInfo:
     mapped: bool
     #: Position in the stacking order, bottom to top (higher is in front).
     stacking: int
+    #: ``WM_CLASS``: (instance, class), empty strings when unset.
+    wm_class: tuple[str, str] = ("", "")
+
+
+@dataclass(frozen=True, slots=True)
+class TopLevel:
+    """A top-level window as discovery sees it: id, owner, title and class (no geometry)."""
+
+    id: int
+    pid: int
+    title: str
+    wm_class: tuple[str, str]
 
 
 def client_ids(x: XConnection) -> list[int]:
@@ -45,18 +60,69 @@ def client_ids(x: XConnection) -> list[int]:
         value = x.property(x.root, name)
         if value is not None:
             return [int(w) for w in value]
-    # No window manager: viewable children of the root that say which process they belong to.
-    children = x.root.query_tree().children
-    return [int(c.id) for c in children if x.property(c, "_NET_WM_PID") is not None]
+    # No window manager: the viewable children of the root an app made as its windows.
+    with x.lock:
+        out = []
+        for child in x.root.query_tree().children:
+            try:
+                attrs = child.get_attributes()
+            except XError:
+                continue
+            if attrs.map_state == X.IsViewable and not attrs.override_redirect:
+                out.append(int(child.id))
+    return out
 
 
 def window_pid(x: XConnection, wid: int) -> int | None:
-    value = x.property(x.window(wid), "_NET_WM_PID")
-    return int(value[0]) if value is not None and len(value) else None
+    """The window's ``_NET_WM_PID``, else its client's pid from X-Resource; None when unknown."""
+    return window_pids(x, [wid]).get(wid)
 
 
-def info(x: XConnection, wid: int, stacking: int = -1) -> WindowInfo | None:
-    """The window's current title, geometry and state, or None when it is gone."""
+def window_pids(x: XConnection, wids: list[int]) -> dict[int, int]:
+    """The owning pid of each window that has one (``_NET_WM_PID`` first, then X-Resource)."""
+    out: dict[int, int] = {}
+    with x.lock:
+        for wid in wids:
+            value = x.property(x.window(wid), "_NET_WM_PID")
+            if value is not None and len(value) and int(value[0]) > 0:
+                out[wid] = int(value[0])
+        out.update(x.client_pids([w for w in wids if w not in out]))
+    return out
+
+
+def toplevels(x: XConnection) -> list[TopLevel]:
+    """Every top-level client window with a known pid, bottom to top."""
+    with x.lock:
+        ids = client_ids(x)
+        pids = window_pids(x, ids)
+        out = []
+        for wid in ids:
+            pid = pids.get(wid)
+            if pid is None:
+                continue
+            win = x.window(wid)
+            out.append(TopLevel(wid, pid, _title(x, win), _wm_class(x, win)))
+    return out
+
+
+def _title(x: XConnection, win: Any) -> str:
+    return x.text_property(win, "_NET_WM_NAME") or x.text_property(win, "WM_NAME") or ""
+
+
+def _wm_class(x: XConnection, win: Any) -> tuple[str, str]:
+    """``WM_CLASS`` as (instance, class): two NUL-terminated strings."""
+    raw = x.property(win, "WM_CLASS")
+    if not isinstance(raw, bytes | str):
+        return ("", "")
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+    parts = text.split("\0")
+    return (parts[0], parts[1] if len(parts) > 1 else "")
+
+
+def info(x: XConnection, wid: int, stacking: int = -1, *, pid: int | None = None) -> WindowInfo | None:
+    """The window's current title, geometry and state, or None when it is gone.
+
+    ``pid``: the owner when the caller already knows it (else it is read)."""
     with x.lock:
         win = x.window(wid)
         try:
@@ -67,8 +133,9 @@ def info(x: XConnection, wid: int, stacking: int = -1) -> WindowInfo | None:
             fgeo = frame.get_geometry() if frame.id != wid else geo
         except XError:
             return None
-        pid = window_pid(x, wid) or 0
-        title = x.text_property(win, "_NET_WM_NAME") or x.text_property(win, "WM_NAME") or ""
+        if pid is None:
+            pid = window_pid(x, wid) or 0
+        title = _title(x, win)
         hidden = x.atom("_NET_WM_STATE_HIDDEN") in (x.property(win, "_NET_WM_STATE") or ())
     # translate_coords gives the root position of the client's origin, negated.
     client = Rect(float(-origin.x), float(-origin.y), float(geo.width), float(geo.height))
@@ -86,6 +153,7 @@ def info(x: XConnection, wid: int, stacking: int = -1) -> WindowInfo | None:
         frame=frect,
         mapped=attrs.map_state == X.IsViewable and not hidden,
         stacking=stacking,
+        wm_class=_wm_class(x, win),
     )
 
 
@@ -102,11 +170,12 @@ def windows_of(x: XConnection, pid: int) -> list[WindowInfo]:
     """The pid's top-level windows, bottom to top."""
     with x.lock:
         ids = client_ids(x)
+        pids = window_pids(x, ids)
         out = []
         for i, wid in enumerate(ids):
-            if window_pid(x, wid) != pid:
+            if pids.get(wid) != pid:
                 continue
-            w = info(x, wid, stacking=i)
+            w = info(x, wid, stacking=i, pid=pid)
             if w is not None:
                 out.append(w)
     return out
@@ -134,19 +203,31 @@ def key_window(x: XConnection, pid: int, windows: list[WindowInfo] | None = None
 
 
 def frames_above(x: XConnection, target: WindowInfo) -> list[Rect]:
-    """Frames of the mapped top-level windows stacked above ``target`` (bottom to top)."""
+    """Frames of the mapped top-level windows stacked above ``target`` (bottom to top).
+
+    The attribute and geometry requests for all of them go out together and are answered in
+    one round trip (a desktop has dozens of unmapped top-level windows)."""
     with x.lock:
         children = x.root.query_tree().children
         ids = [int(c.id) for c in children]
         if target.frame_id not in ids:
             return []
+        d = x.display.display
+        queued = [
+            (
+                request.GetWindowAttributes(display=d, defer=True, window=child),
+                request.GetGeometry(display=d, defer=True, drawable=child),
+            )
+            for child in children[ids.index(target.frame_id) + 1 :]
+        ]
         out = []
-        for child in children[ids.index(target.frame_id) + 1 :]:
+        for attrs, g in queued:
             try:
-                if child.get_attributes().map_state != X.IsViewable:
-                    continue
-                g = child.get_geometry()
+                attrs.reply()
+                g.reply()
             except XError:
+                continue  # destroyed since the listing
+            if attrs.map_state != X.IsViewable:
                 continue
             out.append(
                 Rect(float(g.x), float(g.y), float(g.width + 2 * g.border_width), float(g.height + 2 * g.border_width))
@@ -163,15 +244,34 @@ def covered(x: XConnection, target: WindowInfo) -> bool:
     )
 
 
+def accepts_focus(x: XConnection, wid: int) -> bool:
+    """Whether the window takes keyboard focus (ICCCM 4.1.7): its ``WM_HINTS`` input flag is set
+    or absent, or it lists ``WM_TAKE_FOCUS``. xeyes and xclock take none ("No Input")."""
+    with x.lock:
+        win = x.window(wid)
+        try:
+            hints = win.get_wm_hints()
+            protocols = win.get_wm_protocols()
+        except XError:
+            return True  # gone: the caller's own checks report it
+    if x.atom("WM_TAKE_FOCUS") in (protocols or ()):
+        return True
+    return hints is None or not hints.flags & Xutil.InputHint or bool(hints.input)
+
+
 def activate(x: XConnection, window: WindowInfo, *, timeout_s: float = ACTIVATE_TIMEOUT_S) -> None:
     """Ask the window manager to activate ``window`` and wait until it really has the focus.
 
-    With no window manager, raise it and set the input focus directly.
+    With no window manager, raise it and set the input focus directly. A window that takes no
+    focus (``accepts_focus``) is active once it is raised: no other window covers it.
 
     Raises:
         NativeError: ``stale_window`` when the window is gone; ``user_interference``-free
             ``target_window_changed`` when the focus did not arrive within ``timeout_s``.
     """
+    focusable = accepts_focus(x, window.id)
+    if not focusable and not covered(x, window):
+        return
     with x.lock:
         win = x.window(window.id)
         if x.property(x.root, "_NET_SUPPORTING_WM_CHECK") is not None:
@@ -182,21 +282,27 @@ def activate(x: XConnection, window: WindowInfo, *, timeout_s: float = ACTIVATE_
                 data=(32, [2, X.CurrentTime, 0, 0, 0]),
             )
             x.root.send_event(msg, event_mask=X.SubstructureRedirectMask | X.SubstructureNotifyMask)
+            if not focusable:
+                # a manager may not raise a window it cannot focus: ask for the restack too
+                with contextlib.suppress(XError):
+                    win.configure(stack_mode=X.Above)
         else:
             try:
                 win.configure(stack_mode=X.Above)
-                win.set_input_focus(X.RevertToParent, X.CurrentTime)
+                if focusable:
+                    win.set_input_focus(X.RevertToParent, X.CurrentTime)
             except XError as e:
                 raise NativeError("stale_window", f"The window {window.id:#x} is gone.") from e
         x.display.sync()
     deadline = time.monotonic() + timeout_s
     while True:
-        if _has_focus(x, window):
+        if _has_focus(x, window) if focusable else not covered(x, window):
             return
         if time.monotonic() >= deadline:
+            what = "become active" if focusable else "come to the front"
             raise NativeError(
                 "target_window_changed",
-                f'The window "{window.title}" did not become active within {timeout_s:g} s.',
+                f'The window "{window.title}" did not {what} within {timeout_s:g} s.',
             )
         time.sleep(0.002)  # polling the server with a deadline, not a fixed wait
 

@@ -1,5 +1,10 @@
 """The X11 connection of the Linux backend: one python-xlib display, its atoms and extensions.
 
+A window's owning process: ``_NET_WM_PID`` when the client sets it, else the X-Resource
+extension's client id (``XResQueryClientIds`` with the local-client-pid mask, which the server
+answers from the client's socket credentials; Xvfb and Xorg have it). Tk, SDL, Xt/Xaw and plain
+Xlib clients set no ``_NET_WM_PID``; a client on another host has no local pid at all.
+
 One ``XConnection`` is shared by the observer (windows, capture) and the actor (XTest); every
 use holds ``XConnection.lock`` because python-xlib replies are read on the calling thread
 (``atom`` and ``property`` take it themselves; it is reentrant).
@@ -13,7 +18,7 @@ import threading
 from typing import Any
 
 from Xlib import X, Xatom, display, error
-from Xlib.ext import composite
+from Xlib.ext import composite, res
 
 from deskhand.core.errors import BackendUnavailable
 
@@ -37,6 +42,9 @@ class XConnection:
         self.lock = threading.RLock()
         self._atoms: dict[str, int] = {}
         self.has_composite = self.display.has_extension("Composite")
+        self.has_res = self.display.has_extension("X-Resource")
+        #: The bits of a resource id that a client chooses; the rest name the client.
+        self._client_mask = ~int(self.display.display.info.resource_id_mask)
         self._redirected = False
 
     def atom(self, name: str) -> int:
@@ -68,6 +76,29 @@ class XConnection:
 
     def window(self, wid: int) -> Any:
         return self.display.create_resource_object("window", wid)
+
+    def client_pids(self, wids: list[int]) -> dict[int, int]:
+        """The local pid of each window's client from X-Resource, in one round trip; windows of
+        remote clients (or with no X-Resource) are left out."""
+        if not wids or not self.has_res:
+            return {}
+        specs = [{"client": wid, "mask": res.LocalClientPIDMask} for wid in wids]
+        try:
+            with self.lock:
+                reply = self.display.res_query_client_ids(specs)
+        except XError:
+            return {}
+        by_client = {
+            int(v.spec.client) & self._client_mask: int(v.value[0])
+            for v in reply.ids
+            if v.spec.mask & res.LocalClientPIDMask and len(v.value)
+        }
+        out = {}
+        for wid in wids:
+            pid = by_client.get(wid & self._client_mask)
+            if pid:
+                out[wid] = pid
+        return out
 
     def redirect_for_capture(self) -> bool:
         """Redirect top-level windows off screen once (automatic mode: the server still paints

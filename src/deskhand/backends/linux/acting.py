@@ -15,10 +15,10 @@ concern each, all on one ``_session.LinuxSession`` (connections, gates, element 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
+from deskhand.backends.linux import _outcomes as outcomes
 from deskhand.backends.linux._a11y_act import A11y
 from deskhand.backends.linux._clicks import ElementClicks
 from deskhand.backends.linux._keyboard import Keymap
@@ -65,13 +65,13 @@ class LinuxActor:
             finally:  # a failed restore (the X server went away) still closes the rest
                 self.session.close()
 
-    @contextmanager
-    def _acting(self, app: RunningApp) -> Iterator[None]:
-        """Hold the session for one action; unless it was refused before dispatch, the app's next
-        capture settles first (native-contract.md 6.12: every mutation, not only some)."""
+    def _act(self, app: RunningApp, action: Callable[[], ActionResult]) -> ActionResult:
+        """Run one action under the session's lock. Unless it was refused before dispatch, the
+        app's next capture settles first (native-contract.md 6.12: every mutation, not only some),
+        and the result always carries an outcome (``outcomes.default`` when the module set none)."""
         with self.session.lock:
             try:
-                yield
+                result = action()
             except DeskhandError as err:
                 if err.dispatched is not False:
                     self.session.mark_mutation(app)
@@ -80,6 +80,7 @@ class LinuxActor:
                 self.session.mark_mutation(app)
                 raise
             self.session.mark_mutation(app)
+            return outcomes.with_outcome(result)
 
     # -- pointer ------------------------------------------------------------------------------
     def click(
@@ -92,18 +93,17 @@ class LinuxActor:
         count: int = 1,
     ) -> ActionResult:
         corepointer.check_click_count(count)
-        with self._acting(app):
-            if element is not None:
-                return self.clicks.click(app, element, button, count)
-            if point is None:
-                raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
-            return self.pointer.click_point(app, point, button, count)
+        if element is not None:
+            return self._act(app, lambda: self.clicks.click(app, element, button, count))
+        if point is None:
+            raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
+        at = point
+        return self._act(app, lambda: self.pointer.click_point(app, at, button, count))
 
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
     ) -> ActionResult:
-        with self._acting(app):
-            return self.pointer.drag(app, start, end, button)
+        return self._act(app, lambda: self.pointer.drag(app, start, end, button))
 
     def scroll(
         self,
@@ -114,21 +114,19 @@ class LinuxActor:
         element: Handle | None = None,
         point: tuple[float, float] | None = None,
     ) -> ActionResult:
-        with self._acting(app):
-            return self.scrolling.scroll(app, direction=direction, pages=pages, element=element, point=point)
+        return self._act(
+            app, lambda: self.scrolling.scroll(app, direction=direction, pages=pages, element=element, point=point)
+        )
 
     # -- keyboard -----------------------------------------------------------------------------
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
-        with self._acting(app):
-            return self.typing.press_key(app, key)
+        return self._act(app, lambda: self.typing.press_key(app, key))
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
-        with self._acting(app):
-            return self.typing.type_text(app, text)
+        return self._act(app, lambda: self.typing.type_text(app, text))
 
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
-        with self._acting(app):
-            return self.typing.paste(app, text, fmt)
+        return self._act(app, lambda: self.typing.paste(app, text, fmt))
 
     # -- text, values, actions ----------------------------------------------------------------
     def select_text(
@@ -141,15 +139,15 @@ class LinuxActor:
         suffix: str | None = None,
         selection_type: SelectionType = "text",
     ) -> ActionResult:
-        with self._acting(app):
-            return self.values.select_text(
+        return self._act(
+            app,
+            lambda: self.values.select_text(
                 app, element, text, prefix=prefix, suffix=suffix, selection_type=selection_type
-            )
+            ),
+        )
 
     def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
-        with self._acting(app):
-            return self.values.set_value(app, element, value)
+        return self._act(app, lambda: self.values.set_value(app, element, value))
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
-        with self._acting(app):
-            return self.values.perform_secondary_action(app, element, action)
+        return self._act(app, lambda: self.values.perform_secondary_action(app, element, action))

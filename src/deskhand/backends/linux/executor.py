@@ -2,10 +2,16 @@
 
 It owns the shared native connections (one X display, one AT-SPI bus connection), the core's
 ``Observer`` (handle generations, reconciliation, diffs) and the settle clock, and answers
-``list_apps``, ``resolve`` and ``get_app_state`` itself. Every action method is delegated to
-``deskhand.backends.linux.acting.LinuxActor``, which uses the public helpers documented below
-(``verify_identity``, ``key_window``, ``activate``, ``element``, ``to_global``, ``mark_mutation``,
-``atspi``, ``x``).
+``list_apps``, ``resolve`` (finding apps in ``_discovery``) and ``get_app_state`` itself. Every
+action method is delegated to ``deskhand.backends.linux.acting.LinuxActor``, which uses the
+public helpers documented below (``verify_identity``, ``key_window``, ``activate``, ``element``,
+``to_global``, ``mark_mutation``, ``atspi``, ``x``).
+
+An app missing from the accessibility bus whose toolkit has no accessibility (Tk, SDL, Xt/Xaw,
+plain Xlib; ``_identity.toolkit``) is observed without a tree: the ``App=`` and ``Window:`` lines,
+``notices.NO_ACCESSIBILITY`` and the screenshot, never diffed. One whose toolkit has accessibility
+is ``ax_failed`` with the fix for that toolkit (``notices.accessibility_off``). Keys, typing and
+paste are refused before dispatch for a key window that takes no focus (xeyes, xclock).
 
 An observation is bounded: the AT-SPI read has ``observe_timeout_s`` in total and 2 s per call,
 so a hung app yields a truncated state (with a notice) or an ``ax_failed`` error by then.
@@ -19,14 +25,12 @@ identity is compared once both have finished.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from deskhand.backends import inventory
 from deskhand.backends.base import (
     ActionResult,
     AppEntry,
@@ -44,16 +48,12 @@ from deskhand.backends.base import (
 from deskhand.backends.linux import _identity, _inventory, _mapping
 from deskhand.backends.linux import _windows as windows
 from deskhand.backends.linux._atspi import (
-    ACCESSIBLE,
-    PROPERTIES,
-    ROOT_PATH,
     AtspiConnection,
-    Call,
     Deadline,
-    Failed,
     Snapshot,
 )
 from deskhand.backends.linux._capture import Capture, Grabber, encode
+from deskhand.backends.linux._discovery import Discovery
 from deskhand.backends.linux._quiet import Activity
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
@@ -61,7 +61,9 @@ from deskhand.core import screenshot
 from deskhand.core.axtree import notices as advisory
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach
 from deskhand.core.axtree.observer import Observer
+from deskhand.core.axtree.render import full_text
 from deskhand.core.axtree.settle import SettleClock
+from deskhand.core.axtree.text import display_window_title, sanitize
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point, Rect
 
@@ -70,8 +72,6 @@ if TYPE_CHECKING:
 
 #: The whole AT-SPI read of one observation (per call: 2 s, the AX messaging timeout).
 OBSERVE_TIMEOUT_S: Final = 3.0
-#: Discovery asks each app for its name; a hung app must not stall ``list_apps``.
-NAME_TIMEOUT_S: Final = 0.5
 #: Bus names remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
 _WINDOW_ROLES: Final = frozenset({2, 16, 23, 28, 69})
@@ -103,58 +103,33 @@ class LinuxExecutor:
         self._transforms: dict[int, screenshot.ShotTransform] = {}
         #: app key -> (identity, hash) of its last capture, for the identical-capture notice.
         self._captures: dict[str, tuple[ProcessIdentity, str]] = {}
-        self._installed: list[_inventory.DesktopApp] | None = None
+        #: Running apps and installed entries (``_discovery``).
+        self.discovery = Discovery(self.x, self.atspi)
+        #: identity -> its toolkit (``_identity.toolkit``), for apps missing from the bus.
+        self._toolkits: dict[ProcessIdentity, str | None] = {}
         self._actor: LinuxActor | None = None
         self._activity_watch: Activity | None = None
+        #: app key -> when its last observation was complete (what ``wait_for_change`` waits past)
+        self._observed_at: dict[str, float] = {}
 
     # -- inventory ---------------------------------------------------------------------------
 
     def installed(self) -> list[_inventory.DesktopApp]:
-        if self._installed is None:
-            self._installed = _inventory.installed_apps()
-        return self._installed
+        return self.discovery.installed()
 
     def _desktop_ids(self) -> dict[str, str]:
-        return {a.executable: a.id for a in self.installed() if a.executable}
+        return self.discovery.program_ids()
 
     def running(self) -> list[_inventory.RunningProcess]:
-        """Running apps: AT-SPI registry processes and X clients with ``_NET_WM_PID``."""
-        deadline = Deadline(NAME_TIMEOUT_S)
-        buses = self.atspi.apps(Deadline(2.0))
-        bus_pids = self.atspi.pids(buses, Deadline(2.0))
-        names = dict(zip(buses, self._app_names(buses, deadline), strict=True))
-        pid_names: dict[int, str] = {}
-        for bus, pid in bus_pids.items():
-            name = names.get(bus)
-            if name:
-                pid_names.setdefault(pid, name)
-        with self.x.lock:
-            x_pids = [p for w in windows.client_ids(self.x) if (p := windows.window_pid(self.x, w))]
-        desktop_ids = self._desktop_ids()
-        desktop_names = {a.id: a.name for a in self.installed()}
-        out: list[_inventory.RunningProcess] = []
-        for pid in dict.fromkeys([*bus_pids.values(), *x_pids]):
-            if pid == os.getpid():
-                continue
-            ident = _identity.read_identity(pid, desktop_ids)
-            if ident is None:
-                continue
-            name = desktop_names.get(ident.app_id) or pid_names.get(pid) or ident.app_id
-            out.append(_inventory.RunningProcess(ident, name))
-        return out
-
-    def _app_names(self, buses: list[str], deadline: Deadline) -> list[str | None]:
-        replies = self.atspi.pipeline(
-            [Call(b, ROOT_PATH, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")) for b in buses], deadline
-        )
-        return [None if isinstance(r, Failed) else str(r[0][1]) or None for r in replies]
+        """Running apps: AT-SPI registry processes and the owners of top-level X windows."""
+        return [f.process for f in self.discovery.found()]
 
     def list_apps(self) -> list[AppEntry]:
         installed = self.installed()
         return _inventory.merge(self.running(), installed, _inventory.recent_usage(installed))
 
     def resolve(self, selector: str) -> RunningApp:
-        return inventory.resolve(selector, self.running())
+        return _inventory.resolve(selector, self.discovery.found())
 
     # -- helpers for the actor (public) ------------------------------------------------------
 
@@ -233,6 +208,19 @@ class LinuxExecutor:
         window = shot.window_id if shot is not None else None
         self._activity().wait_quiet(self._buses.get(app.pid), window, since=since, floor_s=floor)
 
+    def _wait_for_change(self, app: RunningApp, timeout_s: float) -> str:
+        """Wait up to ``timeout_s`` for the app to do something after its last observation (an
+        AT-SPI event, drawing in its window), then for it to go quiet; the notice says which."""
+        start = time.monotonic()
+        shot = self._transforms.get(app.pid)
+        bus, window = self._buses.get(app.pid), shot.window_id if shot is not None else None
+        activity = self._activity()
+        after = self._observed_at.get(_app_key(app), start)
+        last = activity.wait_for_activity(bus, window, after=after, timeout_s=timeout_s)
+        if last is not None:
+            activity.wait_quiet(bus, window, since=last, floor_s=0.0)
+        return advisory.waited_for_change((time.monotonic() - start) * 1000, changed=last is not None)
+
     def _activity(self) -> Activity:
         if self._activity_watch is None:
             self._activity_watch = Activity(str(self.atspi.address), self.x.name)
@@ -240,20 +228,27 @@ class LinuxExecutor:
 
     # -- observation -------------------------------------------------------------------------
 
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
+    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
         identity = self.verify_identity(app)
+        waited = self._wait_for_change(app, wait_for_change_s) if wait_for_change_s > 0 else None
+        acted = self.settle.pending(_app_key(app))
         self._settle(app)
-        self._transforms.pop(app.pid, None)
+        before = self._transforms.pop(app.pid, None)
+        window = before.window_id if before is not None else None
+        reacted = acted is not None and (self._activity().last(self._buses.get(app.pid), window) or 0.0) >= acted
         seen: Future[tuple[list[WindowInfo], WindowInfo | None]] = Future()
         shot = self._capture_pool().submit(self._look, app, seen)
         try:
-            tree, notices, key = self._read_tree(app, seen)
+            tree, notices, key = self._read_tree(app, identity, seen)
+            accessible = tree is not None
+            if tree is None:
+                tree = AppTree(app_label=app.identity.app_id, app_name=app.display_name, pid=app.pid, windows=[])
             obs = self.observer.observe(
                 tree,
                 app_key=_app_key(app),
                 identity=identity,
                 key_window_id=key.id if key else None,
-                disable_diff=disable_diff,
+                disable_diff=disable_diff or not accessible,
             )
         except BaseException:
             if not shot.cancel():
@@ -262,8 +257,25 @@ class LinuxExecutor:
         if key is not None:
             self._activity().watch(key.id)  # damage on it counts as activity from now on
         image = self._shoot(app, key, identity, shot) if key is not None else None
-        notices += self._advice(app, identity, key, image, obs.full_text, complete=not tree.timed_out)
+        notices += self._advice(
+            app,
+            identity,
+            key,
+            image,
+            obs.full_text,
+            complete=not tree.timed_out,
+            accessible=accessible,
+            acted=acted is not None,
+            reacted=reacted,
+        )
         text = obs.text.rstrip()
+        if not accessible:
+            # No tree: the state is the App= and Window: lines with the key window's own title.
+            title = sanitize(display_window_title(key.title if key else None, app.display_name))
+            text = full_text(tree, title, [], [])
+        if waited is not None:
+            notices.append(waited)
+        self._observed_at[_app_key(app)] = time.monotonic()  # what this observation has seen
         if notices:
             text += "\n\n" + "\n".join(notices)
         title = key.title if key else (tree.windows[0].title if tree.windows else "")
@@ -278,6 +290,9 @@ class LinuxExecutor:
         full_text: str,
         *,
         complete: bool,
+        accessible: bool = True,
+        acted: bool = False,
+        reacted: bool = False,
     ) -> list[str]:
         """The advisory notices of section 3.2 (shell tree, off screen, covered, identical
         capture) from this observation's facts; remembers the capture's hash for the next one."""
@@ -297,22 +312,30 @@ class LinuxExecutor:
                 capture_hash=digest,
                 previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
                 tree_complete=complete,
+                accessible=accessible,
+                acted=acted,
+                reacted=reacted,
             )
         )
 
     def _read_tree(
-        self, app: RunningApp, seen: Future[tuple[list[WindowInfo], WindowInfo | None]]
-    ) -> tuple[AppTree, list[str], WindowInfo | None]:
-        """The app's tree, notices about it, and its key window (``seen``: the app's windows and
-        key window, read by the capture worker while the tree is read)."""
+        self, app: RunningApp, identity: ProcessIdentity, seen: Future[tuple[list[WindowInfo], WindowInfo | None]]
+    ) -> tuple[AppTree | None, list[str], WindowInfo | None]:
+        """The app's tree (None: its toolkit has no accessibility), notices about it, and its key
+        window (``seen``: the app's windows and key window, read by the capture worker while the
+        tree is read).
+
+        Raises:
+            NativeError: ``ax_failed`` when the app's toolkit has accessibility but the app is not
+                on the bus (with the fix for that toolkit), or it did not answer in time.
+        """
         bus = self._bus_of(app.pid)
         notices: list[str] = []
         if bus is None:
-            raise NativeError(
-                "ax_failed",
-                f"{app.display_name} (pid {app.pid}) is not on the accessibility bus; "
-                "its toolkit may have accessibility turned off (NO_AT_BRIDGE, QT_ACCESSIBILITY).",
-            )
+            kit = self._toolkit(identity)
+            if advisory.has_accessibility(kit):
+                raise NativeError("ax_failed", advisory.accessibility_off(app.display_name, app.pid, kit))
+            return None, notices, seen.result()[1]
         snap = self.atspi.snapshot(bus, Deadline(self.observe_timeout_s))
         if snap.timed_out and not snap.nodes:
             raise NativeError(
@@ -329,6 +352,13 @@ class LinuxExecutor:
                 f"{self.observe_timeout_s:g} s (the app may be busy or hung)."
             )
         return tree, notices, key
+
+    def _toolkit(self, identity: ProcessIdentity) -> str | None:
+        if identity not in self._toolkits:
+            if len(self._toolkits) >= MAX_KNOWN_BUSES:
+                self._toolkits.clear()
+            self._toolkits[identity] = _identity.toolkit(identity.pid)
+        return self._toolkits[identity]
 
     def _bus_of(self, pid: int) -> str | None:
         """The pid's bus name: the one found last time while the bus daemon still says it is
@@ -352,11 +382,12 @@ class LinuxExecutor:
         trees: list[WindowTree] = []
         focused: Element | None = None
         menu_bar: Element | None = None
+        mapped: dict[str, Element] = {}  # one element per object, however many parents list it
         for path in snap.windows:
             node = snap.nodes.get(path)
             if node is None or not node.showing or node.role not in _WINDOW_ROLES:
                 continue
-            root, focus = _mapping.element_tree(snap, path)
+            root, focus = _mapping.element_tree(snap, path, mapped)
             if root is None:
                 continue
             xwin = _match_window(root, xwins)
@@ -374,6 +405,7 @@ class LinuxExecutor:
             windows=trees,
             focused=focused,
             menu_bar=menu_bar,
+            truncated=snap.capped,
         )
 
     def _capture_pool(self) -> ThreadPoolExecutor:
@@ -479,13 +511,29 @@ class LinuxExecutor:
         return self.actor.scroll(app, direction=direction, pages=pages, element=element, point=point)
 
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
+        self._check_keyboard(app)
         return self.actor.press_key(app, key)
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        if text:
+            self._check_keyboard(app)
         return self.actor.type_text(app, text)
 
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
+        self._check_keyboard(app)
         return self.actor.paste(app, text, fmt)
+
+    def _check_keyboard(self, app: RunningApp) -> None:
+        """Keys reach only the focused window: refuse them, before anything is posted, for a key
+        window that takes no focus (xeyes, xclock), or they would go to another app's window."""
+        key = self.key_window(app)
+        if key is not None and not windows.accepts_focus(self.x, key.id):
+            raise NativeError(
+                "feature_unavailable",
+                f'The window "{key.title}" of {app.display_name} takes no keyboard input (ICCCM input '
+                "hint false, no WM_TAKE_FOCUS); keys and typing cannot reach it. Use pointer actions.",
+                dispatched=False,
+            )
 
     def select_text(
         self,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal
 
+from deskhand.core import carbonkeys
 from deskhand.core import keys as corekeys
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point
@@ -138,7 +139,7 @@ def chord_key(chord: corekeys.Chord, lookup: CharLookup) -> tuple[int, frozenset
     Raises:
         NativeError: ``unknown_key`` when the current layout has no key for the character.
     """
-    code = corekeys.carbon_key_code(chord)
+    code = carbonkeys.carbon_key_code(chord)
     if code is not None:
         return code, chord.modifiers
     found = lookup(chord.key)
@@ -151,7 +152,7 @@ def chord_key(chord: corekeys.Chord, lookup: CharLookup) -> tuple[int, frozenset
 def key_burst(chord: corekeys.Chord, lookup: CharLookup, baseline_flags: int) -> tuple[KeyPlan, ...]:
     """flagsChanged(chord), keyDown, flagsChanged(baseline), keyUp (6.5): four events per chord."""
     keycode, mods = chord_key(chord, lookup)
-    flags = corekeys.carbon_flags(mods)
+    flags = carbonkeys.carbon_flags(mods)
     return (
         KeyPlan("flags", 0, flags),
         KeyPlan("down", keycode, flags),

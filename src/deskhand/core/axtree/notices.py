@@ -5,6 +5,11 @@ window's frame and the screen, whether another window covers the key window, the
 hash and the previous one's) and ``notices`` turns them into one-line notices, each stating a
 fact and what to do about it. No notice starts with a handle, a diff marker or a diff header,
 so appending them never changes how a diff or a no-change text is read.
+
+Apps without accessibility (Tk, SDL, Xt/Xaw, plain X11) still bind: their state is the ``App=``
+and ``Window:`` lines and ``NO_ACCESSIBILITY`` instead of the shell-tree advice. An app whose
+toolkit has accessibility (``A11Y_TOOLKITS``) but is missing from the bus has it turned off:
+``accessibility_off`` says how to turn it on for that toolkit.
 """
 
 from __future__ import annotations
@@ -23,6 +28,24 @@ SHELL_TREE_ADVICE: Final = (
     "Notice: this app exposes almost nothing but window chrome to accessibility; "
     "work from the screenshot (click by coordinates) and keyboard shortcuts."
 )
+NO_ACCESSIBILITY: Final = (
+    "Notice: this app exposes no accessibility tree (its toolkit has none); work from the "
+    "screenshot: click, drag and scroll by its pixel coordinates, and use keys and typing."
+)
+#: Toolkits that expose accessibility when it is on (names from the backends' detection).
+A11Y_TOOLKITS: Final = frozenset({"gtk2", "gtk3", "gtk4", "qt5", "qt6", "gecko", "chromium", "libreoffice"})
+_TURN_ON: Final = "turn accessibility on for the session (org.a11y.Status IsEnabled=true on the session bus)"
+_A11Y_FIX: Final = {
+    "gtk2": f"GTK 2: {_TURN_ON}, load the atk-bridge module (GTK_MODULES=gail:atk-bridge), and restart it",
+    "gtk3": f"GTK 3: start it without NO_AT_BRIDGE=1 once you {_TURN_ON}, then restart it",
+    "gtk4": f"GTK 4: start it without GTK_A11Y=none and NO_AT_BRIDGE=1 once you {_TURN_ON}, then restart it",
+    "qt5": "Qt 5: restart it with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (or QT_ACCESSIBILITY=1)",
+    "qt6": "Qt 6: restart it with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (or QT_ACCESSIBILITY=1)",
+    "gecko": f"Firefox (Gecko): {_TURN_ON} or set GNOME_ACCESSIBILITY=1, then restart it",
+    "chromium": f"Chromium: {_TURN_ON}, then restart it (--force-renderer-accessibility alone does not register it)",
+    "libreoffice": f"LibreOffice: {_TURN_ON} and restart it with its GTK 3 plugin (SAL_USE_VCLPLUGIN=gtk3)",
+}
+
 OFF_SCREEN: Final = (
     "Notice: part of this window lies outside the screen; points there cannot be clicked, "
     "so use element handles for controls in that part or move the window on screen first."
@@ -36,9 +59,17 @@ COVERED: Final = (
     "content, and actions bring it to the front before they send input."
 )
 IDENTICAL_CAPTURE: Final = (
-    "Notice: the screenshot is identical to the previous one; if you expected a change, "
-    "the last action may not have reached the app (check the target, or wait and observe again)."
+    "Notice: the screenshot is identical to the previous one and the app showed no reaction to the "
+    "last action; it may not have reached the app (check the target, or wait and observe again)."
 )
+
+
+def waited_for_change(waited_ms: float, *, changed: bool) -> str:
+    """The notice of an observation that first waited for the app to change (``waitForChangeMs``)."""
+    if changed:
+        return f"Notice: the app changed after {round(waited_ms)} ms of waiting; this state is from after it settled."
+    return f"Notice: the app did not change within {round(waited_ms)} ms of waiting."
+
 
 _TREE_LINE: Final = re.compile(r"^(\t*)g\d+:\d+(.*)$")
 #: `` <roleText> (<traits>)`` at the head of a line's suffix (role texts are lowercase words).
@@ -101,12 +132,21 @@ class Facts:
     previous_capture_hash: str | None = None
     #: False when the tree read was cut short (a chrome-only tree then proves nothing).
     tree_complete: bool = True
+    #: False when the app has no accessibility tree at all (``NO_ACCESSIBILITY``).
+    accessible: bool = True
+    #: An action was sent to the app since the previous capture.
+    acted: bool = False
+    #: The app did something after that action (accessibility events, drawing in its window).
+    reacted: bool = False
 
 
 def notices(facts: Facts) -> list[str]:
-    """The notices for ``facts``, in a fixed order: shell tree, off screen, covered, identical."""
+    """The notices for ``facts``, in a fixed order: no accessibility or shell tree, off screen,
+    covered, identical."""
     out: list[str] = []
-    if facts.tree_complete and actionable_lines(facts.lines) <= SHELL_TREE_MAX_ACTIONABLE:
+    if not facts.accessible:
+        out.append(NO_ACCESSIBILITY)
+    elif facts.tree_complete and actionable_lines(facts.lines) <= SHELL_TREE_MAX_ACTIONABLE:
         out.append(SHELL_TREE_ADVICE)
     if facts.window is not None and facts.screen is not None:
         inside = _overlap(facts.window, facts.screen)
@@ -116,9 +156,25 @@ def notices(facts: Facts) -> list[str]:
             out.append(OFF_SCREEN)
     if facts.covered:
         out.append(COVERED)
-    if facts.capture_hash is not None and facts.capture_hash == facts.previous_capture_hash:
+    # identical is news only after an action the app showed no sign of receiving
+    identical = facts.capture_hash is not None and facts.capture_hash == facts.previous_capture_hash
+    if identical and facts.acted and not facts.reacted:
         out.append(IDENTICAL_CAPTURE)
     return out
+
+
+def has_accessibility(toolkit: str | None) -> bool:
+    """Whether apps of ``toolkit`` expose an accessibility tree when it is on."""
+    return toolkit in A11Y_TOOLKITS
+
+
+def accessibility_off(app: str, pid: int, toolkit: str | None) -> str:
+    """The error text for an app missing from the accessibility bus, with the fix for its toolkit."""
+    head = f"{app} (pid {pid}) is not on the accessibility bus"
+    fix = _A11Y_FIX.get(toolkit or "")
+    if fix is None:
+        return f"{head}; its toolkit may have accessibility turned off (NO_AT_BRIDGE, QT_ACCESSIBILITY)."
+    return f"{head}: its toolkit has accessibility turned off. {fix}."
 
 
 def actionable_lines(lines: Sequence[str]) -> int:

@@ -212,17 +212,25 @@ async function getState(options) {
   return state;
 }
 
+function actionResult(result) {
+  const value = result !== null && typeof result === "object" ? result.result : undefined;
+  return value !== null && typeof value === "object" ? value : { effect: "unverifiable" };
+}
+
 function makeApp(app, observed) {
   async function observe(options) {
     try {
       const disable = options !== undefined && options !== null ? options.disableDiffing : undefined;
-      return await invoke("get_app_state", { app, ...optional("disableDiff", disable) });
+      const wait = options !== undefined && options !== null ? options.waitForChangeMs : undefined;
+      return await invoke("get_app_state", { app, ...optional("disableDiff", disable), ...optional("waitForChangeMs", wait) });
     } catch (error) {
       clear(observed);
       throw error;
     }
   }
-  const act = (method, args) => invoke(method, { app, ...args }).then(() => undefined);
+  // App methods resolve to what the action did: {effect, route, evidence?, ...measured} (a deskhand
+  // addition to seed 1, in seed 2's vocabulary); the raw cua.computer.* methods keep resolving to undefined.
+  const act = (method, args) => invoke(method, { app, ...args }).then(actionResult);
   return Object.freeze({
     getAXState: tracked(async (options) => {
       const text = textOf(await observe(options));
@@ -233,7 +241,7 @@ function makeApp(app, observed) {
     getScreenshot: tracked(async (options) => {
       // Clear first: a hidden AX refresh may change generations (image-only refresh).
       for (const [name, indices] of indicesByApp) if (name === app) clear(indices);
-      const image = imageOf(await observe(undefined));
+      const image = imageOf(await observe({ waitForChangeMs: options?.waitForChangeMs }));
       if (image === undefined) throw new Error(`Screenshot unavailable for ${app}.`);
       const bytes = decodeImage(image);
       emitImage(image, options);
@@ -252,37 +260,44 @@ function makeApp(app, observed) {
     }),
     click: tracked(async (target, options) => {
       const button = mouseButton(options?.mouseButton);
-      await act("click", { ...targetArgs(observed, target), ...optional("mouse_button", button), ...optional("click_count", options?.clickCount) });
+      return act("click", { ...targetArgs(observed, target), ...optional("mouse_button", button), ...optional("click_count", options?.clickCount) });
     }),
     drag: tracked(async (from, to) => {
       const [from_x, from_y] = point(from, "from");
       const [to_x, to_y] = point(to, "to");
-      await act("drag", { from_x, from_y, to_x, to_y });
+      return act("drag", { from_x, from_y, to_x, to_y });
     }),
     pressKey: tracked(async (key) => {
       if (typeof key !== "string" || key.trim() === "") throw new TypeError("key is required");
-      await act("press_key", { key });
+      return act("press_key", { key });
     }),
     scroll: tracked(async (target, dir, pages) => {
       checkPages(pages);
-      await act("scroll", { ...targetArgs(observed, target), direction: direction(dir), ...optional("pages", pages) });
+      return act("scroll", { ...targetArgs(observed, target), direction: direction(dir), ...optional("pages", pages) });
     }),
-    paste: tracked(async (text, options) => { await act("paste", { text, format: options?.format ?? "text" }); }),
-    typeText: tracked(async (text) => { await act("type_text", { text }); }),
+    paste: tracked(async (text, options) => act("paste", { text, format: options?.format ?? "text" })),
+    typeText: tracked(async (text) => act("type_text", { text })),
     selectText: tracked(async (index, text, options) => {
-      await act("select_text", {
+      return act("select_text", {
         element_index: element(observed, index), text, ...optional("prefix", options?.prefix),
         ...optional("suffix", options?.suffix), ...optional("selection_type", options?.selectionType),
       });
     }),
-    setValue: tracked(async (index, value) => { await act("set_value", { element_index: element(observed, index), value }); }),
+    setValue: tracked(async (index, value) => act("set_value", { element_index: element(observed, index), value })),
     performSecondaryAction: tracked(async (index, action) => {
-      await act("perform_secondary_action", { element_index: element(observed, index), action });
+      return act("perform_secondary_action", { element_index: element(observed, index), action });
     }),
   });
 }
 
 async function getApp(selector) {
+  // An addition to the contract: a positive integer is a pid, as the digits string is.
+  if (typeof selector === "number") {
+    if (!Number.isSafeInteger(selector) || selector <= 0) {
+      throw new TypeError(`getApp(${selector}): a pid is a positive integer`);
+    }
+    selector = String(selector);
+  }
   if (typeof selector !== "string" || selector.trim() === "") {
     throw new Error("getApp requires an explicit app name, bundle ID, or path");
   }

@@ -1,0 +1,95 @@
+"""Discovery on Linux: which apps run, under every name they can be bound by.
+
+Running apps are the processes on the AT-SPI registry and the owners of top-level X windows
+(``_windows.toplevels``: ``_NET_WM_PID``, else X-Resource), deskhand's own process excluded.
+For each, ``found`` gathers from ``/proc``, the X server and the installed ``.desktop`` entries
+what ``_inventory.resolve`` matches a selector against: the display name, the app id, the
+executable's and ``argv[0]``'s names, the AT-SPI application name, the window classes and titles.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Final
+
+from deskhand.backends.linux import _identity, _inventory
+from deskhand.backends.linux import _windows as windows
+from deskhand.backends.linux._atspi import ACCESSIBLE, PROPERTIES, ROOT_PATH, AtspiConnection, Call, Deadline, Failed
+from deskhand.backends.linux._x11 import XConnection
+
+#: Discovery asks each app for its name; a hung app must not stall ``list_apps``.
+NAME_TIMEOUT_S: Final = 0.5
+
+
+class Discovery:
+    """The installed entries (read once) and the running apps (read on every call)."""
+
+    def __init__(self, x: XConnection, atspi: AtspiConnection) -> None:
+        self.x = x
+        self.atspi = atspi
+        self._installed: list[_inventory.DesktopApp] | None = None
+        self._program_ids: dict[str, str] | None = None
+
+    def installed(self) -> list[_inventory.DesktopApp]:
+        if self._installed is None:
+            self._installed = _inventory.installed_apps()
+        return self._installed
+
+    def program_ids(self) -> dict[str, str]:
+        """Executable → app id for ``_identity`` (``_inventory.program_ids``)."""
+        if self._program_ids is None:
+            self._program_ids = _inventory.program_ids(self.installed())
+        return self._program_ids
+
+    def found(self) -> list[_inventory.Found]:
+        """Running apps with every name they can be bound by, registry processes first."""
+        deadline = Deadline(NAME_TIMEOUT_S)
+        buses = self.atspi.apps(Deadline(2.0))
+        bus_pids = self.atspi.pids(buses, Deadline(2.0))
+        names = dict(zip(buses, self._app_names(buses, deadline), strict=True))
+        pid_names: dict[int, str] = {}
+        for bus, pid in bus_pids.items():
+            name = names.get(bus)
+            if name:
+                pid_names.setdefault(pid, name)
+        tops = windows.toplevels(self.x)
+        classes: dict[int, list[tuple[str, str]]] = {}
+        titles: dict[int, set[str]] = {}
+        for w in reversed(tops):  # topmost first
+            classes.setdefault(w.pid, []).append(w.wm_class)
+            titles.setdefault(w.pid, set()).add(w.title.lower())
+        ids = self.program_ids()
+        installed = self.installed()
+        out: list[_inventory.Found] = []
+        for pid in dict.fromkeys([*bus_pids.values(), *(w.pid for w in tops)]):
+            if pid == os.getpid():
+                continue
+            ident = _identity.read_identity(pid, ids)
+            if ident is None:
+                continue
+            mine = classes.get(pid, [])
+            name = _inventory.display_name(installed, ident.app_id, mine) or pid_names.get(pid) or ident.app_id
+            proc = _inventory.RunningProcess(ident, name)
+            argv0 = argv0_of(pid)
+            known = _inventory.names_of(proc, installed, mine)
+            known.update(n.lower() for n in (Path(argv0).name, pid_names.get(pid, "")) if n)
+            out.append(
+                _inventory.Found(proc, frozenset(known), frozenset(titles.get(pid, set()) - {""}), argv0, tuple(mine))
+            )
+        return out
+
+    def _app_names(self, buses: list[str], deadline: Deadline) -> list[str | None]:
+        replies = self.atspi.pipeline(
+            [Call(b, ROOT_PATH, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")) for b in buses], deadline
+        )
+        return [None if isinstance(r, Failed) else str(r[0][1]) or None for r in replies]
+
+
+def argv0_of(pid: int) -> str:
+    """The process's ``argv[0]``; Chromium rewrites its command line into one string holding
+    the arguments too, so a lone argument is cut at its first space."""
+    args = _identity.cmdline(pid)
+    if len(args) == 1:
+        return args[0].split(" ", 1)[0]
+    return args[0] if args else ""
