@@ -12,7 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _act_support import bind, mousepad_env, nothing_held, poll
+from _act_support import bind, executor_for, mousepad_env, nothing_held, poll
+
+from deskhand.backends.linux._a11y_act import A11y, Ref
+from deskhand.core.geometry import Rect
 
 pytestmark = pytest.mark.desktop
 
@@ -34,19 +37,45 @@ def thunar(launch: Any, ex: Any, tmp_path: Path) -> tuple[Any, Path]:
     return bound, root
 
 
-def _cell(bound: Any, name: str) -> str | None:
-    bound.text = bound.ex.get_app_state(bound.app, disable_diff=True).text
-    m = re.search(rf"(g\d+:\d+) table cell {re.escape(name)}\b", bound.text)
-    return m.group(1) if m else None
+#: The size cell after each file's name cell (the name cell may be shown without its name;
+#: Thunar writes the sizes with a no-break space).
+SIZE_CELLS = {"moveme.txt": "8 bytes", "box": "4.0 KiB"}
+
+
+def _rows(desktop: Any, pid: int) -> dict[str, Rect] | None:
+    """The name cells' frames of both files, read by an executor of its own (a fresh tree: the
+    acting executor's cache may still hold the icon view)."""
+    probe = executor_for(desktop)
+    try:
+        app = probe.resolve(str(pid))
+        text = probe.get_app_state(app, disable_diff=True).text
+        out: dict[str, Rect] = {}
+        for name, size in SIZE_CELLS.items():
+            spaced = r"\s".join(re.escape(part) for part in size.split(" "))
+            m = re.search(rf"(g\d+:\d+) table cell {re.escape(name)}\b", text) or re.search(
+                rf"(g\d+:\d+) table cell[^\n]*\n\s*g\d+:\d+ table cell {spaced},", text
+            )
+            if m is None:
+                return None
+            el = probe.element(app, m.group(1))
+            ref = el.ref
+            ext = A11y(probe.atspi).extents(Ref(ref.bus, ref.path)) if hasattr(ref, "path") else None
+            frame = el.frame or (Rect(*ext) if ext else None)
+            if frame is None or frame.width <= 0:
+                return None
+            out[name] = frame
+        return out
+    finally:
+        probe.close()
 
 
 def test_a_file_dragged_onto_a_folder_lands_in_it(thunar: tuple[Any, Path], ex: Any, desktop: Any) -> None:
     bound, root = thunar
     app = bound.app
     ex.press_key(app, "ctrl+2")  # the detailed list view: rows are accessible cells
-    poll(lambda: _cell(bound, "moveme.txt") and _cell(bound, "box"), 10.0, "the list view's rows")
-    src = bound.frame(str(_cell(bound, "moveme.txt")))
-    dst = bound.frame(str(_cell(bound, "box")))
+    rows = poll(lambda: _rows(desktop, app.pid), 20.0, "the list view's rows")
+    src, dst = rows["moveme.txt"], rows["box"]
+    bound.observe()  # the acting executor's screenshot transform for the points
     start = bound.pixels(src.x + min(30.0, src.width / 2), src.center.y)
     end = bound.pixels(dst.x + min(30.0, dst.width / 2), dst.center.y)
     got = ex.drag(app, start, end)
