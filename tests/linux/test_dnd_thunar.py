@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _act_support import bind, executor_for, mousepad_env, nothing_held, poll
+from _act_support import bind, mousepad_env, nothing_held, poll
 
-from deskhand.backends.linux._a11y_act import A11y, Ref
+from deskhand.backends.linux.executor import _app_key
 from deskhand.core.geometry import Rect
 
 pytestmark = pytest.mark.desktop
@@ -42,40 +42,35 @@ def thunar(launch: Any, ex: Any, tmp_path: Path) -> tuple[Any, Path]:
 SIZE_CELLS = {"moveme.txt": "8 bytes", "box": "4.0 KiB"}
 
 
-def _rows(desktop: Any, pid: int) -> dict[str, Rect] | None:
-    """The name cells' frames of both files, read by an executor of its own (a fresh tree: the
-    acting executor's cache may still hold the icon view)."""
-    probe = executor_for(desktop)
-    try:
-        app = probe.resolve(str(pid))
-        text = probe.get_app_state(app, disable_diff=True).text
-        out: dict[str, Rect] = {}
-        for name, size in SIZE_CELLS.items():
-            spaced = r"\s".join(re.escape(part) for part in size.split(" "))
-            m = re.search(rf"(g\d+:\d+) table cell {re.escape(name)}\b", text) or re.search(
-                rf"(g\d+:\d+) table cell[^\n]*\n\s*g\d+:\d+ table cell {spaced},", text
-            )
-            if m is None:
-                return None
-            el = probe.element(app, m.group(1))
-            ref = el.ref
-            ext = A11y(probe.atspi).extents(Ref(ref.bus, ref.path)) if hasattr(ref, "path") else None
-            frame = el.frame or (Rect(*ext) if ext else None)
-            if frame is None or frame.width <= 0:
-                return None
-            out[name] = frame
-        return out
-    finally:
-        probe.close()
+def _rows(bound: Any) -> dict[str, Rect] | None:
+    """The name cells' frames of both files: named after the file, or the cell right before its
+    size cell (Thunar writes sizes with a no-break space)."""
+    ex, app = bound.ex, bound.app
+    ex.mark_mutation(app)  # read the tree again, not the cache from before the key
+    text = ex.get_app_state(app, disable_diff=True).text
+    out: dict[str, Rect] = {}
+    for name, size in SIZE_CELLS.items():
+        spaced = r"\s".join(re.escape(part) for part in size.split(" "))
+        m = re.search(rf"(g\d+:\d+) table cell {re.escape(name)}\b", text) or re.search(
+            rf"(g\d+:\d+) table cell[^\n]*\n\s*g\d+:\d+ table cell {spaced},", text
+        )
+        if m is None:
+            return None
+        # the observed frame, without the executor's fingerprint check: that check finds every
+        # GtkTreeView cell "stale" (its live extents differ from the observed ones), see the report
+        frame = ex.observer.element(_app_key(app), m.group(1), identity=app.identity).frame
+        if frame is None or frame.width <= 0:
+            return None
+        out[name] = frame
+    return out
 
 
 def test_a_file_dragged_onto_a_folder_lands_in_it(thunar: tuple[Any, Path], ex: Any, desktop: Any) -> None:
     bound, root = thunar
     app = bound.app
     ex.press_key(app, "ctrl+2")  # the detailed list view: rows are accessible cells
-    rows = poll(lambda: _rows(desktop, app.pid), 20.0, "the list view's rows")
+    rows = poll(lambda: _rows(bound), 20.0, "the list view's rows")
     src, dst = rows["moveme.txt"], rows["box"]
-    bound.observe()  # the acting executor's screenshot transform for the points
     start = bound.pixels(src.x + min(30.0, src.width / 2), src.center.y)
     end = bound.pixels(dst.x + min(30.0, dst.width / 2), dst.center.y)
     got = ex.drag(app, start, end)
