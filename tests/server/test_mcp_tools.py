@@ -25,6 +25,7 @@ Connect = Callable[[Service], AbstractAsyncContextManager[Client]]
 SEMANTIC = [
     "list_apps",
     "get_app_state",
+    "list_windows",
     "click",
     "perform_secondary_action",
     "set_value",
@@ -35,7 +36,7 @@ SEMANTIC = [
     "type_text",
     "paste",
 ]
-MUTATING = SEMANTIC[2:]
+MUTATING = SEMANTIC[3:]
 
 
 async def _listing(connect: Connect, service: Service) -> types.ListToolsResult:

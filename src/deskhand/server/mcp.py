@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hmac
 import ipaddress
+import json
 from typing import Any
 
 import mcp_types as types
@@ -16,6 +17,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from deskhand import __version__
+from deskhand.core.errors import NativeError
 from deskhand.host.result import ImageBlock, ToolResult
 from deskhand.server.service import Service
 
@@ -35,25 +37,60 @@ def to_mcp(result: ToolResult) -> types.CallToolResult:
     return types.CallToolResult(content=content, structured_content=structured, is_error=result.is_error)
 
 
+PLATFORMS = ("macos", "windows", "linux")
+
+
+def tools_listing(service: Service) -> types.ListToolsResult:
+    """The ``tools/list`` result: the service's tools and ``_meta.platform``."""
+    tools = [
+        types.Tool(
+            name=spec.name,
+            description=spec.description,
+            input_schema=spec.input_schema,
+            annotations=types.ToolAnnotations(
+                read_only_hint=spec.annotations.get("readOnlyHint"),
+                destructive_hint=spec.annotations.get("destructiveHint"),
+                idempotent_hint=spec.annotations.get("idempotentHint"),
+                open_world_hint=spec.annotations.get("openWorldHint"),
+            ),
+        )
+        for spec in service.tools()
+    ]
+    return types.ListToolsResult.model_validate({"tools": tools, "_meta": {"platform": service.platform}})
+
+
+def listing_json(service: Service) -> str:
+    """The listing as a client receives it on the wire (JSON text)."""
+    return tools_listing(service).model_dump_json(by_alias=True, exclude_none=True)
+
+
+def platform_of(listing: str) -> str:
+    """``_meta.platform`` of a wire listing: ``macos``, ``windows`` or ``linux``.
+
+    Raises:
+        NativeError: ``driver_platform_unavailable`` for invalid JSON, a missing field or another value.
+    """
+    try:
+        parsed = json.loads(listing)
+    except (TypeError, ValueError):
+        parsed = None
+    meta = parsed.get("_meta") if isinstance(parsed, dict) else None
+    value = meta.get("platform") if isinstance(meta, dict) else None
+    if not isinstance(value, str) or value not in PLATFORMS:
+        raise NativeError(
+            "driver_platform_unavailable",
+            "The driver did not report a supported platform in its tools listing (_meta.platform); "
+            "update the driver and SDK.",
+            dispatched=False,
+        )
+    return value
+
+
 def build_server(service: Service) -> Server[Any]:
     """A low-level MCP server whose tools are exactly the service's tools."""
 
     async def list_tools(_ctx: Any, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        tools = [
-            types.Tool(
-                name=spec.name,
-                description=spec.description,
-                input_schema=spec.input_schema,
-                annotations=types.ToolAnnotations(
-                    read_only_hint=spec.annotations.get("readOnlyHint"),
-                    destructive_hint=spec.annotations.get("destructiveHint"),
-                    idempotent_hint=spec.annotations.get("idempotentHint"),
-                    open_world_hint=spec.annotations.get("openWorldHint"),
-                ),
-            )
-            for spec in service.tools()
-        ]
-        return types.ListToolsResult.model_validate({"tools": tools, "_meta": {"platform": service.platform}})
+        return tools_listing(service)
 
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         args: object = {} if params.arguments is None else params.arguments
