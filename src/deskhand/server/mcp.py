@@ -19,6 +19,7 @@ from mcp.server.stdio import stdio_server
 from deskhand import __version__
 from deskhand.core.errors import NativeError
 from deskhand.host.result import ImageBlock, ToolResult
+from deskhand.server import guidance_mcp
 from deskhand.server.service import Service
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -96,7 +97,9 @@ def build_server(service: Service) -> Server[Any]:
         args: object = {} if params.arguments is None else params.arguments
         return to_mcp(await service.call(params.name, args))
 
-    return Server("deskhand", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool)
+    # The Skill as a prompt and resources; its platform document is chosen from the listing's _meta.
+    skill = guidance_mcp.handlers(platform_of(listing_json(service)))
+    return Server("deskhand", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool, **skill)
 
 
 async def serve_stdio(service: Service) -> None:
