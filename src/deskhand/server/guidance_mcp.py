@@ -8,12 +8,14 @@ the one platform document that the entry selects from the server's own tools lis
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from deskhand import guidance
+from deskhand.core.errors import NativeError
 
 PREFIX = "deskhand://guidance/"
 PROMPT = "deskhand"
@@ -30,8 +32,8 @@ def prompt_text(platform: str) -> str:
     return f"{guidance.load('entry').rstrip()}\n\n---\n\n{guidance.selected(platform)}"
 
 
-def handlers(platform: str) -> dict[str, Any]:
-    """The low-level server's prompt and resource handlers for a server on ``platform``."""
+def handlers(platform: Callable[[], str]) -> dict[str, Any]:
+    """The low-level server's prompt and resource handlers; ``platform()`` reads the listing's at each call."""
 
     async def list_resources(_ctx: Any, _params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         rows = [
@@ -57,8 +59,8 @@ def handlers(platform: str) -> dict[str, Any]:
         if params.name != PROMPT:
             raise MCPError(code=types.INVALID_PARAMS, message=f"no deskhand prompt {params.name!r}")
         try:
-            text = prompt_text(platform)
-        except ValueError as err:
+            text = prompt_text(platform())
+        except (ValueError, NativeError) as err:
             raise MCPError(code=types.INVALID_PARAMS, message=str(err)) from None
         message = types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
         return types.GetPromptResult(description="deskhand guidance", messages=[message])

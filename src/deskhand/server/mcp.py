@@ -98,7 +98,7 @@ def build_server(service: Service) -> Server[Any]:
         return to_mcp(await service.call(params.name, args))
 
     # The Skill as a prompt and resources; its platform document is chosen from the listing's _meta.
-    skill = guidance_mcp.handlers(platform_of(listing_json(service)))
+    skill = guidance_mcp.handlers(lambda: platform_of(listing_json(service)))
     return Server("deskhand", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool, **skill)
 
 
