@@ -1,0 +1,107 @@
+"""The SDK's exact-window workflow (seed 2) on real windows, checked from the apps' own logs.
+
+The GTK fixture (accessible) and the Tk canvas (no accessibility, no ``_NET_WM_PID``) run in the
+session desktop; ``Computer.create()`` drives that desktop as a script would.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from _act_support import poll
+from test_canvas_task import _bound, _launch
+
+from deskhand import Computer
+from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.core.errors import NativeError
+
+pytestmark = pytest.mark.desktop
+
+
+@pytest.fixture
+def computer(desktop: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Computer]:
+    for key, value in desktop.env.items():
+        monkeypatch.setenv(key, value)
+    with Computer.create() as c:
+        yield c
+
+
+def _key_window(computer: Computer, pid: int) -> dict[str, object]:
+    def found() -> dict[str, object] | None:
+        return next((w for w in computer.list_windows(pid) if w["is_key"]), None)
+
+    return poll(found, timeout_s=10.0, what=f"a key window of pid {pid}")
+
+
+def test_tk_canvas_window_is_listed_observed_and_driven_by_window_coordinates(
+    launch: Any, computer: Computer, ex: LinuxExecutor
+) -> None:
+    app = _launch(launch, "tk")
+    cx, cy, ox, oy, ppp = _bound(ex, app.pid)
+    record = _key_window(computer, app.pid)
+    assert record["title"] == "Deskhand Tk Canvas" and record["pid"] == app.pid  # Tk sets no _NET_WM_PID
+    assert record["window_id"] == ex.key_window(ex.resolve(str(app.pid))).id  # type: ignore[union-attr]
+    wid = int(record["window_id"])  # type: ignore[call-overload]
+
+    state = computer.observe_window(app.pid, wid, include_screenshot=True)
+    assert state["windowId"] == wid and f"(pid {app.pid})" in str(state["text"])
+    shot = state["screenshot"]
+    assert isinstance(shot, dict) and shot["data"][:3] == b"\xff\xd8\xff"
+
+    def px(lx: int, ly: int) -> tuple[float, float]:
+        return (cx + lx - ox) * ppp, (cy + ly - oy) * ppp
+
+    window = computer.get_window(app.pid, wid)
+    assert window.drag(*px(30, 40), *px(250, 200))["effect"]
+    window.click(*px(120, 150))
+    window.scroll(*px(120, 150), "down", pages=1)
+    window.press_key("a")
+    window.hotkey(["shift", "b"])
+
+    poll(lambda: [e for e in app.events.of_type("key_press") if e["keysym"].lower() == "b"], timeout_s=10.0,
+         what="shift+b in the Tk log")  # fmt: skip
+    events = app.events.read()
+    buttons = [(e["type"], (e["x"], e["y"])) for e in events if e["type"] in ("press", "release") and e["button"] == 1]
+    assert buttons == [("press", (30, 40)), ("release", (250, 200)), ("press", (120, 150)), ("release", (120, 150))]
+    wheels = [e for e in events if e["type"] == "wheel"]
+    assert wheels and {(e["x"], e["y"], e["direction"]) for e in wheels} == {(120, 150, "down")}
+    keys = [e for e in events if e["type"] == "key_press" and e["keysym"].lower() in ("a", "b")]
+    assert [e["keysym"].lower() for e in keys] == ["a", "b"] and "shift" in keys[1]["modifiers"]
+
+
+def test_gtk_window_verify_and_bad_windows_are_refused_before_dispatch(launch: Any, computer: Computer) -> None:
+    app = launch.gtk_fixture()
+    ready = app.events.wait_for("ready")
+    record = _key_window(computer, app.pid)
+    assert record["window_id"] == ready["window_id"]  # the very X window the app says it made
+    wid = int(record["window_id"])  # type: ignore[call-overload]
+
+    # A window id that does not exist, and another pid's window id: nothing reaches any app.
+    with pytest.raises(NativeError, match="does not exist") as info:
+        computer.get_window(app.pid, wid + 0x100000)
+    assert info.value.code == "window_not_found" and info.value.not_dispatched
+    window = computer.get_window(app.pid, wid)
+    with pytest.raises(NativeError, match="Observe window") as coords:
+        window.click(10, 10)  # no observation of this window yet
+    assert coords.value.code == "app_screenshot_required"
+    assert not [e for e in app.events.read() if e["type"] in ("press", "clicked", "text")]
+
+    # Focus the Name field through the App workflow, then act on the exact window and verify.
+    state = computer.observe_window(app.pid, wid)
+    entry = re.search(
+        r"(g\d+:\d+) text \(settable[^\n]*\bName\b|(g\d+:\d+) [^\n]*Name[^\n]*settable", str(state["text"])
+    )
+    handle = next(g for g in entry.groups() if g) if entry else None
+    assert handle, state["text"]
+    computer.get_app(app.pid).click(handle)
+    app.events.wait_for("focus", name="Name")
+    result = computer.act_and_verify(app.pid, wid, lambda w: w.type_text("Ada Lovelace"), ["Ada Lovelace"])
+    assert result["effect"] == "confirmed", result
+    assert result["compared"]["held_before"] == [] and result["compared"]["missing"] == []  # type: ignore[index]
+    assert app.events.wait_for("text", name="Name", text="Ada Lovelace")
+    again = computer.verify_state(app.pid, wid, ["Ada Lovelace"], stable_samples=2)
+    assert again["effect"] == "confirmed" and again["stable"] is True
+    assert computer.verify_state(app.pid, wid, ["Grace Hopper"], timeout_ms=0)["effect"] == "unverifiable"
