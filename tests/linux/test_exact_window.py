@@ -6,13 +6,14 @@ session desktop; ``Computer.create()`` drives that desktop as a script would.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from _act_support import poll
-from test_canvas_task import _bound, _launch
+from test_canvas_task import _bound, _launch, run_cell
 
 from deskhand import Computer
 from deskhand.backends.linux.executor import LinuxExecutor
@@ -105,3 +106,29 @@ def test_gtk_window_verify_and_bad_windows_are_refused_before_dispatch(launch: A
     again = computer.verify_state(app.pid, wid, ["Ada Lovelace"], stable_samples=2)
     assert again["effect"] == "confirmed" and again["stable"] is True
     assert computer.verify_state(app.pid, wid, ["Grace Hopper"], timeout_ms=0)["effect"] == "unverifiable"
+
+
+def test_js_cell_uses_the_cua_window_additions_on_the_tk_canvas(launch: Any, desktop: Any, ex: LinuxExecutor) -> None:
+    app = _launch(launch, "tk")
+    cx, cy, ox, oy, ppp = _bound(ex, app.pid)
+    a, b = ((cx + 60 - ox) * ppp, (cy + 70 - oy) * ppp), ((cx + 300 - ox) * ppp, (cy + 220 - oy) * ppp)
+    cell = f"""
+const wins = await cua.listWindows({{pid: {app.pid}, emit: false}});
+const target = {{pid: {app.pid}, windowId: wins.find((w) => w.is_key).window_id}};
+let missing = null;
+try {{ await cua.getWindow({{pid: {app.pid}, windowId: target.windowId + 1048576}}); }} catch (e) {{ missing = e.code; }}
+const state = await cua.observeWindow({{...target, includeScreenshot: true}});
+const win = await cua.getWindow(target);
+const dragged = await win.drag({{fromX: {a[0]}, fromY: {a[1]}, toX: {b[0]}, toY: {b[1]}}});
+const refused = await cua.actAndVerify({{...target, act: (w) => w.hotkey({{keys: ["ctrl"]}}), expect: ["x"]}});
+nodeRepl.write(JSON.stringify({{n: wins.length, missing, mode: state.mode, shot: state.screenshot.mimeType,
+  effect: dragged.effect, refused: refused.effect}}));
+"""
+    result = run_cell(desktop.env, cell)
+    assert not result.is_error, result.text
+    report = json.loads(result.text.strip().splitlines()[-1])
+    assert report["missing"] == "window_not_found" and report["shot"] == "image/jpeg"
+    assert report["refused"] == "refused" and report["effect"]
+    poll(lambda: app.events.of_type("release"), timeout_s=10.0, what="the drag's release in the Tk log")
+    buttons = [(e["type"], (e["x"], e["y"])) for e in app.events.read() if e["type"] in ("press", "release")]
+    assert buttons == [("press", (60, 70)), ("release", (300, 220))]
