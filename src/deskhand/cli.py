@@ -18,12 +18,16 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from deskhand import commands as cmds
 from deskhand.core.errors import DeskhandError
 from deskhand.desktop import VirtualDesktop, cleanup_stale, find_state, list_states, teardown
 from deskhand.desktop._procs import MARKER_ENV
 from deskhand.desktop.registry import DesktopState
+
+if TYPE_CHECKING:
+    from deskhand.desktop.doctor import Check
 
 
 class CliError(DeskhandError):
@@ -44,9 +48,9 @@ class Command:
 
 
 def _exports(env: dict[str, str]) -> str:
-    import shlex  # noqa: PLC0415
+    from deskhand.desktop._env import exports_text  # noqa: PLC0415
 
-    return "".join(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(env.items()))
+    return exports_text(env)
 
 
 def _state_json(state: DesktopState) -> dict[str, object]:
@@ -182,9 +186,18 @@ def _configure_doctor(p: argparse.ArgumentParser) -> None:
 def _cmd_doctor(args: argparse.Namespace) -> int:
     from deskhand.desktop.doctor import run_doctor  # noqa: PLC0415 - imports Xlib
 
-    report = run_doctor(dict(os.environ))
+    report = run_doctor(dict(os.environ), extra=[_sandbox_check])
     print(json.dumps(report.to_json(), indent=1) if args.json else report.to_text())
     return 0 if report.ok else 1
+
+
+def _sandbox_check() -> Check:
+    """Which OS layers confine the js worker, read from a worker started for the check."""
+    from deskhand.desktop.doctor import Check  # noqa: PLC0415 - imports Xlib
+    from deskhand.kernel.process import FIX_CONFINEMENT, confinement_summary  # noqa: PLC0415 - starts a process
+
+    ok, detail, data = confinement_summary()
+    return Check("js_sandbox", ok, detail, None if ok else FIX_CONFINEMENT, data=data)
 
 
 COMMANDS: list[Command] = [

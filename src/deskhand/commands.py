@@ -101,7 +101,7 @@ def launch_app(argv: list[str], timeout_s: float = 20.0) -> subprocess.Popen[byt
 
     Its output goes to /dev/null: on the stdio transport, standard output carries MCP.
     """
-    from deskhand.desktop.virtual import A11Y_APP_ENV, wait_for_window  # noqa: PLC0415
+    from deskhand.desktop.virtual import a11y_env, wait_for_window  # noqa: PLC0415
 
     if not argv:
         raise DeskhandError("--launch needs a command")
@@ -111,7 +111,7 @@ def launch_app(argv: list[str], timeout_s: float = 20.0) -> subprocess.Popen[byt
     try:
         proc = subprocess.Popen(
             argv,
-            env={**os.environ, **A11Y_APP_ENV},
+            env=a11y_env(os.environ),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

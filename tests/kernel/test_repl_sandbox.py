@@ -214,13 +214,13 @@ def test_the_spare_worker_after_reset_is_private_and_has_no_bindings() -> None:
         try:
             await session.run("let x = 1; const app = await cua.getApp('Fixture')")
             first = session.worker_pid
-            assert first is not None and session.spare_pid is None
+            assert first is not None and session.spare_pid != first  # a spare is kept ready meanwhile
             first_home = _home(first)
             await session.reset()
             spare = session.spare_pid
             assert spare is not None and spare != first
             result = await session.run("nodeRepl.write([typeof x, typeof app])")
-            assert session.worker_pid == spare and session.spare_pid is None
+            assert session.worker_pid == spare and session.spare_pid != spare  # and the next one starts
             limits = Path(f"/proc/{spare}/limits").read_text()
             return first, first_home, spare, _home(spare), limits, texts(result)
         finally:

@@ -190,9 +190,9 @@ def test_each_desktop_gives_apps_fresh_settings() -> None:
     with VirtualDesktop(wm=False) as first:
         app = first.launch(write)
         assert app.popen.wait(timeout=30) == 0
-        probe = Path(first.env["XDG_CONFIG_HOME"]) / "probe"
+        probe = Path(first.app_env()["XDG_CONFIG_HOME"]) / "probe"
         assert probe.read_text() == "seen\n"
     assert not probe.exists()
     with VirtualDesktop(wm=False) as second:
-        assert second.env["XDG_CONFIG_HOME"] != first.env["XDG_CONFIG_HOME"]
-        assert not (Path(second.env["XDG_CONFIG_HOME"]) / "probe").exists()
+        assert second.app_env()["XDG_CONFIG_HOME"] != str(probe.parent)
+        assert not (Path(second.app_env()["XDG_CONFIG_HOME"]) / "probe").exists()

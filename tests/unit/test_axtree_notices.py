@@ -120,11 +120,15 @@ def test_covered_window_notice() -> None:
     assert quiet(covered=True) == [COVERED]
 
 
-def test_identical_capture_needs_a_capture_and_an_equal_previous_one() -> None:
-    assert quiet(capture_hash="a", previous_capture_hash="a") == [IDENTICAL_CAPTURE]
-    assert quiet(capture_hash="a", previous_capture_hash=None) == []
-    assert quiet(capture_hash=None, previous_capture_hash=None) == []
-    assert quiet(capture_hash="a", previous_capture_hash="b") == []
+def test_identical_capture_needs_an_equal_previous_one_and_an_action_the_app_did_not_react_to() -> None:
+    assert quiet(capture_hash="a", previous_capture_hash="a", acted=True) == [IDENTICAL_CAPTURE]
+    assert quiet(capture_hash="a", previous_capture_hash=None, acted=True) == []
+    assert quiet(capture_hash=None, previous_capture_hash=None, acted=True) == []
+    assert quiet(capture_hash="a", previous_capture_hash="b", acted=True) == []
+    # no action since the previous capture: an unchanged screen is expected, not news
+    assert quiet(capture_hash="a", previous_capture_hash="a") == []
+    # the app reacted (events, drawing): the action got there, whatever the pixels show
+    assert quiet(capture_hash="a", previous_capture_hash="a", acted=True, reacted=True) == []
 
 
 def test_notices_come_in_a_fixed_order() -> None:
@@ -135,6 +139,7 @@ def test_notices_come_in_a_fixed_order() -> None:
         covered=True,
         capture_hash="h",
         previous_capture_hash="h",
+        acted=True,
     )
     assert notices(facts) == [SHELL_TREE_ADVICE, OFF_SCREEN, COVERED, IDENTICAL_CAPTURE]
 

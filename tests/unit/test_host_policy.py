@@ -103,7 +103,11 @@ def test_the_file_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert default_policy_path() == tmp_path / "p.toml"
 
 
-names = st.one_of(st.sampled_from(sorted(DEFAULT_DENIED)), st.text(min_size=1, max_size=12))
+# names a file may hold: no "/" (a path must be absolute) and no surrounding spaces (both refused)
+_plain = st.text(
+    alphabet=st.characters(blacklist_characters="/", blacklist_categories=("Z", "C")), min_size=1, max_size=12
+)
+names = st.one_of(st.sampled_from(sorted(DEFAULT_DENIED)), _plain)
 
 
 @given(st.lists(names, max_size=6), st.lists(names, max_size=6), st.sampled_from(sorted(INTRINSIC)))
@@ -121,6 +125,31 @@ def test_no_file_lifts_an_intrinsic_denial_and_every_denied_name_holds(
     assert policy.is_denied(own) and policy.is_denied(named)
     for name in deny:
         assert policy.is_denied(ProcessIdentity(99_998, name, "/usr/bin/other", 1.0))
-    for name in set(allow) - set(deny):
-        if "unlisted-binary" not in deny:
+    denied = {d.casefold() for d in deny}
+    for name in allow:
+        if name.casefold() not in denied and not denied & {"unlisted-binary", "/opt/x/unlisted-binary"}:
             assert not policy.is_denied(ProcessIdentity(99_997, name, "/opt/x/unlisted-binary", 1.0))
+
+
+def test_names_match_without_case_by_id_executable_path_or_display_name() -> None:
+    policy = AppPolicy.from_mapping({"deny": {"apps": ["Mousepad", "/usr/bin/galculator"]}})
+    mousepad = ProcessIdentity(4001, "org.xfce.mousepad", "/usr/bin/mousepad", 1.0)
+    assert policy.is_denied(mousepad, display_name="Mousepad")
+    assert policy.is_denied(ProcessIdentity(4002, "galculator", "/usr/bin/galculator", 1.0))
+    assert not policy.is_denied(ProcessIdentity(4003, "galculator", "/opt/galculator", 1.0))
+    # a default written in another case still holds (Eterm, not only eterm)
+    assert AppPolicy().is_denied(ProcessIdentity(4004, "Eterm", "/usr/bin/Eterm", 1.0))
+
+
+@pytest.mark.parametrize("name", ["bin/xterm", " xterm", "xterm ", "./mousepad"])
+def test_a_name_that_can_never_match_is_refused(name: str) -> None:
+    with pytest.raises(PolicyFileError, match="can never match"):
+        AppPolicy.from_mapping({"deny": {"apps": [name]}})
+
+
+def test_a_process_holding_a_pty_master_is_a_terminal_unless_allowed_by_name() -> None:
+    copy = ProcessIdentity(4005, "notaterm", "/tmp/notaterm", 1.0)
+    assert not AppPolicy().is_denied(copy)
+    assert AppPolicy().is_denied(copy, holds_terminal=True)
+    allowed = AppPolicy.from_mapping({"allow": {"apps": ["notaterm"]}})
+    assert not allowed.is_denied(copy, holds_terminal=True)

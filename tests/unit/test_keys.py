@@ -356,3 +356,17 @@ def test_win32_combos(text: str) -> None:
 
 def test_unknown_platform_blocks_nothing() -> None:
     assert not needs_grant(parse_keys("cmd+q"), "plan9")
+
+
+@pytest.mark.parametrize(
+    "combo",
+    ["super+Return", "alt+space", "alt+F1", "alt+F2", "alt+F3", "super+e", "super+r", "super+a", "ctrl+Escape",
+     "ctrl+alt+KP_Decimal", "ctrl+alt+KP_Delete", "shift+alt+F1"],
+)  # fmt: skip
+def test_linux_launchers_and_keypad_twins_need_the_grant(combo: str) -> None:
+    assert needs_grant(parse_keys(combo), "linux")
+
+
+@pytest.mark.parametrize("combo", ["alt+F5", "super+z", "ctrl+alt+KP_1", "Escape", "space"])
+def test_linux_ordinary_keys_need_no_grant(combo: str) -> None:
+    assert not needs_grant(parse_keys(combo), "linux")

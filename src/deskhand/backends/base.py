@@ -62,6 +62,9 @@ class RunningApp:
 
     identity: ProcessIdentity
     display_name: str
+    #: The process holds a pseudo-terminal master: it runs a shell for someone (a terminal emulator
+    #: under any name); the deny policy treats it as a terminal.
+    holds_terminal: bool = False
 
     @property
     def pid(self) -> int:
@@ -146,7 +149,10 @@ class Executor(Protocol):
         """Exactly one running app, or ``target_not_running`` / ``ambiguous_target``."""
         ...
 
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState: ...
+    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
+        """Observe ``app``; with ``wait_for_change_s``, first wait (bounded) for it to change
+        since its last observation, where the backend can tell (a deskhand addition)."""
+        ...
 
     def click(
         self,

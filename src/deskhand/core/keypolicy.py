@@ -41,6 +41,7 @@ LINUX_COMBOS: Final = (
     "ctrl+alt+backspace",  # kills the X server where zapping is on
     "ctrl+alt+delete",
     "ctrl+alt+kp_delete",
+    "ctrl+alt+kp_decimal",  # the same keypad key with NumLock on
     *(f"ctrl+alt+f{n}" for n in range(1, 13)),  # switch virtual terminal
     "super+l",  # lock screen (GNOME, KDE)
     "ctrl+alt+l",  # lock screen (Xfce, older GNOME)
@@ -52,6 +53,15 @@ LINUX_COMBOS: Final = (
     "alt+f2",  # run-command dialog
     "ctrl+alt+t",  # opens a terminal
     "ctrl+alt+escape",  # xkill (KDE)
+    # launchers and menus: each can start any program, a terminal among them
+    "super+return",  # a terminal (i3, sway-style and tiling setups)
+    "alt+space",  # KRunner, window menu
+    "alt+f1",  # application menu (GNOME, Xfce, KDE)
+    "alt+f3",  # application finder (Xfce)
+    "super+e",  # file manager
+    "super+r",  # run dialog
+    "super+a",  # application grid (GNOME)
+    "ctrl+escape",  # start menu (KDE, Xfce, LXDE)
 )
 
 SYSTEM_COMBOS: Final[Mapping[Platform, tuple[Rule, ...]]] = MappingProxyType(

@@ -20,6 +20,7 @@ REGISTRY = "org.a11y.atspi.Registry"
 ROOT_PATH = "/org/a11y/atspi/accessible/root"
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 A11Y_BUS = DBusAddress("/org/a11y/bus", bus_name="org.a11y.Bus", interface="org.a11y.Bus")
+A11Y_STATUS = DBusAddress("/org/a11y/bus", bus_name="org.a11y.Bus", interface="org.a11y.Status")
 POLL_S = 0.005
 
 
@@ -46,8 +47,9 @@ def wait_for_name(conn: DBusConnection, name: str, deadline: float) -> bool:
         time.sleep(POLL_S)
 
 
-def a11y_address_from_session(session_address: str, timeout_s: float = 2.0) -> str:
-    """Ask the session bus's ``org.a11y.Bus`` for the AT-SPI bus address.
+def a11y_address_from_session(session_address: str, timeout_s: float = 2.0, *, enable: bool = False) -> str:
+    """Ask the session bus's ``org.a11y.Bus`` for the AT-SPI bus address (``enable``: first switch
+    accessibility on, :func:`enable_accessibility`).
 
     Only calls ``GetAddress`` once the launcher owns the name: calling it earlier makes D-Bus
     auto-activate a second launcher.
@@ -60,7 +62,31 @@ def a11y_address_from_session(session_address: str, timeout_s: float = 2.0) -> s
     with conn:
         if not wait_for_name(conn, "org.a11y.Bus", deadline):
             raise BackendUnavailable("no AT-SPI bus launcher (org.a11y.Bus) on the session bus")
+        if enable:
+            enable_accessibility(conn, timeout_s)
         return str(_call(conn, new_method_call(A11Y_BUS, "GetAddress"), timeout_s)[0])
+
+
+def a11y_status(session_address: str, timeout_s: float = 1.0) -> dict[str, bool]:
+    """``org.a11y.Status`` on the session bus: ``IsEnabled`` and ``ScreenReaderEnabled``.
+
+    Toolkits read ``IsEnabled`` at start to decide whether to load their accessibility bridge.
+    """
+    try:
+        conn = open_dbus_connection(bus=session_address, auth_timeout=timeout_s)
+    except (OSError, ValueError) as exc:
+        raise SessionBusUnreachable(f"session D-Bus at {session_address} is unreachable: {exc}") from exc
+    with conn:
+        if not name_has_owner(conn, "org.a11y.Bus", timeout_s):
+            raise BackendUnavailable("no AT-SPI bus launcher (org.a11y.Bus) on the session bus")
+        (props,) = _call(conn, Properties(A11Y_STATUS).get_all(), timeout_s)
+    return {str(k): bool(v[1]) for k, v in props.items()}  # type: ignore[attr-defined]
+
+
+def enable_accessibility(conn: DBusConnection, timeout_s: float = 1.0) -> None:
+    """Set ``org.a11y.Status.IsEnabled`` on the bus ``conn`` is connected to, so toolkits started
+    afterwards (Chromium, Firefox, GTK 4) put their trees on the AT-SPI bus."""
+    _call(conn, Properties(A11Y_STATUS).set("IsEnabled", "b", True), timeout_s)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,21 +1,24 @@
 """``deskhand doctor``: a readiness report of the desktop deskhand would operate (Linux X11).
 
 Each check returns a :class:`Check` with what it found and, when it failed, how to fix it. The
-report reads the environment it is given (``DISPLAY``, ``DBUS_SESSION_BUS_ADDRESS``,
-``AT_SPI_BUS_ADDRESS``), so it can judge a virtual desktop from outside.
+report reads the environment it is given (``DISPLAY``, ``XAUTHORITY``, ``DBUS_SESSION_BUS_ADDRESS``,
+``AT_SPI_BUS_ADDRESS``), so it can judge a virtual desktop from outside. Besides readiness it flags
+an X server with access control off (``x_access``) and a session whose ``org.a11y.Status
+IsEnabled`` is false (``accessibility``: apps started then keep their trees off the bus).
 """
 
 from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from deskhand.core.errors import BackendUnavailable
-from deskhand.desktop.atspi import A11yBus, SessionBusUnreachable, a11y_address_from_session
+from deskhand.desktop import _xauth
+from deskhand.desktop.atspi import A11yBus, SessionBusUnreachable, a11y_address_from_session, a11y_status
 
 FIX_DISPLAY: Final = (
     'run inside a virtual desktop: `deskhand desktop run -- CMD`, or `eval "$(deskhand desktop start)"`; '
@@ -32,6 +35,21 @@ FIX_SESSION_BUS: Final = (
 FIX_ATSPI: Final = (
     "start the AT-SPI bus: apt-get install at-spi2-core, then run /usr/libexec/at-spi-bus-launcher "
     "on the session bus, or use `deskhand desktop run -- CMD`"
+)
+FIX_XAUTH: Final = (
+    "the X server wants a cookie: set XAUTHORITY to the desktop's Xauthority file "
+    "(`deskhand desktop status ID` prints it), or `xauth merge` it into ~/.Xauthority"
+)
+FIX_X_ACCESS: Final = (
+    "access control is off, so every local user can connect and type into its apps: start the X server "
+    "without -ac (with an Xauthority cookie; `deskhand desktop start` does), or run `xhost -`"
+)
+FIX_A11Y: Final = (
+    "apps started now keep their accessibility off: run `gsettings set org.gnome.desktop.interface "
+    "toolkit-accessibility true`, or `busctl --user set-property org.a11y.Bus /org/a11y/bus org.a11y.Status "
+    "IsEnabled b true` (dbus-send --session --dest=org.a11y.Bus /org/a11y/bus org.freedesktop.DBus.Properties.Set "
+    "string:org.a11y.Status string:IsEnabled variant:boolean:true), then restart the apps; "
+    "`deskhand desktop start` does this on its desktops"
 )
 FIX_CLIPBOARD: Final = "the X server refused selection ownership; use a desktop started by `deskhand desktop`"
 FIX_QUICKJS: Final = "install the JavaScript engine into the venv: `make venv` (pip install quickjs-ng)"
@@ -74,7 +92,7 @@ class Report:
         return "\n".join(lines)
 
 
-def _x_checks(display_name: str | None) -> list[Check]:
+def _x_checks(display_name: str | None, xauthority: str | None = None) -> list[Check]:
     from Xlib import X, Xatom, error  # noqa: PLC0415 - keep `import deskhand.desktop` light
     from Xlib import display as xdisplay  # noqa: PLC0415
 
@@ -84,18 +102,21 @@ def _x_checks(display_name: str | None) -> list[Check]:
         local = display_name.split(".")[0]
         if local.startswith(":") and local[1:].isdigit() and not Path(f"/tmp/.X11-unix/X{local[1:]}").exists():  # noqa: S108
             raise OSError(f"no X server socket for {local}")
-        d = xdisplay.Display(display_name)
+        with _xauth.authority(xauthority):
+            d = xdisplay.Display(display_name)
     except (error.DisplayError, error.ConnectionClosedError, OSError, ValueError) as exc:
         why = f"cannot open display {display_name!r}: {exc}" if display_name else "DISPLAY is not set"
-        names = ["window_manager", "xtest", "xcomposite", "xshm", "clipboard"]
+        refused = "authoriz" in str(exc).lower()
+        names = ["x_access", "window_manager", "xtest", "xcomposite", "xshm", "clipboard"]
         return [
-            Check("display", False, why, FIX_DISPLAY),
+            Check("display", False, why, FIX_XAUTH if refused else FIX_DISPLAY),
             *(Check(n, False, "needs the display", "fix the display check first") for n in names),
         ]
     try:
         screen = d.screen()
         size = f"{screen.width_in_pixels}x{screen.height_in_pixels}x{screen.root_depth}"
         out = [Check("display", True, f"{display_name} {size}", data={"display": display_name, "size": size})]
+        out.append(_access_check(d, X))
         out.append(_wm_check(d, X, Xatom))
         for key, ext in _EXTENSIONS:
             present = d.query_extension(ext) is not None
@@ -105,6 +126,17 @@ def _x_checks(display_name: str | None) -> list[Check]:
         return out
     finally:
         d.close()
+
+
+def _access_check(d: Any, X: Any) -> Check:  # noqa: N803 - Xlib module names
+    """Whether the server checks who connects (ListHosts: its access mode and host list)."""
+    reply = d.list_hosts()
+    hosts = [f"{h.family}:{bytes(h.name).decode('utf-8', 'replace')}" for h in reply.hosts]
+    data = {"enabled": reply.mode == X.EnableAccess, "hosts": hosts}
+    if reply.mode != X.EnableAccess:
+        return Check("x_access", False, "access control is off (any local client may connect)", FIX_X_ACCESS, data)
+    detail = "access control on" + (f", hosts allowed without a cookie: {', '.join(hosts)}" if hosts else "")
+    return Check("x_access", True, detail, data=data)
 
 
 def _wm_check(d: Any, X: Any, Xatom: Any) -> Check:  # noqa: N803 - Xlib module names
@@ -165,6 +197,7 @@ def _bus_checks(env: Mapping[str, str]) -> list[Check]:
             found = a11y_address_from_session(session, timeout_s=1.0)
             out.append(Check("session_bus", True, "reachable", data={"address": session}))
             address = address or found
+            out.append(_a11y_check(session))
         except SessionBusUnreachable as exc:
             out.append(Check("session_bus", False, exc.message, FIX_SESSION_BUS))
         except BackendUnavailable as exc:
@@ -185,6 +218,16 @@ def _bus_checks(env: Mapping[str, str]) -> list[Check]:
     return [*out, Check("atspi_bus", True, f"{len(apps)} app(s): {listing}", data=data)]
 
 
+def _a11y_check(session: str) -> Check:
+    try:
+        status = a11y_status(session)
+    except BackendUnavailable as exc:
+        return Check("accessibility", False, f"cannot read org.a11y.Status: {exc.message}", FIX_A11Y)
+    if status.get("IsEnabled"):
+        return Check("accessibility", True, "org.a11y.Status IsEnabled is true", data=status)
+    return Check("accessibility", False, "org.a11y.Status IsEnabled is false", FIX_A11Y, data=status)
+
+
 def _quickjs_check() -> Check:
     try:
         module = importlib.import_module("quickjs")
@@ -195,12 +238,13 @@ def _quickjs_check() -> Check:
 
 
 CHECKS: Final[tuple[Callable[[Mapping[str, str]], list[Check]], ...]] = (
-    lambda env: _x_checks(env.get("DISPLAY")),
+    lambda env: _x_checks(env.get("DISPLAY"), env.get("XAUTHORITY")),
     _bus_checks,
     lambda env: [_quickjs_check()],
 )
 
 
-def run_doctor(env: Mapping[str, str]) -> Report:
-    """Run every check against the desktop that ``env`` points at."""
-    return Report([c for group in CHECKS for c in group(env)])
+def run_doctor(env: Mapping[str, str], extra: Sequence[Callable[[], Check]] = ()) -> Report:
+    """Run every check against the desktop that ``env`` points at, then the ``extra`` ones
+    (``deskhand doctor`` adds the js worker's confinement, which lives in the kernel layer)."""
+    return Report([c for group in CHECKS for c in group(env)] + [check() for check in extra])

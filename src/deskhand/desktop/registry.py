@@ -107,9 +107,11 @@ def teardown(state: DesktopState, *, grace_s: float = 2.0) -> list[int]:
     """End every process of ``state``, remove its X lock, runtime dir and state file.
 
     Idempotent: processes are matched by pid *and* start time, so a reused pid is never hit.
+    A group whose leader is already gone (killed by a process manager) is still ended: while any
+    member lives, the kernel hands that number to no new process, so the members are ours.
     Returns the pids that survived SIGKILL (normally empty).
     """
-    groups = [p.pid for p in reversed(state.processes) if _procs.alive(p.pid, p.ticks)]
+    groups = [p.pid for p in reversed(state.processes) if _procs.start_ticks(p.pid) in (None, p.ticks)]
     left = _procs.terminate(groups, state.id, grace_s=grace_s)
     server = state.server_pid()
     if server is not None:
@@ -120,10 +122,17 @@ def teardown(state: DesktopState, *, grace_s: float = 2.0) -> list[int]:
 
 
 def cleanup_stale() -> list[str]:
-    """Tear down every desktop whose owner or X server died; return their ids."""
+    """Tear down every desktop whose owner or X server died; return their ids.
+
+    Also removes the X authority files of owner processes that are gone (``_xauth``).
+    """
     ended: list[str] = []
     for state in list_states():
         if state.is_stale():
             teardown(state)
             ended.append(state.id)
+    for path in registry_dir().glob("xauth-*"):
+        pid = path.name.removeprefix("xauth-")
+        if pid.isdigit() and not _procs.alive(int(pid)):
+            path.unlink(missing_ok=True)
     return ended

@@ -1,8 +1,11 @@
 """The embedded virtual desktop (Linux): Xvfb + session D-Bus + AT-SPI bus and registry + openbox.
 
-Every process starts in its own session (``start_new_session``) and carries the desktop's marker
-variable; ``stop`` ends them by process group, sweeps marked stragglers, waits for them and removes
-the X lock. A watchdog process ends the desktop when the owning process dies without stopping it.
+Every process starts clean (``_spawn``: its own session, default signal dispositions, an empty
+signal mask) and carries the desktop's marker variable; ``stop`` ends them by process group, sweeps
+marked stragglers, waits for them and removes the X lock. The X server has access control on (a
+cookie in the desktop's private directory, ``_xauth``), and accessibility is on for every toolkit
+(``org.a11y.Status IsEnabled`` and the variables in ``_env``). A watchdog that is no child of the
+owner ends the desktop when the owning process dies without stopping it (``_watchdog``).
 """
 
 from __future__ import annotations
@@ -11,69 +14,40 @@ import contextlib
 import os
 import random
 import secrets
-import select
+import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Final
+from typing import Final
 
 from deskhand.core.errors import BackendUnavailable
-from deskhand.desktop import _openbox, _procs
+from deskhand.desktop import _openbox, _procs, _spawn, _xauth
+from deskhand.desktop._env import A11Y_APP_ENV, PRIVATE_DIRS, a11y_env, exports_text, gtk_modules, user_policy_path
+from deskhand.desktop._spawn import Child
+from deskhand.desktop._startup import (
+    display_in_use,
+    display_taken,
+    parse_size,
+    read_line,
+    start_watchdog,
+    wait_watchdog,
+)
+from deskhand.desktop._startup import tail as log_tail
+from deskhand.desktop._windows import wait_for_window
 from deskhand.desktop.atspi import A11yBus, a11y_address_from_session
 from deskhand.desktop.registry import DesktopState, ProcessRecord, registry_dir, teardown
 
+__all__ = ["A11Y_APP_ENV", "LaunchedApp", "VirtualDesktop", "a11y_env", "parse_size", "wait_for_window"]
+
 AT_SPI_LAUNCHER: Final = "/usr/libexec/at-spi-bus-launcher"
 AT_SPI_REGISTRYD: Final = "/usr/libexec/at-spi2-registryd"
-#: Variables that switch toolkit accessibility on for launched apps (GTK 3 needs nothing,
-#: GTK 4 reads GTK_A11Y, Qt the QT_* pair, Chromium one of the others).
-A11Y_APP_ENV: Final[Mapping[str, str]] = {
-    "GTK_A11Y": "atspi",
-    "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1",
-    "QT_ACCESSIBILITY": "1",
-    "GNOME_ACCESSIBILITY": "1",
-    "ACCESSIBILITY_ENABLED": "1",
-}
 #: Inherited variables that would point a child at the wrong display, bus or session.
 _DROP_ENV: Final = ("NO_AT_BRIDGE", "WAYLAND_DISPLAY", "SESSION_MANAGER", "DBUS_SESSION_BUS_PID", "XAUTHORITY")
 _FIRST_DISPLAY: Final = 100
 _LAST_DISPLAY: Final = 1000
-
-
-def _display_in_use(n: int) -> bool:
-    return Path(f"/tmp/.X{n}-lock").exists() or Path(f"/tmp/.X11-unix/X{n}").exists()  # noqa: S108
-
-
-def _read_line(fd: int, deadline: float) -> bytes:
-    """Read what a child writes to ``fd`` up to a newline or EOF, or until ``deadline``."""
-    data = b""
-    while not data.endswith(b"\n"):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        ready, _, _ = select.select([fd], [], [], remaining)
-        if not ready:
-            break
-        chunk = os.read(fd, 256)
-        if not chunk:
-            break
-        data += chunk
-    return data
-
-
-def parse_size(text: str) -> tuple[int, int, int]:
-    """``"1920x1080x24"`` or ``"1920x1080"`` -> (width, height, depth)."""
-    parts = text.lower().split("x")
-    try:
-        nums = [int(p) for p in parts]
-    except ValueError:
-        nums = []
-    if len(nums) not in (2, 3) or min(nums) <= 0:
-        raise ValueError(f"screen size must look like 1920x1080x24, got {text!r}")
-    return nums[0], nums[1], nums[2] if len(nums) == 3 else 24
 
 
 @dataclass(eq=False)
@@ -81,7 +55,7 @@ class LaunchedApp:
     """A process started inside a desktop; it is killed (with its process group) on desktop stop."""
 
     argv: list[str]
-    popen: subprocess.Popen[bytes]
+    popen: Child
     log_path: Path
     desktop: VirtualDesktop = field(repr=False)
 
@@ -107,8 +81,14 @@ class VirtualDesktop:
         detached: leave the desktop running when this process exits (``deskhand desktop start``);
             otherwise a watchdog ends it when the owner dies.
         start_timeout_s: deadline for the whole stack to come up.
-        private_config: give the desktop's processes fresh XDG config, cache and state dirs
-            (removed on stop), so apps start with default settings every time.
+        private_config: give the processes the desktop starts fresh XDG config, cache and state
+            dirs (removed on stop), so apps start with default settings every time. They are not
+            part of :attr:`env` (the exports): a shell on the desktop keeps the user's own config,
+            and the processes keep the user's policy file (``DESKHAND_POLICY`` names it).
+
+    :attr:`env` is what a client needs: display, ``XAUTHORITY``, buses, the accessibility variables.
+    While an embedded (not detached) desktop runs, this process's own ``XAUTHORITY`` names a file
+    with its cookie too (``_xauth``), so python-xlib connections made here (an executor) get in.
     """
 
     def __init__(
@@ -131,11 +111,13 @@ class VirtualDesktop:
         #: seconds each start step took (xvfb, dbus, atspi, wm, total).
         self.timings: dict[str, float] = {}
         self.apps: list[LaunchedApp] = []
-        self._popens: list[subprocess.Popen[bytes]] = []
+        self._private_env: dict[str, str] = {}
+        self._popens: list[Child] = []
         self._state: DesktopState | None = None
-        self._watchdog: subprocess.Popen[bytes] | None = None
+        self._watchdog_pid: int | None = None
         self._watchdog_fd: int | None = None
-        self._logs: list[IO[bytes]] = []
+        self._watchdog_ready: int | None = None
+        self._cookie = _xauth.new_cookie()
         self.runtime_dir = registry_dir() / self.id
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -149,6 +131,11 @@ class VirtualDesktop:
     def running(self) -> bool:
         return self._state is not None
 
+    @property
+    def xauthority(self) -> Path:
+        """The desktop's client authority file (mode 0600): the cookie a client needs to connect."""
+        return self.runtime_dir / "Xauthority"
+
     def start(self) -> VirtualDesktop:
         """Start the whole stack; raise BackendUnavailable (after cleaning up) when a piece fails."""
         if self._state is not None:
@@ -157,28 +144,40 @@ class VirtualDesktop:
         deadline = t0 + self.start_timeout_s
         self.runtime_dir.mkdir(mode=0o700, parents=True)
         try:
+            if not self.detached:
+                self._start_watchdog()
             self._start_stack(t0, deadline)
+            if not self.detached:
+                self._wait_watchdog(deadline)
         except BaseException:
             self.stop()
             raise
+        if self.detached:  # it outlives this process: no cookie left in this process's XAUTHORITY
+            _xauth.unregister(self.runtime_dir.parent, self.id)
         self.timings["total"] = time.monotonic() - t0
         return self
 
     def _start_stack(self, t0: float, deadline: float) -> None:
-        display, xvfb = self._start_xvfb(deadline)
-        self.display = display
-        self.env = {
-            "DISPLAY": f":{display}",
-            "XDG_RUNTIME_DIR": str(self.runtime_dir),
-            "XDG_SESSION_TYPE": "x11",
-            _procs.MARKER_ENV: self.id,
-        }
         if self.private_config:
             # Fresh settings (dconf lives in XDG_CONFIG_HOME) make apps deterministic: no
             # "restore the previous session?" dialog after an earlier desktop killed the app.
-            for name, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache"), ("XDG_STATE_HOME", "state")):
+            self._private_env["DESKHAND_POLICY"] = user_policy_path(os.environ)
+            for name, sub in PRIVATE_DIRS:
                 (self.runtime_dir / sub).mkdir(mode=0o700, exist_ok=True)
-                self.env[name] = str(self.runtime_dir / sub)
+                self._private_env[name] = str(self.runtime_dir / sub)
+        display, xvfb = self._start_xvfb(deadline)
+        self.display = display
+        _xauth.write_private(self.xauthority, _xauth.client_entries(display, self._cookie))
+        _xauth.register(self.runtime_dir.parent, self.id, display, self._cookie)
+        self.env = {
+            "DISPLAY": f":{display}",
+            "XAUTHORITY": str(self.xauthority),
+            "XDG_RUNTIME_DIR": str(self.runtime_dir),
+            "XDG_SESSION_TYPE": "x11",
+            _procs.MARKER_ENV: self.id,
+            **A11Y_APP_ENV,
+            "GTK_MODULES": gtk_modules(os.environ.get("GTK_MODULES")),
+        }
         self._state = DesktopState(
             id=self.id, display=display, width=self.width, height=self.height, depth=self.depth,
             wm=self.wm, env=self.env, runtime_dir=str(self.runtime_dir),
@@ -187,8 +186,6 @@ class VirtualDesktop:
             created_at=time.time(),
         )  # fmt: skip
         self._record("xvfb", xvfb)
-        if not self.detached:
-            self._start_watchdog()
         self.timings["xvfb"] = time.monotonic() - t0
         wm = None
         if self.wm:
@@ -210,64 +207,75 @@ class VirtualDesktop:
 
     def _base_env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in _DROP_ENV}
+        env.update(self._private_env)
         env.update(self.env)
         return env
 
-    def _log(self, role: str) -> IO[bytes]:
-        log = (self.runtime_dir / f"{role}.log").open("ab")
-        self._logs.append(log)
-        return log
-
     def _spawn(
         self, role: str, argv: Sequence[str], *, pass_fds: Sequence[int] = (), env: Mapping[str, str] | None = None
-    ) -> subprocess.Popen[bytes]:
-        try:
-            proc = subprocess.Popen(
-                list(argv), env=dict(env) if env is not None else self._base_env(),
-                stdin=subprocess.DEVNULL, stdout=self._log(role), stderr=subprocess.STDOUT,
-                pass_fds=tuple(pass_fds), start_new_session=True,
-            )  # fmt: skip
-        except FileNotFoundError as exc:
-            raise BackendUnavailable(
-                f"desktop: {argv[0]} is not installed; install it with `make deps` "
-                "(apt-get install xvfb dbus at-spi2-core openbox)"
-            ) from exc
+    ) -> Child:
+        with (self.runtime_dir / f"{role}.log").open("ab") as log:
+            try:
+                proc = _spawn.spawn(
+                    argv, env=env if env is not None else self._base_env(),
+                    stdout=log.fileno(), stderr=log.fileno(), pass_fds=pass_fds,
+                )  # fmt: skip
+            except FileNotFoundError as exc:
+                raise BackendUnavailable(
+                    f"desktop: {argv[0]} is not installed; install it with "
+                    "`apt-get install xvfb xauth dbus at-spi2-core openbox` (or `make deps`)"
+                ) from exc
         self._popens.append(proc)
         if self._state is not None:
             self._record(role, proc)
         return proc
 
-    def _record(self, role: str, proc: subprocess.Popen[bytes]) -> None:
+    def _record(self, role: str, proc: Child) -> None:
         if self._state is None:
             raise RuntimeError("desktop: no state to record a process in")
         self._state.processes.append(ProcessRecord(role, proc.pid, _procs.start_ticks(proc.pid)))
         self._state.save()
 
-    def _start_xvfb(self, deadline: float) -> tuple[int, subprocess.Popen[bytes]]:
+    def _start_xvfb(self, deadline: float) -> tuple[int, Child]:
         geometry = f"{self.width}x{self.height}x{self.depth}"
+        server_auth = self.runtime_dir / "xserver.auth"
+        _xauth.write_private(server_auth, _xauth.entry(_xauth.FAMILY_WILD, b"", None, self._cookie))
         first = random.randrange(_FIRST_DISPLAY, _LAST_DISPLAY)  # noqa: S311 - spreads parallel starts
         span = _LAST_DISPLAY - _FIRST_DISPLAY
         for i in range(span):
             n = _FIRST_DISPLAY + (first - _FIRST_DISPLAY + i) % span
-            if _display_in_use(n):
+            if display_in_use(n):
                 continue
+            log = self.runtime_dir / "xvfb.log"
+            log.unlink(missing_ok=True)  # the error shows the last attempt's log
             r, w = os.pipe()
-            argv = ["Xvfb", f":{n}", "-screen", "0", geometry, "-nolisten", "tcp", "-ac", "-noreset"]
+            argv = [
+                "Xvfb",
+                f":{n}",
+                "-screen",
+                "0",
+                geometry,
+                "-nolisten",
+                "tcp",
+                "-auth",
+                str(server_auth),
+                "-noreset",
+            ]
             try:
                 proc = self._spawn("xvfb", [*argv, "-displayfd", str(w)], pass_fds=(w,))
             finally:
                 os.close(w)
             try:
-                line = _read_line(r, deadline)
+                line = read_line(r, deadline)
             finally:
                 os.close(r)
             if line.strip().isdigit():
                 return int(line.strip()), proc
             _procs.terminate([proc.pid], None, grace_s=1.0)
             proc.poll()
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline or not display_taken(log):
                 break
-        raise BackendUnavailable(f"desktop: Xvfb did not start (see {self.runtime_dir / 'xvfb.log'})")
+        raise BackendUnavailable(f"desktop: Xvfb did not start{log_tail(self.runtime_dir / 'xvfb.log')}")
 
     def _start_dbus(self, deadline: float) -> None:
         r, w = os.pipe()
@@ -278,25 +286,43 @@ class VirtualDesktop:
         finally:
             os.close(w)
         try:
-            address = _read_line(r, deadline).decode().strip()
+            address = read_line(r, deadline).decode().strip()
         finally:
             os.close(r)
         if not address:
-            raise BackendUnavailable("desktop: dbus-daemon did not start (apt-get install dbus)")
+            tail = log_tail(self.runtime_dir / "dbus.log")
+            raise BackendUnavailable(f"desktop: dbus-daemon did not start (apt-get install dbus){tail}")
         self.env["DBUS_SESSION_BUS_ADDRESS"] = address
 
     def _start_atspi(self, deadline: float) -> None:
-        self._spawn("atspi-launcher", [AT_SPI_LAUNCHER, "--launch-immediately"])
-        address = a11y_address_from_session(
-            self.env["DBUS_SESSION_BUS_ADDRESS"], timeout_s=max(0.1, deadline - time.monotonic())
+        # The launcher keeps IsEnabled in GSettings (toolkit-accessibility): give it a key file that
+        # says true, so it starts enabled and no dconf service is started to store the value.
+        settings = self.runtime_dir / "a11y-settings"
+        (settings / "glib-2.0" / "settings").mkdir(mode=0o700, parents=True)
+        (settings / "glib-2.0" / "settings" / "keyfile").write_text(
+            "[org/gnome/desktop/interface]\ntoolkit-accessibility=true\n"
         )
+        env = {**self._base_env(), "GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": str(settings)}
+        launcher = self._spawn("atspi-launcher", [AT_SPI_LAUNCHER, "--launch-immediately"], env=env)
+        try:
+            address = a11y_address_from_session(
+                self.env["DBUS_SESSION_BUS_ADDRESS"], timeout_s=max(0.1, deadline - time.monotonic()), enable=True
+            )
+        except BackendUnavailable as exc:
+            launcher.poll()
+            raise BackendUnavailable(
+                f"desktop: {exc.message}{log_tail(self.runtime_dir / 'atspi-launcher.log')}"
+            ) from exc
         self.env["AT_SPI_BUS_ADDRESS"] = address
         self._spawn("atspi-registryd", [AT_SPI_REGISTRYD])
         with A11yBus(address) as bus:
             if not bus.wait_registry(deadline):
-                raise BackendUnavailable("desktop: the AT-SPI registry did not start (apt-get install at-spi2-core)")
+                tail = log_tail(self.runtime_dir / "atspi-registryd.log")
+                raise BackendUnavailable(
+                    f"desktop: the AT-SPI registry did not start (apt-get install at-spi2-core){tail}"
+                )
 
-    def _wait_wm(self, wm: subprocess.Popen[bytes], deadline: float) -> None:
+    def _wait_wm(self, wm: Child, deadline: float) -> None:
         from Xlib import display as xdisplay  # noqa: PLC0415 - only needed here
 
         d = xdisplay.Display(self.env["DISPLAY"])
@@ -305,28 +331,24 @@ class VirtualDesktop:
             root = d.screen().root
             while root.get_full_property(check, 0) is None:
                 if wm.poll() is not None or time.monotonic() >= deadline:
-                    raise BackendUnavailable("desktop: openbox did not start (apt-get install openbox)")
+                    tail = log_tail(self.runtime_dir / "openbox.log")
+                    raise BackendUnavailable(f"desktop: openbox did not start (apt-get install openbox){tail}")
                 time.sleep(0.005)
         finally:
             d.close()
 
     def _start_watchdog(self) -> None:
-        """A separate process that tears the desktop down when our end of its pipe closes."""
-        if self._state is None:
-            raise RuntimeError("desktop: the watchdog needs the desktop's state file")
-        r, w = os.pipe()
-        env = {k: v for k, v in os.environ.items() if k != _procs.MARKER_ENV}
-        src = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
+        first, self._watchdog_fd, self._watchdog_ready = start_watchdog(registry_dir() / f"{self.id}.json")
+        self._popens.append(first)  # exits as soon as it has forked the watchdog
+
+    def _wait_watchdog(self, deadline: float) -> None:
+        if self._watchdog_ready is None:
+            raise RuntimeError("desktop: the watchdog was not started")
         try:
-            self._watchdog = subprocess.Popen(
-                [sys.executable, "-m", "deskhand.desktop._watchdog", str(self._state.path)],
-                stdin=r, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                env=env, start_new_session=True,
-            )  # fmt: skip
+            self._watchdog_pid = wait_watchdog(self._watchdog_ready, deadline)
         finally:
-            os.close(r)
-        self._watchdog_fd = w
+            os.close(self._watchdog_ready)
+            self._watchdog_ready = None
 
     def stop(self) -> None:
         """End every process of the desktop and its apps, wait for them, remove locks and state."""
@@ -338,26 +360,22 @@ class VirtualDesktop:
             _reap(proc)
         self._popens.clear()
         self._state = None
-        if self._watchdog_fd is not None:
-            os.close(self._watchdog_fd)
-            self._watchdog_fd = None
-        if self._watchdog is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._watchdog.wait(timeout=5)
-            self._watchdog = None
-        for log in self._logs:
-            log.close()
-        self._logs.clear()
+        _xauth.unregister(self.runtime_dir.parent, self.id)
+        for fd in (self._watchdog_fd, self._watchdog_ready):
+            if fd is not None:
+                os.close(fd)
+        self._watchdog_fd = self._watchdog_ready = None
+        if self._watchdog_pid is not None:
+            _procs.wait_gone([self._watchdog_pid], time.monotonic() + 5.0)
+            self._watchdog_pid = None
         if self.runtime_dir.exists():
-            import shutil  # noqa: PLC0415
-
             shutil.rmtree(self.runtime_dir, ignore_errors=True)
 
     # -- apps --------------------------------------------------------------------------------
     def app_env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        """The environment for a process inside the desktop, with toolkit accessibility on."""
-        env = self._base_env()
-        env.update(A11Y_APP_ENV)
+        """The environment for a process inside the desktop: its :attr:`env`, toolkit accessibility
+        on, the private settings dirs, plus ``extra``."""
+        env = a11y_env(self._base_env())
         if extra:
             env.update(extra)
         return env
@@ -376,10 +394,7 @@ class VirtualDesktop:
         path = Path(log_path) if log_path is not None else self.runtime_dir / f"app-{len(self.apps)}.log"
         with path.open("ab") as log:
             try:
-                proc = subprocess.Popen(
-                    list(argv), env=self.app_env(env), cwd=cwd, stdin=subprocess.DEVNULL,
-                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                )  # fmt: skip
+                proc = _spawn.spawn(argv, env=self.app_env(env), stdout=log.fileno(), stderr=log.fileno(), cwd=cwd)
             except FileNotFoundError as exc:
                 raise BackendUnavailable(f"desktop: cannot launch {argv[0]!r}: not found") from exc
         app = LaunchedApp(list(argv), proc, path, self)
@@ -406,50 +421,12 @@ class VirtualDesktop:
         return A11yBus(self.env["AT_SPI_BUS_ADDRESS"], timeout_s=timeout_s)
 
     def exports(self) -> str:
-        """The client environment as ``export NAME=value`` lines."""
-        import shlex  # noqa: PLC0415
-
-        return "".join(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(self.env.items()))
+        """The client environment as shell lines (``export NAME=value``, ``unset NO_AT_BRIDGE``)."""
+        return exports_text(self.env)
 
 
-def _window_of(d: object, wid: int, wm_pid: int) -> int | None:
-    """The pid of a mapped client window, or None (unmapped, no pid, or already destroyed)."""
-    from Xlib import X, Xatom  # noqa: PLC0415
-    from Xlib.error import XError  # noqa: PLC0415
-
-    win = d.create_resource_object("window", wid)  # type: ignore[attr-defined]
-    try:
-        prop = win.get_full_property(wm_pid, Xatom.CARDINAL)
-        viewable = win.get_attributes().map_state == X.IsViewable
-    except XError:  # the client list can name a window that is being destroyed
-        return None
-    return int(prop.value[0]) if prop is not None and viewable else None
-
-
-def _reap(proc: subprocess.Popen[bytes]) -> None:
+def _reap(proc: Child) -> None:
     """Collect an ended child's exit status. After SIGKILL the kernel may still be tearing down the
     process's other threads for a moment, so wait briefly instead of a single poll."""
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=5)
-
-
-def wait_for_window(display: str, pid: int, timeout_s: float = 10.0) -> int:
-    """Poll ``display``'s ``_NET_CLIENT_LIST`` until ``pid`` has a mapped window; return its id."""
-    from Xlib import Xatom  # noqa: PLC0415 - keep importing the desktop light
-    from Xlib import display as xdisplay  # noqa: PLC0415
-
-    deadline = time.monotonic() + timeout_s
-    d = xdisplay.Display(display)
-    try:
-        clients, wm_pid = d.intern_atom("_NET_CLIENT_LIST"), d.intern_atom("_NET_WM_PID")
-        root = d.screen().root
-        while True:
-            listed = root.get_full_property(clients, Xatom.WINDOW)
-            for wid in listed.value if listed is not None else []:
-                if _window_of(d, int(wid), wm_pid) == pid:
-                    return int(wid)
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"no mapped window of pid {pid} within {timeout_s} s")
-            time.sleep(0.01)  # polling the client list with a deadline
-    finally:
-        d.close()

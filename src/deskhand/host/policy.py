@@ -1,10 +1,14 @@
 """The app deny policy, applied to the *resolved* identity (native-contract.md 6.13, Linux defaults).
 
-An app is denied when its app id (the ``.desktop`` id, else the executable's basename) or its
-executable's basename is exactly one of the denied names. Linux defaults: terminal emulators,
-password, keyring and polkit prompts, and screen lockers. deskhand's own processes are denied
-intrinsically and no file can lift that. Discovery does not authorize: ``list_apps`` still lists
-denied apps; any targeted tool on them gives ``app_denied`` before dispatch.
+An app is denied when one of its names is a denied name, compared without case: its app id (the
+``.desktop`` id, else the executable's basename), its executable's basename, the executable's
+full path, or its display name. Linux defaults: terminal emulators, password, keyring and polkit
+prompts, and screen lockers. A name alone is not enough against a terminal copied or linked under
+another name, or a daemon whose windows are terminals (``urxvtd``), so a process that holds a
+pseudo-terminal master (the backend reports ``RunningApp.holds_terminal``) is denied as a terminal
+whatever it is called, unless the policy file allows it by name. deskhand's own processes are
+denied intrinsically and no file can lift that. Discovery does not authorize: ``list_apps`` still
+lists denied apps; any targeted tool on them gives ``app_denied`` before dispatch.
 
 The policy file (TOML; ``$DESKHAND_POLICY``, else ``$XDG_CONFIG_HOME/deskhand/policy.toml``, else
 ``~/.config/deskhand/policy.toml``) can add and lift names::
@@ -14,9 +18,11 @@ The policy file (TOML; ``$DESKHAND_POLICY``, else ``$XDG_CONFIG_HOME/deskhand/po
     [allow]
     apps = ["xterm"]                 # lifts a default
 
-A name in both lists stays denied. The file fails closed: an unreadable file, a table or key other
-than ``[deny]``/``[allow]`` ``apps``, or an attempt to allow deskhand itself is a
-:class:`PolicyFileError`, so deskhand does not start with a policy the user did not mean.
+Names may be app ids, executable names, display names (``"Mousepad"``) or absolute paths
+(``"/usr/bin/mousepad"``). A name in both lists stays denied. The file fails closed: an unreadable
+file, a table or key other than ``[deny]``/``[allow]`` ``apps``, a name that can never match (a
+relative path such as ``bin/xterm``, surrounding spaces), or an attempt to allow deskhand itself is
+a :class:`PolicyFileError`, so deskhand does not start with a policy the user did not mean.
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ TERMINALS: Final = frozenset(
         "sakura", "st", "urxvt", "rxvt", "rxvt-unicode", "terminology", "cool-retro-term", "guake", "tilda",
         "yakuake", "com.raggesilver.BlackBox", "blackbox", "deepin-terminal", "io.elementary.terminal",
         "x-terminal-emulator", "rio", "warp-terminal", "tabby", "hyper", "contour", "zutty", "eterm",
+        "urxvtd", "urxvtc", "urxvt256c", "rxvt-unicode-256color", "mlterm", "kterm", "aterm", "mrxvt", "wterm",
+        "xvt", "stterm", "termit", "roxterm", "pterm", "putty", "lilyterm", "evilvte", "termite",
+        "org.kde.yakuake", "io.github.kovidgoyal.kitty",
     }
 )  # fmt: skip
 #: Password, keyring and polkit prompts, and screen lockers.
@@ -55,7 +64,8 @@ SECURITY_PROMPTS: Final = frozenset(
         "xscreensaver", "light-locker", "gnome-screensaver", "xfce4-screensaver", "i3lock", "slock", "xsecurelock",
     }
 )  # fmt: skip
-DEFAULT_DENIED: Final = TERMINALS | SECURITY_PROMPTS
+#: Every default, compared without case.
+DEFAULT_DENIED: Final = frozenset(n.casefold() for n in TERMINALS | SECURITY_PROMPTS)
 #: deskhand itself: never liftable.
 INTRINSIC: Final = frozenset({"deskhand", "io.deskhand.deskhand"})
 
@@ -74,8 +84,10 @@ def default_policy_path() -> Path:
     return Path(config) / "deskhand" / "policy.toml"
 
 
-def _names(identity: ProcessIdentity) -> set[str]:
-    return {identity.app_id, Path(identity.executable).name} - {""}
+def _names(identity: ProcessIdentity, display_name: str = "") -> set[str]:
+    """Every name a policy entry may use for the app, case-folded."""
+    names = {identity.app_id, Path(identity.executable).name, identity.executable, display_name}
+    return {n.casefold() for n in names if n}
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +97,8 @@ class AppPolicy:
     denied: frozenset[str] = DEFAULT_DENIED
     #: Our own processes (this one, js kernel workers); denied whatever their name.
     own_pids: frozenset[int] = field(default_factory=lambda: frozenset({os.getpid()}))
+    #: Names the policy file allows (lifting a default, or a terminal found by its pseudo-terminal).
+    allowed: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, path: Path | None = None) -> AppPolicy:
@@ -108,20 +122,23 @@ class AppPolicy:
         intrinsic = sorted(lifted & INTRINSIC)
         if intrinsic:
             raise PolicyFileError(f"{source}: [allow] cannot lift '{intrinsic[0]}'; deskhand never operates itself")
-        return cls(denied=(DEFAULT_DENIED - lifted) | extra)
+        return cls(denied=(DEFAULT_DENIED - lifted) | extra, allowed=lifted - extra)
 
     def with_own_pids(self, pids: Iterable[int]) -> AppPolicy:
-        return AppPolicy(self.denied, self.own_pids | frozenset(pids))
+        return AppPolicy(self.denied, self.own_pids | frozenset(pids), self.allowed)
 
     def is_intrinsic(self, identity: ProcessIdentity) -> bool:
         return identity.pid in self.own_pids or bool(_names(identity) & INTRINSIC)
 
-    def is_denied(self, identity: ProcessIdentity) -> bool:
-        return self.is_intrinsic(identity) or bool(_names(identity) & self.denied)
+    def is_denied(self, identity: ProcessIdentity, *, display_name: str = "", holds_terminal: bool = False) -> bool:
+        names = _names(identity, display_name)
+        if self.is_intrinsic(identity) or names & self.denied:
+            return True
+        return holds_terminal and not names & self.allowed
 
     def check(self, app: RunningApp) -> None:
         """Raise ``app_denied`` (before dispatch) if ``app`` may not be operated."""
-        if self.is_denied(app.identity):
+        if self.is_denied(app.identity, display_name=app.display_name, holds_terminal=app.holds_terminal):
             raise AppDeniedError(app.display_name)
 
 
@@ -132,4 +149,10 @@ def _app_list(data: Mapping[str, object], table: str, source: str) -> frozenset[
     apps = section.get("apps", []) if isinstance(section, dict) else None
     if not isinstance(apps, list) or not all(isinstance(a, str) and a for a in apps):
         raise PolicyFileError(f"{source}: [{table}] apps must be a list of non-empty strings")
-    return frozenset(apps)
+    for name in apps:
+        if name != name.strip() or ("/" in name and not name.startswith("/")):
+            raise PolicyFileError(
+                f"{source}: [{table}] {name!r} can never match: use an app id, an executable or display "
+                "name, or an absolute path"
+            )
+    return frozenset(a.casefold() for a in apps)

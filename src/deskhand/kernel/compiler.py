@@ -21,6 +21,7 @@ imports nothing from deskhand: the worker process loads it without the package.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import islice
@@ -121,9 +122,19 @@ def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(_javascript())
 
 
+_ESCAPE = re.compile(r"\\u(?:([0-9a-fA-F]{4})|\{([0-9a-fA-F]{1,6})\})")
+
+
 def _text(node: tree_sitter.Node) -> str:
+    """A node's source text; in a name, ``\\u005f``-style escapes are decoded (JS reads them so)."""
     raw = node.text
-    return raw.decode("utf-8") if raw is not None else ""
+    text = raw.decode("utf-8") if raw is not None else ""
+    return _ESCAPE.sub(_unescape, text) if "\\" in text else text
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = int(match.group(1) or match.group(2), 16)
+    return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else match.group()
 
 
 def _first_error(node: tree_sitter.Node) -> tree_sitter.Node | None:

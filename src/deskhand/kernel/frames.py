@@ -9,6 +9,7 @@ imports nothing from deskhand: the worker loads it without the package.
 from __future__ import annotations
 
 import json
+import re
 import struct
 from typing import Final
 
@@ -17,13 +18,26 @@ HEADER: Final = struct.Struct(">I")
 MAX_FRAME: Final = 64 * 1024 * 1024
 
 
+#: A UTF-16 surrogate in a Python string is always a lone one (JS strings may hold them; UTF-8 cannot).
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
 class FrameError(Exception):
     """The peer sent a frame that is not valid protocol data."""
 
 
 def encode(message: dict[str, object]) -> bytes:
-    body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    """Frame one message. A lone surrogate becomes the visible text ``\\uD83D`` (six characters)."""
+    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    if _SURROGATE.search(text) is not None:
+        text = _SURROGATE.sub(_escape_surrogate, text)
+    body = text.encode("utf-8")
     return HEADER.pack(len(body)) + body
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    # Inside a JSON string: an escaped backslash, then the code unit's hex digits.
+    return f"\\\\u{ord(match.group()):04X}"
 
 
 def encode_raw(body: bytes) -> bytes:

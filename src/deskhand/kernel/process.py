@@ -10,16 +10,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from deskhand.kernel import frames
+from deskhand.kernel.confine import status_fields
 
 WORKER_SCRIPT = Path(__file__).resolve().parent / "worker.py"
+FIX_CONFINEMENT = "install libseccomp2 and the venv's pyseccomp (`make deps`); Linux 5.13+ adds Landlock"
 
 
 def worker_env(directory: Path) -> dict[str, str]:
@@ -129,3 +133,67 @@ class WorkerProcess:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024
         return None
+
+
+def probe_confinement(timeout_s: float = 15.0) -> dict[str, object]:
+    """Start one worker, ask it which confinement layers it applied, read its /proc status, end it.
+
+    For ``deskhand doctor``: ``{"layers": {...}, "status": {"Seccomp": "2", ...}}``, or
+    ``{"error": text}`` when no worker could be started.
+    """
+    directory = Path(tempfile.mkdtemp(prefix="deskhand-js-")).resolve()
+    process: subprocess.Popen[bytes] | None = None
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-I", str(WORKER_SCRIPT)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=directory,
+            env=worker_env(directory),
+            start_new_session=True,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(frames.encode({"type": "ping", "nonce": 1}))
+        process.stdin.flush()
+        ready = select.select([process.stdout], [], [], timeout_s)[0]
+        if not ready:
+            return {"error": f"the worker did not answer within {timeout_s:.0f} s"}
+        header = process.stdout.read(frames.HEADER.size)
+        if len(header) < frames.HEADER.size:
+            return {"error": f"the worker exited ({process.poll()})"}
+        pong = frames.decode_body(process.stdout.read(frames.decode_length(header)))
+        return {"layers": pong.get("layers", {}), "status": status_fields(process.pid)}
+    except (OSError, frames.FrameError) as error:
+        return {"error": str(error)}
+    finally:
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            for pipe in (process.stdin, process.stdout):
+                if pipe is not None:
+                    pipe.close()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def confinement_summary() -> tuple[bool, str, dict[str, object]]:
+    """``(ok, one line, data)`` for ``deskhand doctor``; on Linux ok needs seccomp and no_new_privs."""
+    probe = probe_confinement()
+    if "error" in probe:
+        return False, f"no js worker could start: {probe['error']}", probe
+    layers = probe.get("layers")
+    status = probe.get("status")
+    layers = layers if isinstance(layers, dict) else {}
+    status = status if isinstance(status, dict) else {}
+    landlock = layers.get("landlock")
+    parts = [
+        f"seccomp {'on' if layers.get('seccomp') else 'off'} (Seccomp: {status.get('Seccomp', '?')})",
+        f"no_new_privs {'on' if layers.get('noNewPrivs') else 'off'}",
+        f"landlock {'ABI ' + str(landlock) if landlock else 'off'}",
+        f"hard rlimits {'on' if layers.get('rlimits') else 'partial'}",
+        f"user {layers.get('user', '?')}",
+    ]
+    linux = sys.platform.startswith("linux")
+    ok = not linux or (status.get("Seccomp") == "2" and status.get("NoNewPrivs") == "1")
+    return ok, ", ".join(parts), probe

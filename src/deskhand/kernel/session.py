@@ -6,8 +6,9 @@ cell's native calls to a :class:`ToolCaller` one at a time, and enforces the per
 Timeout, cancellation, reset and every protocol or limit violation end the cell with the
 contract's text, let the one in-flight native call finish, start nothing queued, kill the
 worker and discard its bindings; the next cell gets a fresh worker. A spare worker, started
-in the background once a worker is discarded, has run no cell (so it holds no bindings) and
-becomes that fresh worker, so the first cell after a reset does not wait for a start.
+in the background as soon as a worker is in use (and again after each discard), has run no
+cell (so it holds no bindings) and becomes that fresh worker, so the first cell after a reset
+or a cancellation does not wait for a start.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol
+
+import anyio
 
 from deskhand.core.counters import CallCounters
 from deskhand.core.platform import from_sys_platform, js_target
@@ -42,12 +45,19 @@ ALREADY_RUNNING: Final = "A Computer Use JavaScript cell is already running."
 INVALID_RUN: Final = f"Invalid Computer Use JavaScript code or timeout (maximum {MAX_TIMEOUT_S:g} seconds)."
 TIMED_OUT: Final = "Computer Use JavaScript timed out. Bindings were reset; observe the app before continuing."
 CANCELLED: Final = "Computer Use JavaScript cancelled. Bindings were reset; observe the app before continuing."
+CANCELLED_EARLIER: Final = (
+    "The previous Computer Use JavaScript cell was cancelled. Bindings were reset; observe the app before continuing."
+)
 RESET_ACTIVE: Final = "Computer Use JavaScript reset. Bindings were discarded."
 RESET_QUEUED: Final = "Computer Use JavaScript was reset before this queued cell started."
 INVALID_OPERATION: Final = "Computer Use JavaScript exceeded its action limit or requested an invalid operation."
 INVALID_CONTENT: Final = "Computer Use JavaScript emitted invalid content."
 OUTPUT_LIMIT: Final = "Computer Use JavaScript exceeded the output limit."
 MEMORY_LIMIT: Final = "Computer Use JavaScript exceeded its memory budget."
+OUT_OF_MEMORY: Final = (
+    "Computer Use JavaScript ran out of memory. The worker and its bindings were reset; "
+    "observe the app before continuing."
+)
 UNRESPONSIVE: Final = "Computer Use JavaScript left an unresponsive background task."
 INVALID_PROTOCOL: Final = "Computer Use JavaScript kernel sent invalid protocol data."
 IDLE_SUFFIX: Final = " Bindings were reset. Select the app again."
@@ -137,15 +147,24 @@ class KernelSession:
         self._closing = False
         self._cell: _Cell | None = None
         self._queue = asyncio.Lock()
+        self._waiting = 0
         self._epoch = 0
         self._next_cell = 0
         self._idle_failure: str | None = None
+        #: Set when a caller gave up on its cell: nobody read the cancellation text, so the next
+        #: cell's result starts with it (MCP answers no cancelled request).
+        self._unread_cancel = False
         self._reaping: set[asyncio.Task[None]] = set()
         self._bootstrap = _BOOTSTRAP.read_text("utf-8")
 
     @property
     def busy(self) -> bool:
         return self._cell is not None
+
+    @property
+    def waiting(self) -> int:
+        """Cells waiting for the one running now (for tests and diagnostics)."""
+        return self._waiting
 
     @property
     def worker_pid(self) -> int | None:
@@ -167,10 +186,17 @@ class KernelSession:
         if not queue and (self._cell is not None or self._queue.locked()):
             return _error(ALREADY_RUNNING)
         epoch = self._epoch
-        async with self._queue:
+        self._waiting += 1
+        try:
+            await self._queue.acquire()
+        finally:
+            self._waiting -= 1
+        try:
             if epoch != self._epoch:
                 return _error(RESET_QUEUED)
             return await self._run(code, timeout_s)
+        finally:
+            self._queue.release()
 
     async def cancel(self) -> None:
         """Cancel the running cell, if any; it reports the cancellation text."""
@@ -182,6 +208,7 @@ class KernelSession:
         """``js_reset``: end the running cell, reject queued ones, discard the worker."""
         self._epoch += 1
         self._idle_failure = None
+        self._unread_cancel = False
         cell = self._cell
         if cell is not None:
             self._finish(cell, RESET_ACTIVE, invalidate=True)
@@ -231,7 +258,30 @@ class KernelSession:
                 kernel.worker.send({"type": "run", "cellId": cell.id, "code": code, "timeoutMs": int(timeout_s * 1000)})
         except (OSError, RuntimeError, EOFError) as error:
             self._finish(cell, f"Computer Use JavaScript startup failed: {error}", invalidate=True)
-        return await cell.result
+        except asyncio.CancelledError:
+            await self._cancelled(cell)
+            raise
+        try:
+            result = await asyncio.shield(cell.result)
+        except asyncio.CancelledError:
+            await self._cancelled(cell)
+            raise
+        if self._unread_cancel:
+            self._unread_cancel = False
+            result = CellResult((TextBlock(CANCELLED_EARLIER), *result.content), result.is_error, result.structured)
+        return result
+
+    async def _cancelled(self, cell: _Cell) -> None:
+        """The caller gave up on the cell (MCP ``notifications/cancelled``, a task cancel).
+
+        The worker is killed now and the in-flight native call drained, shielded from the
+        caller's cancellation, so the caller's session queue is held until nothing of the
+        cell runs any more and the next cell starts at once on a fresh worker.
+        """
+        self._finish(cell, CANCELLED, invalidate=True)
+        self._unread_cancel = True
+        with anyio.CancelScope(shield=True):
+            await asyncio.shield(cell.result)
 
     def _finish(self, cell: _Cell, error: str | None, invalidate: bool = False) -> None:
         if not cell.accepting:
@@ -254,6 +304,8 @@ class KernelSession:
             self._cell = None
         content = tuple(cell.content) + ((TextBlock(error),) if error else ())
         structured = cell.counters.to_json() if error else None
+        if cell.result.done():  # a caller that gave up twice cancelled the future itself
+            return
         cell.result.set_result(CellResult(content, is_error=bool(error), structured=structured))
 
     # -- native calls ------------------------------------------------------------------
@@ -315,6 +367,7 @@ class KernelSession:
         if kernel is None:
             kernel = await self._launch()
         self._kernel = kernel
+        self._ensure_spare()  # ready before a reset or cancellation needs it
         return kernel
 
     async def _launch(self) -> _Kernel:
@@ -359,6 +412,9 @@ class KernelSession:
         kind = message["type"]
         if kind == "done":
             error = message.get("error")
+            if message.get("outOfMemory") is True:
+                self._finish(cell, OUT_OF_MEMORY, invalidate=True)
+                return
             self._finish(cell, str(error) if error else None)
         elif kind == "emit":
             self._emit(cell, message.get("content"))
@@ -406,6 +462,9 @@ class KernelSession:
         if kernel is None:
             return
         self._dispose(kernel)
+        self._ensure_spare()
+
+    def _ensure_spare(self) -> None:
         if not self._closing and self._spare is None and self._spawning is None:
             self._spawning = asyncio.get_running_loop().create_task(self._prepare_spare())
 

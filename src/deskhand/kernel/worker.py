@@ -5,7 +5,7 @@ directory with a scrubbed environment. It speaks the frames of :mod:`deskhand.ke
 on stdin/stdout (stdout is kept for the protocol only; fd 1 is pointed at stderr), compiles
 each cell with :mod:`deskhand.kernel.compiler`, and drains the JS outbox of ``js/runtime.js``:
 no Python callable is ever registered in the user context. It never reads the user's files,
-never imports the rest of deskhand, and lowers its own resource limits once it is loaded.
+never imports the rest of deskhand, and confines itself (:mod:`deskhand.kernel.confine`) once loaded.
 """
 
 from __future__ import annotations
@@ -36,13 +36,17 @@ import quickjs  # noqa: E402
 
 from deskhand.kernel import frames  # noqa: E402
 from deskhand.kernel.compiler import CompileError, compile_cell  # noqa: E402
+from deskhand.kernel.confine import confine  # noqa: E402
 
 USER_MEMORY_BYTES = 256 * 1024 * 1024
 STACK_BYTES = 1024 * 1024
-ADDRESS_SPACE_BYTES = 2 * 1024 * 1024 * 1024
 CPU_GRACE_S = 5
+#: A failed cell that leaves the heap fuller than this fraction of its budget ran out of memory.
+OOM_FRACTION = 0.75
 NOT_INITIALIZED = "The Computer Use JavaScript worker is not initialized."
 ALREADY_RUNNING = "A JavaScript cell is already running"
+#: The built-ins the facade (js/cua.js) uses, handed to it pristine (see runtime.js bootstrap).
+FACADE_GLOBALS = "JSON, Object, Array, Number, String, Map, Error, TypeError, Uint8Array, isFinite, atob, btoa"
 _INPUT_LOCATION = re.compile(r"<input>:(\d+):(\d+)")
 
 
@@ -57,8 +61,11 @@ class Worker:
         self.ctx.set_memory_limit(USER_MEMORY_BYTES)
         self.ctx.set_max_stack_size(STACK_BYTES)
         self.api = self.ctx.eval((_KERNEL_DIR / "js" / "runtime.js").read_text("utf-8"))
+        self.harden = self.ctx.eval((_KERNEL_DIR / "js" / "harden.js").read_text("utf-8"))
         self.initialized = False
         self.active: int | None = None
+        #: The confinement layers in force (:func:`deskhand.kernel.confine.confine`).
+        self.layers: dict[str, object] = {}
 
     # -- pipes -------------------------------------------------------------------------
     def send(self, message: dict[str, object]) -> None:
@@ -84,7 +91,7 @@ class Worker:
     def handle(self, message: dict[str, object]) -> None:
         kind = message["type"]
         if kind == "ping":
-            self.send({"type": "pong", "nonce": message.get("nonce")})
+            self.send({"type": "pong", "nonce": message.get("nonce"), "layers": self.layers})
         elif kind == "init":
             self.init(message)
         elif kind == "run":
@@ -101,9 +108,12 @@ class Worker:
         if self.initialized:
             raise RuntimeError("the worker was initialized twice")
         source = str(message.get("bootstrap") or "")
-        wrapper = '(function (__cuInvoke, __cuEmit, __cuTrack, __cuTarget) {"use strict";\n' + source + "\n})"
+        wrapper = (
+            f'(function (__cuInvoke, __cuEmit, __cuTrack, __cuTarget, {FACADE_GLOBALS}) {{"use strict";\n{source}\n}})'
+        )
         self.api("bootstrap", self.ctx.eval(wrapper), str(message.get("target") or "linux"))
         self.api("lock")
+        self.harden()  # every built-in frozen before any cell runs
         self.initialized = True
         self.send({"type": "ready"})
 
@@ -125,6 +135,8 @@ class Worker:
         try:
             self.api("start", cell_id, function)
             self.pump(cell_id)
+        except quickjs.JSException:  # the runtime itself could not go on: it ran out of memory
+            self.send({"type": "done", "cellId": cell_id, "error": "out of memory", "outOfMemory": True})
         finally:
             self.active = None
 
@@ -153,8 +165,18 @@ class Worker:
                 continue
             if not ran and not state["messages"]:
                 self.wait(cell_id)
-        error = self.api("finish")
+        finished = self.api("finish")
+        error = json.loads(finished) if finished else ""
+        if error and self.out_of_memory():
+            self.send({"type": "done", "cellId": cell_id, "error": error, "outOfMemory": True})
+            return
         self.send({"type": "done", "cellId": cell_id, **({"error": error} if error else {})})
+
+    def out_of_memory(self) -> bool:
+        """Whether the heap is still nearly full after a collection (a failed cell's cause)."""
+        self.ctx.gc()
+        used = self.ctx.memory().get("malloc_size", 0)
+        return isinstance(used, int) and used > USER_MEMORY_BYTES * OOM_FRACTION
 
     def run_jobs(self) -> bool:
         ran = False
@@ -206,27 +228,13 @@ def _limit_cpu(timeout_ms: int) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
 
 
-def _restrict() -> None:
-    """Lower the process limits once everything is loaded (no files, no children, bounded memory)."""
-    for limit, value in (
-        (resource.RLIMIT_AS, ADDRESS_SPACE_BYTES),
-        (resource.RLIMIT_FSIZE, 0),
-        (resource.RLIMIT_CORE, 0),
-        (resource.RLIMIT_NPROC, 0),
-        (resource.RLIMIT_NOFILE, 16),
-    ):
-        _, hard = resource.getrlimit(limit)
-        soft = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(limit, (soft, hard))
-
-
 def main() -> int:
     out_fd = os.dup(1)
     os.dup2(2, 1)  # stray prints go to stderr, never into the protocol
     try:
         worker = Worker(out_fd)
         compile_cell("")  # load the grammar now: a spare worker's first cell starts at once
-        _restrict()
+        worker.layers = confine()  # from here on: no files, no sockets, no exec, no children
         worker.serve()
     except _ExitRequestedError:
         return 0

@@ -30,7 +30,8 @@ JS_DESCRIPTION: Final = (
     "Observe with `app.getAXState()`, `app.getScreenshot()` or `app.getAXStateAndScreenshot()`; `emit:false` "
     "returns data without displaying it. `nodeRepl.write(value)` emits text and "
     "`await nodeRepl.emitImage(bytes)` emits an image. Top-level variables persist, including after "
-    "ordinary errors. Await every action. Imports, Node, the filesystem and the network are unavailable. "
+    "ordinary errors. Await every action. Imports, Node, the filesystem and the network are unavailable; "
+    "built-in objects are frozen. "
     "A timeout or cancellation resets bindings. Native apps only; there is no browser DOM or tab API."
 )
 

@@ -135,6 +135,26 @@ def _script_name(args: list[str]) -> str | None:
     return None
 
 
+#: What ``/proc/PID/fd/N`` links to when the process holds a pseudo-terminal master.
+PTY_MASTERS: Final = frozenset({"/dev/ptmx", "/dev/pts/ptmx"})
+
+
+def holds_pty_master(pid: int) -> bool:
+    """Whether ``pid`` holds a pseudo-terminal master open: it is a terminal emulator (or a daemon
+    serving terminal windows), whatever its executable is called. False when /proc hides it."""
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if str(fd.readlink()) in PTY_MASTERS:
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def read_identity(pid: int, desktop_ids: dict[str, str]) -> ProcessIdentity | None:
     """The identity of a live process, or None when it is gone or /proc hides it."""
     exe = executable(pid)

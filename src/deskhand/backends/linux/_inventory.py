@@ -51,6 +51,7 @@ from typing import Final
 
 from deskhand.backends.base import AppEntry, RunningApp
 from deskhand.backends.inventory import RunningProcess, Usage, entry, running_entries
+from deskhand.backends.linux import _identity
 from deskhand.core.errors import ArgumentError, NativeError
 
 __all__ = [
@@ -262,7 +263,8 @@ def resolve(selector: str, found: Iterable[Found]) -> RunningApp:
             f'"{wanted}" matches several running processes (pids {", ".join(map(str, pids))}); name one by its pid.',
             dispatched=False,
         )
-    return RunningApp(hits[0].process.identity, hits[0].process.display_name)
+    found_pid = hits[0].process.identity.pid
+    return RunningApp(hits[0].process.identity, hits[0].process.display_name, _identity.holds_pty_master(found_pid))
 
 
 def _path_matches(found: Found, wanted: str) -> bool:

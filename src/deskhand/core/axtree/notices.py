@@ -59,9 +59,17 @@ COVERED: Final = (
     "content, and actions bring it to the front before they send input."
 )
 IDENTICAL_CAPTURE: Final = (
-    "Notice: the screenshot is identical to the previous one; if you expected a change, "
-    "the last action may not have reached the app (check the target, or wait and observe again)."
+    "Notice: the screenshot is identical to the previous one and the app showed no reaction to the "
+    "last action; it may not have reached the app (check the target, or wait and observe again)."
 )
+
+
+def waited_for_change(waited_ms: float, *, changed: bool) -> str:
+    """The notice of an observation that first waited for the app to change (``waitForChangeMs``)."""
+    if changed:
+        return f"Notice: the app changed after {round(waited_ms)} ms of waiting; this state is from after it settled."
+    return f"Notice: the app did not change within {round(waited_ms)} ms of waiting."
+
 
 _TREE_LINE: Final = re.compile(r"^(\t*)g\d+:\d+(.*)$")
 #: `` <roleText> (<traits>)`` at the head of a line's suffix (role texts are lowercase words).
@@ -126,6 +134,10 @@ class Facts:
     tree_complete: bool = True
     #: False when the app has no accessibility tree at all (``NO_ACCESSIBILITY``).
     accessible: bool = True
+    #: An action was sent to the app since the previous capture.
+    acted: bool = False
+    #: The app did something after that action (accessibility events, drawing in its window).
+    reacted: bool = False
 
 
 def notices(facts: Facts) -> list[str]:
@@ -144,7 +156,9 @@ def notices(facts: Facts) -> list[str]:
             out.append(OFF_SCREEN)
     if facts.covered:
         out.append(COVERED)
-    if facts.capture_hash is not None and facts.capture_hash == facts.previous_capture_hash:
+    # identical is news only after an action the app showed no sign of receiving
+    identical = facts.capture_hash is not None and facts.capture_hash == facts.previous_capture_hash
+    if identical and facts.acted and not facts.reacted:
         out.append(IDENTICAL_CAPTURE)
     return out
 
