@@ -116,7 +116,7 @@ def test_js_cell_uses_the_cua_window_additions_on_the_tk_canvas(launch: Any, des
 const wins = await cua.listWindows({{pid: {app.pid}, emit: false}});
 const target = {{pid: {app.pid}, windowId: wins.find((w) => w.is_key).window_id}};
 let missing = null;
-try {{ await cua.getWindow({{pid: {app.pid}, windowId: target.windowId + 1048576}}); }} catch (e) {{ missing = e.code; }}
+try {{ await cua.getWindow({{...target, windowId: target.windowId + 1048576}}); }} catch (e) {{ missing = e.code; }}
 const state = await cua.observeWindow({{...target, includeScreenshot: true}});
 const win = await cua.getWindow(target);
 const dragged = await win.drag({{fromX: {a[0]}, fromY: {a[1]}, toX: {b[0]}, toY: {b[1]}}});
