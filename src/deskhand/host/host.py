@@ -124,7 +124,7 @@ class Host:
     # --- advertising and static checks ------------------------------------------------------
 
     def tool_specs(self) -> dict[str, tuple[str, Schema, dict[str, bool]]]:
-        """name -> (description, input schema, annotations) of the 11 semantic tools."""
+        """name -> (description, input schema, annotations) of the 12 semantic tools."""
         return tools.tool_specs()
 
     def validate(self, name: str, args: dict[str, object]) -> None:
