@@ -135,10 +135,11 @@ class Window:
     def observe(self, *, include_screenshot: bool = False, disable_diff: bool = False) -> dict[str, object]:
         """The window's state text (its tree where it has one) and, when asked, its screenshot."""
         self._check()
+        self._computer._observed_windows.pop(self.pid, None)
         result = self._computer._call("get_app_state", {"app": self._app, "disableDiff": disable_diff or None})
-        self._computer._observed_windows[self.pid] = self.window_id
         # The observation is of the key window; confirm it still is this one (no other window's pixels).
         self._check()
+        self._computer._observed_windows[self.pid] = self.window_id
         return _state_dict(self.pid, self.window_id, result, include_screenshot)
 
     def _act(self, tool: str, *, coordinates: bool, **args: object) -> ActionOutcome:

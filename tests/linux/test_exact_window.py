@@ -107,6 +107,13 @@ def test_gtk_window_verify_and_bad_windows_are_refused_before_dispatch(launch: A
     assert again["effect"] == "confirmed" and again["stable"] is True
     assert computer.verify_state(app.pid, wid, ["Grace Hopper"], timeout_ms=0)["effect"] == "unverifiable"
 
+    # reconnect: a fresh service; coordinates need a new observation of the window.
+    assert computer.reconnect() == {"connectionGeneration": 2}
+    with pytest.raises(NativeError) as stale:
+        window.click(10, 10)
+    assert stale.value.code == "app_screenshot_required"
+    assert any(w["window_id"] == wid for w in computer.list_windows(app.pid))
+
 
 def test_js_cell_uses_the_cua_window_additions_on_the_tk_canvas(launch: Any, desktop: Any, ex: LinuxExecutor) -> None:
     app = _launch(launch, "tk")
