@@ -139,3 +139,54 @@ nodeRepl.write(JSON.stringify({{n: wins.length, missing, mode: state.mode, shot:
     poll(lambda: app.events.of_type("release"), timeout_s=10.0, what="the drag's release in the Tk log")
     buttons = [(e["type"], (e["x"], e["y"])) for e in app.events.read() if e["type"] in ("press", "release")]
     assert buttons == [("press", (60, 70)), ("release", (300, 220))]
+
+
+#: A Tk app with a main window and a second window that closes itself on "q"; both log their
+#: button presses and keys (one JSON line each) to the file named by argv[1].
+TWO_WINDOWS = r"""
+import json, sys, tkinter as tk
+out = open(sys.argv[1], "a", buffering=1)
+def log(kind, win, e): out.write(json.dumps({"type": kind, "window": win, "key": getattr(e, "keysym", "")}) + "\n")
+root = tk.Tk(className="deskhand-two"); root.title("Deskhand Main")
+tk.Canvas(root, width=300, height=200).pack()
+root.bind("<ButtonPress>", lambda e: log("press", "main", e)); root.bind("<KeyPress>", lambda e: log("key", "main", e))
+def second():
+    top = tk.Toplevel(root); top.title("Deskhand Second"); tk.Canvas(top, width=200, height=150).pack()
+    top.bind("<ButtonPress>", lambda e: log("press", "second", e))
+    top.bind("<KeyPress>", lambda e: (log("key", "second", e), e.keysym == "q" and top.destroy()))
+    out.write(json.dumps({"type": "ready"}) + "\n")
+root.after(300, second)
+root.mainloop()
+"""
+
+
+def test_a_window_that_closes_mid_batch_gets_no_more_events_and_none_go_elsewhere(
+    launch: Any, computer: Computer, tmp_path: Any
+) -> None:
+    log_path = tmp_path / "two.jsonl"
+    app = launch(["/usr/bin/python3", "-c", TWO_WINDOWS, str(log_path)], wait_on_bus=False)
+
+    def events() -> list[dict[str, Any]]:
+        return [json.loads(line) for line in log_path.read_text().splitlines()] if log_path.exists() else []
+
+    poll(lambda: [e for e in events() if e["type"] == "ready"], timeout_s=20.0, what="the two Tk windows")
+    second = poll(
+        lambda: next(
+            (w for w in computer.list_windows(app.pid) if w["title"] == "Deskhand Second" and w["is_key"]), None
+        ),
+        timeout_s=10.0,
+        what="the second window as the key window",
+    )
+    window = computer.get_window(app.pid, int(second["window_id"]))  # type: ignore[call-overload]
+    window.observe()
+    window.click(20, 20)
+    window.press_key("q")  # the second window closes itself
+    poll(lambda: all(w["window_id"] != second["window_id"] for w in computer.list_windows(app.pid)),
+         timeout_s=10.0, what="the second window closed")  # fmt: skip
+    with pytest.raises(NativeError, match="does not exist") as info:
+        window.click(20, 20)
+    assert info.value.not_dispatched
+    with pytest.raises(NativeError, match="does not exist"):
+        window.type_text("x")
+    seen = [(e["type"], e["window"]) for e in events() if e["type"] in ("press", "key")]
+    assert seen == [("press", "second"), ("key", "second")]  # nothing reached the main window
