@@ -37,7 +37,7 @@ from typing import Protocol, TypeVar
 import anyio
 import anyio.to_thread
 
-from deskhand.backends.base import ActionResult, AppEntry, AppState, Executor, Platform, RunningApp
+from deskhand.backends.base import ActionResult, AppEntry, AppState, Executor, Platform, RunningApp, WindowEntry
 from deskhand.core.axtree.render import frame_envelope
 from deskhand.core.counters import CallCounters
 from deskhand.core.errors import ArgumentError, DeskhandError, NativeError, to_js_error
@@ -137,7 +137,7 @@ class Host:
     # --- advertising and static checks ------------------------------------------------------
 
     def tool_specs(self) -> dict[str, tuple[str, Schema, dict[str, bool]]]:
-        """name -> (description, input schema, annotations) of the 11 semantic tools."""
+        """name -> (description, input schema, annotations) of the 12 semantic tools."""
         return tools.tool_specs()
 
     def validate(self, name: str, args: dict[str, object]) -> None:
@@ -266,6 +266,9 @@ class Host:
         progress.executor_called = True
         if isinstance(request, v.ListApps):
             return _list_apps_result(await self._thread(self.executor.list_apps))
+        if isinstance(request, v.ListWindows):
+            entries = await self._thread(lambda: self.executor.list_windows(request.pid))
+            return _list_windows_result(entries)
         if target is None:
             target = await self._gate(request.app, mutating=tools.TOOLS[request.tool].mutates, progress=progress)
         if isinstance(request, v.GetAppState):
@@ -339,7 +342,7 @@ class PinnedApp:
             refusal = DeskhandError(QUEUE_RELEASED_TEXT, code="cu_lock_held", dispatched=False)
         elif self.target is None:
             refusal = DeskhandError(PIN_REFUSED_TEXT, code="cu_lock_held", dispatched=False)
-        elif isinstance(request, v.ListApps) or request.app != self.selector.strip():
+        elif isinstance(request, v.ListApps | v.ListWindows) or request.app != self.selector.strip():
             refusal = ArgumentError(f"{name} is pinned to the app '{self.selector.strip()}'.")
         if refusal is not None:
             return self._host._finish(error_result(refusal), self._counters)
@@ -349,6 +352,12 @@ class PinnedApp:
 def _list_apps_result(apps: list[AppEntry]) -> ToolResult:
     text = "\n".join(f"{a.display_name or a.id} — {a.id}" for a in apps) or NO_APPS_TEXT
     return ToolResult((TextBlock(text),), structured={"apps": [a.to_json() for a in apps]})
+
+
+def _list_windows_result(entries: list[WindowEntry]) -> ToolResult:
+    rows = [w.to_json() for w in entries]
+    text = "\n".join(f"{w.window_id} pid {w.pid} {w.app} — {w.title}" for w in entries) or "No windows."
+    return ToolResult((TextBlock(text),), structured={"windows": rows})
 
 
 def _binding_key(selector: str, target: RunningApp) -> str:

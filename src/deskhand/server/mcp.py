@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import json
 import logging
 import os
 import signal
@@ -31,7 +32,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from deskhand import __version__
-from deskhand.server import mcpface
+from deskhand.core.errors import NativeError
+from deskhand.server import guidance_mcp, mcpface
 from deskhand.server.options import LOG_LEVELS, ServerOptions
 from deskhand.server.service import Service
 
@@ -121,7 +123,8 @@ def _connection(ctx: Any) -> Any:
     return ctx.session._connection
 
 
-def _listing(service: Service) -> types.ListToolsResult:
+def tools_listing(service: Service) -> types.ListToolsResult:
+    """The ``tools/list`` result: the service's tools and ``_meta.platform``."""
     tools = [
         types.Tool(
             name=spec.name,
@@ -140,6 +143,36 @@ def _listing(service: Service) -> types.ListToolsResult:
         for spec in service.tools()
     ]
     return types.ListToolsResult.model_validate({"tools": tools, "_meta": {"platform": service.platform}})
+
+
+PLATFORMS: Final = ("macos", "windows", "linux")
+
+
+def listing_json(service: Service) -> str:
+    """The listing as a client receives it on the wire (JSON text)."""
+    return tools_listing(service).model_dump_json(by_alias=True, exclude_none=True)
+
+
+def platform_of(listing: str) -> str:
+    """``_meta.platform`` of a wire listing: ``macos``, ``windows`` or ``linux``.
+
+    Raises:
+        NativeError: ``driver_platform_unavailable`` for invalid JSON, a missing field or another value.
+    """
+    try:
+        parsed = json.loads(listing)
+    except (TypeError, ValueError):
+        parsed = None
+    meta = parsed.get("_meta") if isinstance(parsed, dict) else None
+    value = meta.get("platform") if isinstance(meta, dict) else None
+    if not isinstance(value, str) or value not in PLATFORMS:
+        raise NativeError(
+            "driver_platform_unavailable",
+            "The driver did not report a supported platform in its tools listing (_meta.platform); "
+            "update the driver and SDK.",
+            dispatched=False,
+        )
+    return value
 
 
 def build_server(service: Service, options: ServerOptions | None = None, *, discover: bool = True) -> Server[Any]:
@@ -167,7 +200,7 @@ def build_server(service: Service, options: ServerOptions | None = None, *, disc
         return forked
 
     async def list_tools(_ctx: Any, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return _listing(service)
+        return tools_listing(service)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         target = session_service(ctx)
@@ -214,10 +247,8 @@ def build_server(service: Service, options: ServerOptions | None = None, *, disc
         instructions=mcpface.INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
-        on_list_resources=mcpface.on_list_resources,
-        on_read_resource=mcpface.on_read_resource,
-        on_list_prompts=mcpface.on_list_prompts,
-        on_get_prompt=mcpface.on_get_prompt,
+        # the Skill as a prompt and resources; its platform document is chosen from the listing's _meta
+        **guidance_mcp.handlers(lambda: platform_of(listing_json(service))),
     )
     # Registered directly: the constructor's argument warns that the capability is deprecated in
     # the 2026-07-28 protocol, while clients of the handshake versions still use it.

@@ -1,5 +1,5 @@
 """What an MCP client sees besides the tools' behaviour: titles, output schemas, the server's
-instructions, the guidance documents as prompts and resources, and how results become content.
+instructions, and how results become content (the guidance prompt and resources: ``guidance_mcp``).
 
 ``ImagePolicy`` is ``deskhand serve --image-responses``: ``allow`` passes images as they are,
 ``omit`` replaces each with a line of text (the accessibility text still carries every element
@@ -12,12 +12,10 @@ from __future__ import annotations
 import base64
 import importlib.util
 import io
-from typing import Any, Final
+from typing import Final
 
 import mcp_types as types
-from mcp.shared.exceptions import MCPError
 
-from deskhand import guidance
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
 from deskhand.server.options import ImagePolicy
 
@@ -159,71 +157,3 @@ def to_mcp(result: ToolResult, images: ImagePolicy | None = None) -> types.CallT
     if counts is not None:
         content.append(types.TextContent(type="text", text=counts))
     return types.CallToolResult(content=content, structured_content=structured, is_error=result.is_error)
-
-
-# -- guidance as prompts and resources ----------------------------------------------------------
-
-_GUIDES: Final = {
-    "entry": ("deskhand", "How to operate desktop apps with deskhand's js tool"),
-    "linux": ("deskhand-linux", "deskhand on Linux: the App workflow"),
-    "macos": ("deskhand-macos", "deskhand on macOS: the App workflow"),
-}
-
-
-def guide_uri(document: str) -> str:
-    return f"deskhand://guidance/{document}"
-
-
-def list_resources() -> types.ListResourcesResult:
-    return types.ListResourcesResult(
-        resources=[
-            types.Resource(name=name, title=title, uri=guide_uri(doc), mime_type="text/markdown", description=title)
-            for doc, (name, title) in _GUIDES.items()
-        ]
-    )
-
-
-def read_resource(uri: str) -> types.ReadResourceResult:
-    for doc in _GUIDES:
-        if uri == guide_uri(doc):
-            text = guidance.load(doc)
-            return types.ReadResourceResult(
-                contents=[types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)]
-            )
-    raise KeyError(uri)
-
-
-def list_prompts() -> types.ListPromptsResult:
-    return types.ListPromptsResult(
-        prompts=[types.Prompt(name=name, title=title, description=title) for name, title in _GUIDES.values()]
-    )
-
-
-def get_prompt(name: str) -> types.GetPromptResult:
-    for doc, (prompt, title) in _GUIDES.items():
-        if name == prompt:
-            message = types.PromptMessage(role="user", content=types.TextContent(type="text", text=guidance.load(doc)))
-            return types.GetPromptResult(description=title, messages=[message])
-    raise KeyError(name)
-
-
-async def on_list_resources(_ctx: Any, _params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
-    return list_resources()
-
-
-async def on_read_resource(_ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-    try:
-        return read_resource(str(params.uri))
-    except KeyError:
-        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource: {params.uri}") from None
-
-
-async def on_list_prompts(_ctx: Any, _params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
-    return list_prompts()
-
-
-async def on_get_prompt(_ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-    try:
-        return get_prompt(params.name)
-    except KeyError:
-        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {params.name}") from None

@@ -34,7 +34,7 @@ from deskhand.server.sequence import (
 
 logger = logging.getLogger(__name__)
 
-#: The 11 semantic tools (the host's registry): the two observations, then the mutating tools `sequence` may batch.
+#: The 12 semantic tools (the host's registry): the two observations, then the mutating tools `sequence` may batch.
 SEMANTIC_TOOLS = TOOL_NAMES
 
 

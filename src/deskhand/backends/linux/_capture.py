@@ -23,7 +23,7 @@ from __future__ import annotations
 import io
 import threading
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from Xlib import X
 
