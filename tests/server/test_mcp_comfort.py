@@ -174,21 +174,25 @@ async def test_unknown_tools_are_protocol_errors(connect: Connect, service: Serv
 
 
 async def test_guidance_as_prompts_and_resources(connect: Connect, service: Service) -> None:
+    """The Skill: one prompt (the entry, then the platform document the listing's ``_meta`` selects)
+    and each shipped document as a resource; unknown names are protocol errors."""
     async with connect(service) as client:
         prompts = await client.list_prompts()
-        entry = await client.get_prompt("deskhand")
+        skill = await client.get_prompt("deskhand")
         resources = await client.list_resources()
-        linux = await client.read_resource("deskhand://guidance/linux")
+        linux = await client.read_resource("deskhand://guidance/linux.md")
         with pytest.raises(MCPError):
             await client.get_prompt("nope")
         with pytest.raises(MCPError):
             await client.read_resource("deskhand://guidance/nope")
-    assert [p.name for p in prompts.prompts] == ["deskhand", "deskhand-linux", "deskhand-macos"]
-    message = entry.messages[0]
+    assert [p.name for p in prompts.prompts] == ["deskhand"]
+    message = skill.messages[0]
     assert message.role == "user" and isinstance(message.content, types.TextContent)
-    assert message.content.text == guidance.load("entry")
-    assert [str(r.uri) for r in resources.resources] == [
-        f"deskhand://guidance/{d}" for d in ("entry", "linux", "macos")
+    assert message.content.text.startswith(guidance.load("entry").rstrip())
+    assert guidance.load("linux").strip() in message.content.text
+    assert guidance.load("macos").strip() not in message.content.text
+    assert sorted(str(r.uri) for r in resources.resources) == [
+        f"deskhand://guidance/{d}" for d in ("SKILL.md", "linux.md", "macos.md")
     ]
     assert all(r.mime_type == "text/markdown" for r in resources.resources)
     (content,) = linux.contents

@@ -23,13 +23,14 @@ INSTRUCTIONS: Final = (
     'deskhand operates native desktop apps. Use the `js` tool: `let app = await cua.getApp("Name")` '
     "selects an app and shows its accessibility state and guidance; act with app.click/typeText/"
     "pressKey/paste/drag/scroll and observe with app.getAXState() or app.getScreenshot(). "
-    "Bindings persist between cells until js_reset. The prompts and resources hold the full guidance."
+    "Bindings persist between cells until js_reset. The deskhand prompt holds the full workflow."
 )
 
 TITLES: Final = {
     "js": "Run JavaScript against desktop apps",
     "js_reset": "Reset the JavaScript session",
     "list_apps": "List apps",
+    "list_windows": "List windows",
     "get_app_state": "Get an app's state",
     "click": "Click",
     "perform_secondary_action": "Perform a secondary action",
