@@ -127,7 +127,7 @@ class LinuxExecutor:
         return _inventory.merge(self.running(), installed, _inventory.recent_usage(installed))
 
     def resolve(self, selector: str) -> RunningApp:
-        return _inventory.resolve(selector, self.discovery.found())
+        return self.discovery.resolve(selector)
 
     # -- helpers for the actor (public) ------------------------------------------------------
 
