@@ -7,10 +7,12 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   python3-gi python3-pyatspi gir1.2-gtk-3.0 gir1.2-atspi-2.0 mousepad libturbojpeg0 imagemagick \
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxkbcommon-x11-0 \
   libxcb-xinerama0 libxcb-xkb1 libxcb-shape0 libxcb-randr0 libxcb-xfixes0 libegl1 libgl1 libfontconfig1 \
-  libdbus-1-3 libglib2.0-0 fonts-dejavu-core xterm libseccomp2
+  libdbus-1-3 libglib2.0-0 fonts-dejavu-core xterm libseccomp2 \
+  chromium firefox-esr libreoffice-writer libreoffice-calc libreoffice-gtk3 gnome-calculator \
+  gnome-text-editor kcalc thunar galculator python3-tk x11-apps
 PYTEST_ARGS ?=
 
-.PHONY: deps apt venv test check demo bench clean
+.PHONY: deps apt venv test matrix check demo bench clean
 
 deps: apt venv
 
@@ -33,6 +35,11 @@ venv: $(VENV)/.installed
 
 test: deps
 	$(VPY) -m pytest $(PYTEST_ARGS)
+
+# The real-app matrix alone; its table goes into README.md (between the matrix markers).
+matrix: deps
+	$(VPY) -m pytest tests/realapps --matrix-report out/matrix.md $(PYTEST_ARGS)
+	$(VPY) tests/matrix_report.py README.md out/matrix.md
 
 check: venv
 	$(VENV)/bin/ruff check src tests bench

@@ -1,8 +1,9 @@
 """Shared pytest setup: markers, and no display for unit tests.
 
-Tests under ``tests/linux/`` get the ``desktop`` marker automatically (they use the session's
-virtual desktop from ``tests/linux/conftest.py``). Unit tests run with ``DISPLAY`` and the bus
-variables removed, so a unit test that needs a display fails instead of silently using one.
+Tests under ``tests/linux/`` and ``tests/realapps/`` get the ``desktop`` marker automatically
+(they share the session's virtual desktop from the ``desktop_support`` plugin). Unit tests run
+with ``DISPLAY`` and the bus variables removed, so a unit test that needs a display fails
+instead of silently using one.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ("desktop_support", "matrix_report")
+
 TESTS_DIR = Path(__file__).resolve().parent
 _NO_DISPLAY_DIRS = (TESTS_DIR / "unit",)
-_DESKTOP_DIRS = (TESTS_DIR / "linux",)
+_DESKTOP_DIRS = (TESTS_DIR / "linux", TESTS_DIR / "realapps")
 _DESKTOP_ENV = ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS")
 
 

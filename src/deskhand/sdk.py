@@ -84,9 +84,11 @@ class App:
         self._indices.remember(result.text)
         return result
 
-    def get_ax_state(self, *, disable_diffing: bool | None = None) -> str:
-        """The framed state text: a full tree, or a diff after the first observation."""
-        return self._observe(disableDiff=disable_diffing).text
+    def get_ax_state(self, *, disable_diffing: bool | None = None, wait_for_change_ms: float | None = None) -> str:
+        """The framed state text: a full tree, or a diff after the first observation. With
+        ``wait_for_change_ms``, it first waits (bounded) for the app to change since its last
+        observation; a notice in the text says whether it did."""
+        return self._observe(disableDiff=disable_diffing, waitForChangeMs=wait_for_change_ms).text
 
     def get_screenshot(self) -> bytes:
         """The JPEG of the app's window. Integer indices are cleared first, as in the facade."""

@@ -114,7 +114,10 @@ class Executor(Protocol):
         """Exactly one running app, or ``target_not_running`` / ``ambiguous_target``."""
         ...
 
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState: ...
+    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
+        """Observe ``app``; with ``wait_for_change_s``, first wait (bounded) for it to change
+        since its last observation, where the backend can tell (a deskhand addition)."""
+        ...
 
     def click(
         self,

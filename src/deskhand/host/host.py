@@ -237,7 +237,11 @@ class Host:
         if target is None:
             target = await self._gate(request.app, mutating=tools.TOOLS[request.tool].mutates, progress=progress)
         if isinstance(request, v.GetAppState):
-            state = await self._thread(lambda: self.executor.get_app_state(target, disable_diff=request.disable_diff))
+            state = await self._thread(
+                lambda: self.executor.get_app_state(
+                    target, disable_diff=request.disable_diff, wait_for_change_s=request.wait_for_change_s
+                )
+            )
             return _state_result(state, _binding_key(request.app, target))
         action = await self._thread(lambda: tools.act(self.executor, target, request))
         return _action_result(action)

@@ -75,6 +75,12 @@ _ROWS: Final[tuple[Tool[Any], ...]] = (
                 "app": APP,
                 "disableDiff": {"type": "boolean", "description": "Return the full tree instead of a diff."},
                 "disable_diff": {"type": "boolean", "description": "Alias of disableDiff."},
+                "waitForChangeMs": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": v.MAX_WAIT_FOR_CHANGE_MS,
+                    "description": "Wait up to this many ms for the app to change since its last observation.",
+                },
             },
             ("app",),
         ),

@@ -37,6 +37,10 @@ from deskhand.host.schemas import PASTE_FORMATS
 Point = tuple[float, float]
 
 
+#: The longest an observation may wait for the app to change (a deskhand addition).
+MAX_WAIT_FOR_CHANGE_MS: Final = 10_000
+
+
 @dataclass(frozen=True, slots=True)
 class ListApps:
     tool: Literal["list_apps"] = "list_apps"
@@ -46,6 +50,8 @@ class ListApps:
 class GetAppState:
     app: str
     disable_diff: bool = False
+    #: Wait up to this long for the app to change since its last observation, then observe.
+    wait_for_change_s: float = 0.0
     tool: Literal["get_app_state"] = "get_app_state"
 
 
@@ -235,7 +241,10 @@ class Args:
 def parse_get_app_state(a: Args) -> GetAppState:
     app = a.app()
     value = a.boolean(a.alias("disableDiff", "disable_diff"))
-    return GetAppState(app, bool(value))
+    wait_ms = a.number("waitForChangeMs") or 0.0
+    if wait_ms > MAX_WAIT_FOR_CHANGE_MS:
+        raise a.fail(f"waitForChangeMs must be at most {MAX_WAIT_FOR_CHANGE_MS}.")
+    return GetAppState(app, bool(value), wait_ms / 1000)
 
 
 def parse_click(a: Args) -> Click:

@@ -9,8 +9,15 @@ exchange holds ``AtspiConnection.lock``.
 Trees come from ``org.a11y.atspi.Cache.GetItems`` where the toolkit exports the cache (GTK,
 Chromium; the cache object appears only after a client registers for ``children-changed``),
 and from a breadth-first walk (five pipelined calls per node) where it does not (Qt returns
-an empty list). Hidden subtrees (not SHOWING) are not walked. Details such as extents,
+an empty list). The cache is checked on every read, never trusted blindly: each item's child
+count and index are live, and a shown node whose cached children are not exactly its live
+ones (Chromium's page after a navigation) has its children read and walked again.
+Hidden subtrees (not SHOWING) are not walked. Details such as extents,
 values, texts and actions are read only for the nodes that are shown.
+
+A read never harms the app: containers that manage their descendants (MANAGES_DESCENDANTS, or an
+absurd child count such as LibreOffice Calc's 2147483647) are never asked for their children;
+only their visible part is read (``_visible``), and one read sends at most ``MAX_READ_CALLS``.
 
 Tree reads go over the app's own peer-to-peer D-Bus server when it has one (atk-bridge's
 ``GetApplicationBusAddress``, as libatspi does): no bus daemon in between, so each call
@@ -43,6 +50,7 @@ from jeepney import DBusAddress, Message, new_method_call
 from jeepney.bus import get_connectable_addresses
 from jeepney.io.blocking import DBusConnection, open_dbus_connection, prep_socket
 
+from deskhand.backends.linux import _visible
 from deskhand.backends.linux._wire import Reply, ReplyReader
 from deskhand.core.errors import BackendUnavailable
 
@@ -74,18 +82,37 @@ MAX_WALK_NODES: Final = 5000
 WALK_PROPS: Final = ("Name", "Description")
 #: Objects whose interfaces and last shown state are remembered (then the memo starts over).
 MEMO_SIZE: Final = 100_000
-#: Text longer than this is not read in full: the state text shows 160 characters anyway.
-TEXT_READ_LIMIT: Final = 4096
+#: A cache of more items than this, most of them hidden (this many per shown node), is slower to
+#: read than a walk of the shown tree: such an app is walked from then on.
+WALK_CACHE_ITEMS: Final = 1000
+WALK_CACHE_RATIO: Final = 4
+#: Passes over a cached tree completing what the cache does not list.
+COMPLETE_PASSES: Final = 4
+#: Calls one tree read sends at most (a hard cap: what is beyond it is not read).
+MAX_READ_CALLS: Final = 12_000
 #: Calls of an app's last read sent along with the first call of its next read (its plan).
 MAX_PLAN_CALLS: Final = 4096
 
 # AT-SPI state bits (AtspiStateType) used by the reader; the full set is in ``_mapping``.
+STATE_EXPANDED: Final = 1 << 10
 STATE_FOCUSED: Final = 1 << 12
 STATE_SHOWING: Final = 1 << 25
 STATE_VISIBLE: Final = 1 << 30
+#: Not an AT-SPI state: SHOWING was inferred from VISIBLE (GTK 4), until the extents say the
+#: object has no size (a collapsed revealer's content, a hidden tab bar).
+STATE_SHOWN_BY_VISIBLE: Final = 1 << 62
 
-#: Roles whose text content is their value (entries, text areas, spin buttons, documents).
-TEXT_VALUE_ROLES: Final = frozenset({52, 60, 61, 73, 79, 82, 94})
+ROLE_MENU: Final = 33
+#: Document frame, document text, document web: their visible children are found down the middle.
+DOCUMENT_ROLES: Final = frozenset({82, 94, 95})
+#: Interfaces of a cell read by ``_visible`` that the details round still reads.
+CELL_LEFT_TO_READ: Final = frozenset({ACTION, EDITABLE_TEXT})
+#: Roles whose text content is read (entries, text areas, spin buttons, documents, paragraphs,
+#: headings, captions, table cells, list items, sections and static text of web content).
+TEXT_VALUE_ROLES: Final = frozenset({29, 32, 52, 56, 60, 61, 73, 79, 81, 82, 83, 85, 94, 116})
+STATE_MANAGES_DESCENDANTS: Final = 1 << 31
+ROLE_COMBO_BOX: Final = 11
+SELECTION: Final = "org.a11y.atspi.Selection"
 
 
 class Deadline:
@@ -129,6 +156,8 @@ class Failed:
 
 
 TIMED_OUT: Final = Failed("timeout")
+#: The reply to a call that was not sent because the read reached ``MAX_READ_CALLS``.
+CAPPED: Final = Failed("call cap")
 
 
 @dataclass(slots=True)
@@ -152,6 +181,9 @@ class Node:
     text: str | None = None
     selection: tuple[int, int] | None = None
     actions: tuple[str, ...] = ()
+    #: Only the visible part of the children was read (a container that manages its
+    #: descendants): which part, e.g. ``rows 1-20, columns 1-12 of 1048576 x 16384``, or "".
+    partial: str | None = None
 
     @property
     def showing(self) -> bool:
@@ -168,6 +200,8 @@ class Snapshot:
     windows: list[str]
     source: str  # "cache" or "walk"
     timed_out: bool = False
+    #: The read stopped at ``MAX_READ_CALLS``.
+    capped: bool = False
     elapsed_s: float = 0.0
 
 
@@ -229,8 +263,15 @@ class AtspiConnection:
         self._seen_showing: dict[tuple[str, str], bool] = {}
         #: Per app bus name: its direct link, or None when it has none (Qt) or refused one.
         self._peers: dict[str, _Link | None] = {}
-        #: Per app bus name: the calls its last complete read made, in order (see ``_snapshot``).
-        self._plans: dict[str, tuple[Call, ...]] = {}
+        #: Per app bus name: the source and calls of its last complete read (see ``_snapshot``).
+        self._plans: dict[str, tuple[str, tuple[Call, ...]]] = {}
+        #: Apps always walked (their cache does not cover their windows), apps whose big cache is
+        #: mostly hidden (a walk is tried), the last cost of each source per app (see
+        #: ``_source``), and per app whether it is GTK 4.
+        self._walk_forced: set[str] = set()
+        self._walk_trial: set[str] = set()
+        self._costs: dict[str, dict[str, float]] = {}
+        self._gtk4: dict[str, bool] = {}
 
     def close(self) -> None:
         with self.lock:
@@ -377,19 +418,73 @@ class AtspiConnection:
         in this read; what the plan did not foresee is sent then. Plan replies are as fresh as
         any: they answer calls sent during this read. Replies nobody asks for are dropped."""
         r = _Read(bus, deadline, self._peers.get(bus) or self._bus)
-        snap = self._from_cache(r, self._plans.pop(bus, ()))
+        r.visible_is_shown = self._visible_is_shown(bus, r)
+        source = self._source(bus)
+        planned_source, plan = self._plans.pop(bus, ("", ()))
+        if planned_source != source:
+            plan = ()  # the other source's calls: not this read's
+        snap = None
+        if source == "cache":
+            snap = self._from_cache(r, plan)
+            if snap is not None and not snap.timed_out and r.visible_is_shown and not _covers_windows(snap):
+                self._walk_forced.add(bus)  # GTK 4: the cache holds little more than the focus chain
+                snap, source = None, "walk"
         if snap is None:
-            snap = self._walk(r)
+            snap = self._walk(r, plan if source == "walk" else ())
+            source = "walk"
         elif not snap.timed_out:
+            cached = len(snap.nodes)
             snap.timed_out = not self._complete(snap, r)
+            if cached > WALK_CACHE_ITEMS and cached > WALK_CACHE_RATIO * sum(1 for _ in _shown(snap)):
+                # Most of a big cache is hidden (LibreOffice's menus): a walk may be cheaper; the
+                # next reads try one, planned from what the cache showed, and keep the cheaper.
+                self._walk_trial.add(bus)
+                for node in snap.nodes.values():
+                    safe = not _visible.must_not_enumerate(node.states, node.child_count)
+                    self._remember(bus, node.path, showing=node.showing and safe)
         if not snap.timed_out:
             snap.timed_out = not self._enrich(snap, r)
+        snap.capped = r.capped
+        if not snap.timed_out:
+            snap.timed_out = not self._choices(snap, r)
         if not snap.timed_out:
             if len(self._plans) >= MAX_PEERS:
                 self._plans.pop(next(iter(self._plans)))
-            self._plans[bus] = tuple(dict.fromkeys(r.used))[:MAX_PLAN_CALLS]
+            self._plans[bus] = (source, tuple(dict.fromkeys(r.used))[:MAX_PLAN_CALLS])
+            if plan:  # an unplanned read (an app's first, or the first of a source) costs more than it will
+                self._costs.setdefault(bus, {})[source] = time.monotonic() - start
         snap.elapsed_s = time.monotonic() - start
         return snap
+
+    def _source(self, bus: str) -> str:
+        """How to read the app: "walk" when its cache does not cover its windows; else the
+        cheaper of the cache and a walk once both were timed (a walk is tried only for an app
+        whose cache is mostly hidden), else the cache."""
+        if bus in self._walk_forced:
+            return "walk"
+        costs = self._costs.get(bus, {})
+        if "cache" in costs and "walk" in costs:
+            return "walk" if costs["walk"] < costs["cache"] else "cache"
+        return "walk" if bus in self._walk_trial and "walk" not in costs else "cache"
+
+    def _visible_is_shown(self, bus: str, r: _Read) -> bool:
+        """Whether the app is GTK 4 (``Application.ToolkitName`` and ``Version``), asked once."""
+        known = self._gtk4.get(bus)
+        if known is None:
+            name, version = self._ask(
+                r,
+                [
+                    Call(bus, ROOT_PATH, PROPERTIES, "Get", "ss", (APPLICATION, "ToolkitName")),
+                    Call(bus, ROOT_PATH, PROPERTIES, "Get", "ss", (APPLICATION, "Version")),
+                ],
+            )
+            if name is TIMED_OUT or version is TIMED_OUT:
+                return False
+            known = _got(name).upper() == "GTK" and _got(version).startswith("4.")
+            if len(self._gtk4) >= MAX_PEERS:
+                self._gtk4.clear()
+            self._gtk4[bus] = known
+        return known
 
     def _ask(self, r: _Read, calls: Sequence[Call], plan: Sequence[Call] = ()) -> list[Any]:
         """The replies to ``calls`` in read ``r`` (a ``Failed`` for an error, ``TIMED_OUT`` past
@@ -399,6 +494,10 @@ class AtspiConnection:
         and ``_ask`` returns as soon as the replies to ``calls`` are in: the app answers the
         rest of the plan while the caller works on these."""
         fresh = [c for c in dict.fromkeys(calls) if c not in r.asked]
+        if len(r.asked) + len(fresh) > MAX_READ_CALLS:
+            r.capped = True
+            fresh = fresh[: max(0, MAX_READ_CALLS - len(r.asked))]
+            calls = [c for c in calls if c in r.asked or c in fresh]
         r.asked.update(fresh)
         r.queue.extendleft(reversed(fresh))  # what a round needs goes before what it may need
         for c in plan:
@@ -421,7 +520,7 @@ class AtspiConnection:
                 r.replies[answered] = Failed(reply.error) if reply.error else reply.body
                 need.discard(answered)
         r.used.extend(calls)
-        return [r.replies.get(c, TIMED_OUT) for c in calls]
+        return [r.replies.get(c, TIMED_OUT if c in r.asked else CAPPED) for c in calls]
 
     def _send_queued(self, r: _Read) -> None:
         """Send queued calls of ``r`` in one write, up to MAX_IN_FLIGHT in flight."""
@@ -491,7 +590,7 @@ class AtspiConnection:
                 int(role),
                 str(name),
                 str(desc),
-                _states(states),
+                _states(states, visible_is_shown=r.visible_is_shown),
                 frozenset(ifaces),
                 parent=ppath if pbus == bus else "",
                 index=int(index),
@@ -509,9 +608,9 @@ class AtspiConnection:
         windows = [k.path for k in order.get(ROOT_PATH, [])]
         return Snapshot(bus, nodes, windows, "cache")
 
-    def _walk(self, r: _Read) -> Snapshot:
+    def _walk(self, r: _Read, plan: Sequence[Call] = ()) -> Snapshot:
         bus = r.bus
-        [root_kids] = self._ask(r, [Call(bus, ROOT_PATH, ACCESSIBLE, "GetChildren")])
+        [root_kids] = self._ask(r, [Call(bus, ROOT_PATH, ACCESSIBLE, "GetChildren")], plan)
         if isinstance(root_kids, Failed):
             return Snapshot(bus, {}, [], "walk", timed_out=root_kids is TIMED_OUT)
         windows = [p for b, p in root_kids[0] if b == bus]
@@ -520,24 +619,52 @@ class AtspiConnection:
         return snap
 
     def _complete(self, snap: Snapshot, r: _Read) -> bool:
-        """Walk below shown nodes whose children are not in the cache: GTK creates some
-        accessibles (list box rows, tree view cells) only when a client asks for them, and
-        atk-bridge reports a child count of -1 for their containers (MANAGES_DESCENDANTS). The
-        count is read live, so a leaf with a count of 0 has no children to ask for. One
-        pipelined ``GetChildren`` read finds them."""
+        """Walk below shown nodes whose children the cache does not hold exactly, and read only the
+        visible part of containers that must not be enumerated.
+
+        GTK creates some accessibles (list box rows, tree view cells) only when a client asks, and
+        Chromium's page content never enters the cache: after a navigation the new document is
+        missing and the old one is still cached, its parent kept but its index -1. Each item's
+        child count and index are read live when the cache answers, so a node's cached children
+        are its children only when they are exactly indices 0..count-1 (``_children_known``); for
+        every other shown node (and a root the cache missed) one pipelined ``GetChildren`` reads
+        the live list: children no longer there are dropped, new ones walked. Containers that
+        manage their descendants (LibreOffice Calc's sheet) are never asked for their children
+        (``_read_visible``). Each pass may reach more such nodes: at most ``COMPLETE_PASSES``."""
         bus = snap.bus
-        leaves = [n for n in _shown(snap) if not n.children and n.child_count != 0]
-        replies = self._ask(r, [Call(bus, n.path, ACCESSIBLE, "GetChildren") for n in leaves])
-        if any(r is TIMED_OUT for r in replies):
-            return False
-        frontier: list[tuple[str, str, int]] = []
-        for node, reply in zip(leaves, replies, strict=True):
-            if isinstance(reply, Failed) or not reply[0]:
-                continue
-            node.children = [p for b, p in reply[0] if b == bus]
-            node.child_count = len(node.children)
-            frontier.extend((p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes)
-        return self._walk_from(snap, frontier, r) if frontier else True
+        done: set[str] = set()
+        root = snap.nodes.get(ROOT_PATH)
+        for _ in range(COMPLETE_PASSES):
+            leaves: list[Node] = []
+            frontier: list[tuple[str, str, int]] = []
+            candidates = list(_shown(snap))
+            if root is not None and all(n is not root for n in candidates):
+                candidates.append(root)  # a window the cache missed (or one it still holds)
+            for n in candidates:
+                if n.path in done:
+                    continue
+                if _visible.must_not_enumerate(n.states, n.child_count):
+                    done.add(n.path)
+                    frontier.extend(self._read_visible(snap, n, r))
+                elif not _children_known(snap, n):
+                    done.add(n.path)
+                    leaves.append(n)
+            if not leaves and not frontier:
+                return True
+            replies = self._ask(r, [Call(bus, n.path, ACCESSIBLE, "GetChildren") for n in leaves])
+            if any(x is TIMED_OUT for x in replies):
+                return False
+            for node, reply in zip(leaves, replies, strict=True):
+                if isinstance(reply, Failed):
+                    continue
+                node.children = [p for b, p in reply[0] if b == bus]
+                node.child_count = len(node.children)
+                if node is root:
+                    snap.windows = list(node.children)
+                frontier.extend((p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes)
+            if frontier and not self._walk_from(snap, frontier, r):
+                return False
+        return True
 
     def _walk_from(self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: _Read) -> bool:
         """Breadth-first below shown nodes only; False on timeout.
@@ -545,69 +672,147 @@ class AtspiConnection:
         Every node's role and states are read; its children, name and description only when it
         is shown (a list of a thousand rows shows a few dozen). The calls for a node that was
         shown in the previous read go out in one batch with its state; a node that turns out
-        shown unexpectedly costs one more round trip. Interfaces (fixed by the object's type)
-        are read once per object."""
+        shown unexpectedly costs one more round trip. A node is asked for its children only
+        once its states and child count say it may be (``_visible.must_not_enumerate``); the
+        previous read's verdict lets that go out with its state. Interfaces (fixed by the
+        object's type) are read once per object."""
         bus, nodes = snap.bus, snap.nodes
         while frontier:
             frontier = frontier[: max(0, MAX_WALK_NODES - len(nodes))]
             first: list[list[Call]] = []
             for path, _parent, _i in frontier:
                 calls = [Call(bus, path, ACCESSIBLE, "GetState"), Call(bus, path, ACCESSIBLE, "GetRole")]
-                if self._seen_showing.get((bus, path), True):
-                    calls.extend(self._detail_calls(bus, path))
+                seen = self._seen_showing.get((bus, path))
+                if seen is not False:
+                    calls.extend(self._detail_calls(bus, path, children=seen is True))
                 first.append(calls)
             replies = self._grouped(first, r)
             if replies is None:
                 return False
             late: list[int] = []
+            unread: list[Node] = []
             for k, (path, parent, index) in enumerate(frontier):
                 state, role, *_ = replies[k]
                 if isinstance(state, Failed) or isinstance(role, Failed):
                     continue
-                node = Node(path, int(role[0]), "", "", _states(state[0]), frozenset(), parent=parent, index=index)
+                states = _states(state[0], visible_is_shown=r.visible_is_shown)
+                node = Node(path, int(role[0]), "", "", states, frozenset(), parent=parent, index=index)
                 nodes[path] = node
-                self._remember(bus, path, node.showing)
                 if not node.showing:
+                    self._remember(bus, path, showing=False)
                     node.interfaces = self._interfaces.get((bus, path), frozenset())
                 elif len(replies[k]) > 2:
-                    self._fill(bus, node, replies[k][2:])
+                    if self._fill(bus, node, replies[k][2:]):
+                        self._remember(bus, path, showing=True)
+                    else:
+                        unread.append(node)
                 else:
                     late.append(k)
             if late:
-                more = self._grouped([self._detail_calls(bus, frontier[k][0]) for k in late], r)
+                more = self._grouped([self._detail_calls(bus, frontier[k][0], children=False) for k in late], r)
                 if more is None:
                     return False
                 for k, detail in zip(late, more, strict=True):
-                    self._fill(bus, nodes[frontier[k][0]], detail)
+                    node = nodes[frontier[k][0]]
+                    self._fill(bus, node, detail)
+                    unread.append(node)
+            if unread and not self._children_of(snap, unread, r):
+                return False
             nxt: list[tuple[str, str, int]] = []
             for path, _parent, _i in frontier:
                 got = nodes.get(path)
-                if got is not None and got.showing:
-                    nxt.extend((cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes)
+                if got is None or not got.showing:
+                    continue
+                if got.role == ROLE_MENU and not got.states & STATE_EXPANDED:
+                    got.children = []  # a closed menu's items are hidden: not read at all
+                    continue
+                nxt.extend((cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes)
             frontier = nxt
         return True
 
-    def _detail_calls(self, bus: str, path: str) -> list[Call]:
-        calls = [Call(bus, path, ACCESSIBLE, "GetChildren")]
+    def _children_of(self, snap: Snapshot, unread: list[Node], r: _Read) -> bool:
+        """Read the children of shown nodes whose child count is known but whose children are
+        not: listed when the container allows it, else only its visible part. False on timeout."""
+        bus = snap.bus
+        listed: list[Node] = []
+        for node in unread:
+            safe = not _visible.must_not_enumerate(node.states, node.child_count)
+            self._remember(bus, node.path, showing=safe)
+            if not safe:
+                self._read_visible(snap, node, r)  # sets its children
+            elif node.child_count != 0:
+                listed.append(node)
+        replies = self._ask(r, [Call(bus, n.path, ACCESSIBLE, "GetChildren") for n in listed])
+        if any(x is TIMED_OUT for x in replies):
+            return False
+        for node, kids in zip(listed, replies, strict=True):
+            if not isinstance(kids, Failed):
+                node.children = [cp for cb, cp in kids[0] if cb == bus]
+        return not r.dead
+
+    def _read_visible(self, snap: Snapshot, node: Node, r: _Read) -> list[tuple[str, str, int]]:
+        """The visible children of a container that must not be enumerated, as walk frontier
+        entries; sets the node's children and what part of them they are."""
+        bus = snap.bus
+        if node.role == ROLE_MENU and not node.states & STATE_EXPANDED:
+            node.children, node.child_count = [], 0  # a closed menu shows nothing
+            return []
+
+        def call(path: str, iface: str, method: str, sig: str | None, body: tuple[Any, ...]) -> Call:
+            return Call(bus, path, iface, method, sig, body)
+
+        got = _visible.read_visible(
+            lambda calls: self._ask(r, calls),
+            call,
+            bus,
+            node.path,
+            node.interfaces,
+            document=node.role in DOCUMENT_ROLES,
+        )
+        node.children = got.children
+        node.partial = got.note
+        node.child_count = got.total
+        for i, cell in enumerate(got.cells.values()):
+            # Its text and extents are read: only its actions (and editability) are left to read.
+            snap.nodes[cell.path] = Node(
+                cell.path, cell.role, cell.name, "", cell.states, cell.interfaces & CELL_LEFT_TO_READ,
+                parent=node.path, index=i, extents=cell.extents, text=cell.text,
+            )  # fmt: skip
+        return [(p, node.path, i) for i, p in enumerate(got.children) if p not in snap.nodes]
+
+    def _detail_calls(self, bus: str, path: str, *, children: bool) -> list[Call]:
+        """Name, description and interfaces of a node, and its children when ``children`` (a
+        node known to allow it), else its child count."""
+        if children:
+            calls = [Call(bus, path, ACCESSIBLE, "GetChildren")]
+        else:
+            calls = [Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, "ChildCount"))]
         # Qt answers Properties.Get but not GetAll for the Accessible interface.
         calls.extend(Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, n)) for n in WALK_PROPS)
         if (bus, path) not in self._interfaces:
             calls.append(Call(bus, path, ACCESSIBLE, "GetInterfaces"))
         return calls
 
-    def _fill(self, bus: str, node: Node, replies: Sequence[Any]) -> None:
-        """Set a shown node's children, name, description and interfaces from its detail replies."""
+    def _fill(self, bus: str, node: Node, replies: Sequence[Any]) -> bool:
+        """Set a shown node's children (or child count), name, description and interfaces from
+        its detail replies; True when its children were read."""
         kids, name, desc, *ifaces = replies
         node.name, node.description = _got(name), _got(desc)
-        if not isinstance(kids, Failed):
-            node.children = [cp for cb, cp in kids[0] if cb == bus]
-            node.child_count = len(node.children)
         key = (bus, node.path)
         if ifaces and not isinstance(ifaces[0], Failed):
             self._interfaces[key] = frozenset(ifaces[0][0])
         node.interfaces = self._interfaces.get(key, frozenset())
+        if isinstance(kids, Failed):
+            return True
+        if kids and isinstance(kids[0], list):
+            node.children = [cp for cb, cp in kids[0] if cb == bus]
+            node.child_count = len(node.children)
+            return True
+        node.child_count = int(_variant(kids[0], 0))
+        return False
 
-    def _remember(self, bus: str, path: str, showing: bool) -> None:
+    def _remember(self, bus: str, path: str, *, showing: bool) -> None:
+        """Note whether a node was shown (and safe to list the children of) in this read."""
         if len(self._seen_showing) >= MEMO_SIZE:
             self._seen_showing.clear()
             self._interfaces.clear()
@@ -638,7 +843,8 @@ class AtspiConnection:
                 calls.append(Call(b, p, PROPERTIES, "Get", "ss", (VALUE, "CurrentValue")))
                 targets.append((node, "value"))
             if TEXT in ifs and node.role in TEXT_VALUE_ROLES:
-                calls.append(Call(b, p, TEXT, "GetText", "ii", (0, TEXT_READ_LIMIT)))
+                # The whole text: LibreOffice answers '' when the end is past the text.
+                calls.append(Call(b, p, TEXT, "GetText", "ii", (0, -1)))
                 targets.append((node, "text"))
                 if node.states & STATE_FOCUSED:
                     calls.append(Call(b, p, TEXT, "GetSelection", "i", (0,)))
@@ -650,14 +856,37 @@ class AtspiConnection:
         for (node, what), reply in zip(targets, replies, strict=True):
             if not isinstance(reply, Failed):
                 _apply(node, what, reply)
+                if what == "extents" and node.states & STATE_SHOWN_BY_VISIBLE and not _has_size(node.extents):
+                    node.states &= ~STATE_SHOWING
         return not any(r is TIMED_OUT for r in replies)
+
+    def _choices(self, snap: Snapshot, r: _Read) -> bool:
+        """The selected option of shown combo boxes whose list is a child (Chromium's
+        ``<select>``: the combo's name is its label, its text an object placeholder, and the
+        options sit in a hidden menu below it), as the combo's text; False on timeout."""
+        combos = [n for n in _shown(snap) if n.role == ROLE_COMBO_BOX and n.children and n.text is None]
+        lists = [(n, c) for n in combos for c in n.children[:2]]
+        picked = self._ask(r, [Call(snap.bus, c, SELECTION, "GetSelectedChild", "i", (0,)) for _n, c in lists])
+        chosen: dict[str, str] = {}
+        for (node, _c), reply in zip(lists, picked, strict=True):
+            if not isinstance(reply, Failed) and reply[0][0] == snap.bus and node.path not in chosen:
+                chosen[node.path] = str(reply[0][1])
+        names = self._ask(
+            r, [Call(snap.bus, p, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")) for p in chosen.values()]
+        )
+        for path, name in zip(chosen, names, strict=True):
+            if not isinstance(name, Failed):
+                snap.nodes[path].text = _got(name)
+        return not any(x is TIMED_OUT for x in (*picked, *names))
 
 
 class _Read:
     """The state of one tree read: its link and deadline, the calls it asked for and every
     reply it got, and the calls still queued or waiting for a reply (by serial)."""
 
-    __slots__ = ("asked", "bus", "dead", "deadline", "link", "queue", "replies", "used", "waiting")
+    __slots__ = (
+        "asked", "bus", "capped", "dead", "deadline", "link", "queue", "replies", "used", "visible_is_shown", "waiting",
+    )  # fmt: skip
 
     def __init__(self, bus: str, deadline: Deadline, link: _Link) -> None:
         self.bus = bus
@@ -670,6 +899,27 @@ class _Read:
         self.waiting: dict[int, Call] = {}
         #: The app stopped answering (deadline passed, or it stopped reading): nothing more is read.
         self.dead = False
+        #: ``MAX_READ_CALLS`` was reached: calls beyond it were not sent.
+        self.capped = False
+        #: The app is GTK 4: VISIBLE objects below its windows are shown (see ``_states``).
+        self.visible_is_shown = False
+
+
+def _children_known(snap: Snapshot, node: Node) -> bool:
+    """Whether the cache holds exactly the node's live children: as many as its live count,
+    at indices 0, 1, ... in order (a child cached under it with index -1 has left it).
+
+    A node with no cached children is known when its count is 0. One with cached children
+    that manages its descendants (count -1, as GTK menus say, or an absurd count) keeps the
+    cache's: listing its children could make the app build every one of them."""
+    kids = node.children
+    if not kids:
+        return node.child_count == 0
+    if node.child_count < 0 or node.child_count > MAX_WALK_NODES or node.states & STATE_MANAGES_DESCENDANTS:
+        return True
+    if len(kids) != node.child_count:
+        return False
+    return all((n := snap.nodes.get(k)) is not None and n.index == i for i, k in enumerate(kids))
 
 
 def _shown(snap: Snapshot) -> Iterable[Node]:
@@ -749,8 +999,26 @@ def _message(c: Call) -> Message:
     return new_method_call(DBusAddress(c.path, bus_name=c.bus, interface=c.interface), c.method, c.signature, c.body)
 
 
-def _states(words: Sequence[int]) -> int:
-    return int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
+def _states(words: Sequence[int], *, visible_is_shown: bool = False) -> int:
+    """The state bits of an ``au`` reply; with ``visible_is_shown`` (GTK 4, which sets VISIBLE
+    but not SHOWING below its windows) a VISIBLE object counts as SHOWING."""
+    states = int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
+    if visible_is_shown and states & STATE_VISIBLE and not states & STATE_SHOWING:
+        states |= STATE_SHOWING | STATE_SHOWN_BY_VISIBLE
+    return states
+
+
+def _has_size(extents: tuple[int, int, int, int] | None) -> bool:
+    return extents is not None and extents[2] > 0 and extents[3] > 0
+
+
+def _covers_windows(snap: Snapshot) -> bool:
+    """Whether the cache lists what is in the app's shown windows: a shown node with some but
+    fewer children in the cache than it reports means it does not (a fresh GTK 4 app's cache
+    holds little more than the focus chain). A node with none is completed by ``_complete``
+    (an object the cache lists under another parent). Asked for GTK 4 apps only: LibreOffice's
+    frame also reports children its cache lists elsewhere, and its cache read is complete."""
+    return all(not 0 < len(n.children) < n.child_count for n in _shown(snap))
 
 
 def _variant(v: Any, default: Any) -> Any:

@@ -21,17 +21,22 @@ scroll pane it is: it reads "scroll pane" like GTK's, and the contract's rule fo
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
 from deskhand.backends.linux._atspi import (
     EDITABLE_TEXT,
+    TEXT_VALUE_ROLES,
     VALUE,
     Node,
     Snapshot,
 )
 from deskhand.core.axtree.model import Element, ValueType
 from deskhand.core.geometry import Rect
+
+#: The embedded-object character: where a child object (a link) sits in its parent's text.
+OBJECT_CHAR: Final = "\ufffc"
 
 #: AtspiRole numbers → their AT-SPI names (the ``role_description`` we show).
 ROLE_NAMES: Final[dict[int, str]] = {
@@ -206,6 +211,7 @@ _BOOLEAN_ROLES: Final = frozenset({7, 8, 44, 45, 62})
 _FLOAT_SETTABLE_ROLES: Final = frozenset({15, 48, 51, 52})
 _ROW_CHILD_ROLES: Final = frozenset({32, 90, 91})
 ROLE_FILLER: Final = 20
+ROLE_STATIC: Final = 116
 ROLE_SCROLL_BAR: Final = 48
 ROLE_SCROLL_PANE: Final = 49
 #: Page-scroll actions a scroll area gets per axis of its shown scroll bars (contract 6.8 names).
@@ -230,6 +236,13 @@ ACTION_NAMES: Final[dict[str, str]] = {
 }
 #: Actions that only move the keyboard focus: not shown as secondary actions.
 _FOCUS_ACTIONS: Final = frozenset({"setfocus", "set focus", "focus", "grab focus"})
+#: GTK 4 lists every widget's built-in action groups as actions ("clipboard.copy" on each label):
+#: the groups that every widget of a kind has are not shown (an app's own, "win."/"app.", are).
+_GTK4_WIDGET_ACTION_GROUPS: Final = frozenset(
+    {"clipboard", "selection", "link", "menu", "text", "misc", "default", "window", "context-menu", "gesture"}
+)
+#: GTK 4 names a widget that has no accessible name after its type ("GtkButton", "AdwGizmo").
+_GTK_TYPE_NAME: Final = re.compile(r"(Gtk|Adw|Gdk|Gsk)[A-Z][A-Za-z]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,30 +257,47 @@ class AtspiRef:
     actions: tuple[str, ...]
 
 
-def element_tree(snap: Snapshot, window_path: str) -> tuple[Element | None, Element | None]:
-    """Map one window's shown subtree; returns (root element, focused element or None)."""
+def element_tree(
+    snap: Snapshot, window_path: str, mapped: dict[str, Element] | None = None
+) -> tuple[Element | None, Element | None]:
+    """Map one window's shown subtree; returns (root element, focused element or None).
+
+    An object listed under two parents (LibreOffice's root pane) maps to one ``Element``, the
+    same object under both: the core renders an element once. ``mapped`` carries that memo
+    across the windows of one snapshot."""
     focused: list[Element] = []
-    root = _map(snap, window_path, focused, depth=0)
+    root = _map(snap, window_path, focused, {} if mapped is None else mapped)
     return root, (focused[0] if focused else None)
 
 
-def _map(snap: Snapshot, path: str, focused: list[Element], depth: int) -> Element | None:
+def _map(snap: Snapshot, path: str, focused: list[Element], mapped: dict[str, Element]) -> Element | None:
+    known = mapped.get(path)
+    if known is not None:
+        return known
     node = snap.nodes.get(path)
     if node is None or not node.showing:
         return None
     parent = snap.nodes.get(node.parent)
     axes = scroll_axes(snap, node)
     el = element(node, snap.bus, parent_role=parent.role if parent else None, scroll_axes=axes)
+    mapped[path] = el
     if node.states & FOCUSED:
         focused.append(el)
     for child in node.children:
-        kid = _map(snap, child, focused, depth + 1)
+        kid = _map(snap, child, focused, mapped)
         if kid is not None:
             el.children.append(kid)
+    if node.text is not None and OBJECT_CHAR in node.text and isinstance(el.value, str) and el.role == "AXStaticText":
+        # Inline static text (Chromium's "static" children) is in the text itself, not embedded.
+        embedded = [n for c in node.children if (n := snap.nodes.get(c)) is None or n.role != ROLE_STATIC]
+        el.value = _with_embedded(node.text, embedded) or None
     rows = [c for c in node.children if (n := snap.nodes.get(c)) is not None and n.role in _ROW_CHILD_ROLES]
     shown_rows = sum(1 for c in el.children if c.role == "AXRow")
-    if el.role in ("AXList", "AXOutline", "AXTable") and len(rows) > shown_rows:
-        el.row_count = len(rows)
+    total = len(rows)
+    if rows and node.child_count > len(node.children):  # only the visible part was read
+        total = node.child_count - (len(node.children) - len(rows))
+    if el.role in ("AXList", "AXOutline", "AXTable") and total > shown_rows:
+        el.row_count = total
     return el
 
 
@@ -284,7 +314,7 @@ def element(
     el = Element(
         role=ax,
         role_description=ROLE_NAMES[ROLE_SCROLL_PANE] if scroll_pane else ROLE_NAMES.get(node.role, "unknown"),
-        title=node.name or None,
+        title=_name(node.name),
         description=node.description or None,
         identifier=node.accessible_id or None,
         # GTK page tabs drop SENSITIVE while enabled; a disabled widget clears both bits.
@@ -294,6 +324,7 @@ def element(
         selected=ax in ("AXRow", "AXCell") and bool(node.states & SELECTED),
         frame=_frame(node.extents),
         locator=f"{node.role}@{node.path.rsplit('/', 1)[-1]}",
+        partial=node.partial,
     )
     el.value = _value(node, ax)
     el.settable = _settable(node)
@@ -366,11 +397,34 @@ def _value(node: Node, ax: str) -> str | float | bool | None:
         return bool(node.states & SELECTED)
     if node.role == 40:  # password text: never shown
         return None
-    if node.value is not None and (VALUE in node.interfaces) and node.role != 79:
-        return node.value
-    if node.text is not None and ax in ("AXTextField", "AXTextArea"):
+    numeric = node.value is not None and VALUE in node.interfaces and node.role != 79
+    if node.text is not None and ax in ("AXTextField", "AXTextArea", "AXPopUpButton", "AXComboBox") and not numeric:
         return node.text
-    return None
+    text = _content(node)
+    if text is not None:
+        return text
+    return node.value if numeric else None
+
+
+def _with_embedded(text: str, children: list[Node | None]) -> str:
+    """``text`` with each embedded-object character replaced by that child's name or text (a
+    link inside a paragraph), in order."""
+    parts = text.split(OBJECT_CHAR)
+    out = parts[0]
+    for i, part in enumerate(parts[1:]):
+        child = children[i] if i < len(children) else None
+        inner = (child.name or (child.text or "").replace(OBJECT_CHAR, "")) if child is not None else ""
+        out += inner + part
+    return out.strip()
+
+
+def _content(node: Node) -> str | None:
+    """The text of a paragraph, heading, cell or label (Text interface) when it says more than
+    its name: embedded-object characters (U+FFFC, a child such as a link) are dropped."""
+    if node.text is None or node.role not in TEXT_VALUE_ROLES or node.role == 52:
+        return None
+    text = node.text.replace(OBJECT_CHAR, "").strip()
+    return text if text and text != node.name.strip() else None
 
 
 def _settable(node: Node) -> ValueType | None:
@@ -381,11 +435,18 @@ def _settable(node: Node) -> ValueType | None:
     return None
 
 
+def _name(name: str) -> str | None:
+    """The accessible name, without GTK 4's fallback to the widget's type name."""
+    if not name or _GTK_TYPE_NAME.fullmatch(name):
+        return None
+    return name
+
+
 def _actions(names: tuple[str, ...]) -> tuple[str, ...]:
     out: list[str] = []
     for name in names:
         key = name.strip().lower()
-        if not key or key in _FOCUS_ACTIONS:
+        if not key or key in _FOCUS_ACTIONS or (key.split(".", 1)[0] in _GTK4_WIDGET_ACTION_GROUPS and "." in key):
             continue
         mapped = ACTION_NAMES.get(key, name)
         if mapped not in out:

@@ -50,6 +50,7 @@ class Activity:
     def __init__(self, a11y_address: str, display_name: str, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._lock = threading.Lock()
+        self._seen = threading.Condition(self._lock)
         self._bus_seen: dict[str, float] = {}
         self._window_seen: dict[int, float] = {}
         self._watch: queue.SimpleQueue[int] = queue.SimpleQueue()
@@ -79,6 +80,23 @@ class Activity:
         seen = [t for t in times if t is not None]
         return max(seen) if seen else None
 
+    def wait_for_activity(self, bus: str | None, window: int | None, *, after: float, timeout_s: float) -> float | None:
+        """Block until the app's bus or window does something later than ``after`` (its time), or
+        ``timeout_s`` passes (None)."""
+        deadline = self._clock() + timeout_s
+
+        def seen() -> float | None:
+            times = [self._bus_seen.get(bus or ""), self._window_seen.get(window or 0)]
+            late = [t for t in times if t is not None and t > after]
+            return max(late) if late else None
+
+        with self._seen:
+            while (found := seen()) is None:
+                left = deadline - self._clock()
+                if left <= 0 or not self._seen.wait(left):
+                    return seen()
+            return found
+
     def wait_quiet(self, bus: str | None, window: int | None, *, since: float, floor_s: float) -> float:
         """Wait ``floor_s`` (the seed's settle), then while activity continues, until ``QUIET_S`` of
         quiet or ``SETTLE_CAP_S`` after ``since``. Returns the seconds waited."""
@@ -96,8 +114,9 @@ class Activity:
     # -- threads ------------------------------------------------------------------------------
     def _mark(self, table: dict[Any, float], key: object) -> None:
         now = self._clock()
-        with self._lock:
+        with self._seen:
             table[key] = now
+            self._seen.notify_all()
 
     def _read_bus(self, address: str) -> None:
         with contextlib.suppress(Exception), open_dbus_connection(address) as conn:
@@ -127,29 +146,36 @@ class Activity:
                 watched: dict[int, int] = {}
                 self.damage_ok = True
                 while not self._closing.is_set():
-                    self._add_watches(d, watched)
+                    fresh = self._add_watches(d, watched)
                     while d.pending_events():
                         ev = d.next_event()
-                        if ev.type == first:
+                        # a new damage object reports the window's existing contents once: not a change
+                        if ev.type == first and ev.damage not in fresh:
                             self._mark(self._window_seen, ev.drawable.id)
                     d.flush()
                     _readable(d, _POLL_S)
             finally:
                 d.close()
 
-    def _add_watches(self, d: Any, watched: dict[int, int]) -> None:
+    def _add_watches(self, d: Any, watched: dict[int, int]) -> set[int]:
+        """Create damage objects for newly named windows; returns their ids (their first reports,
+        queued by the ``sync``, describe what was already drawn)."""
+        fresh: set[int] = set()
         while True:
             try:
                 window = self._watch.get_nowait()
             except queue.Empty:
-                return
+                if fresh:
+                    with contextlib.suppress(Exception):
+                        d.sync()
+                return fresh
             if window in watched:
                 continue
             try:
                 watched[window] = d.create_resource_object("window", window).damage_create(
                     damage.DamageReportRawRectangles
                 )
-                d.sync()
+                fresh.add(watched[window])
             except Exception:  # the window went away: nothing to watch
                 watched.pop(window, None)
 

@@ -45,7 +45,7 @@ from deskhand.backends.base import (
     RunningApp,
     SelectionType,
 )
-from deskhand.backends.linux import _identity, _inventory, _mapping
+from deskhand.backends.linux import _identity, _inventory, _mapping, _transients
 from deskhand.backends.linux import _windows as windows
 from deskhand.backends.linux._atspi import (
     AtspiConnection,
@@ -59,6 +59,7 @@ from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
 from deskhand.core import screenshot
 from deskhand.core.axtree import notices as advisory
+from deskhand.core.axtree.handles import Fingerprint, check_fingerprint
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.axtree.render import full_text
@@ -75,6 +76,7 @@ OBSERVE_TIMEOUT_S: Final = 3.0
 #: Bus names remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
 _WINDOW_ROLES: Final = frozenset({2, 16, 23, 28, 69})
+_ROLE_FRAME: Final = 23
 
 
 class LinuxExecutor:
@@ -109,6 +111,8 @@ class LinuxExecutor:
         self._toolkits: dict[ProcessIdentity, str | None] = {}
         self._actor: LinuxActor | None = None
         self._activity_watch: Activity | None = None
+        #: app key -> when its last observation was complete (what ``wait_for_change`` waits past)
+        self._observed_at: dict[str, float] = {}
 
     # -- inventory ---------------------------------------------------------------------------
 
@@ -164,14 +168,22 @@ class LinuxExecutor:
     def element(self, app: RunningApp, handle: Handle) -> Element:
         """The element behind a ``gN:id`` handle; ``element.ref`` is its ``_mapping.AtspiRef``.
 
+        The element is fetched again from the app and must still be the one observed (same
+        role, name and bounds; section 3.3 step 6), so an action never lands on what replaced it.
+
         Raises:
             NativeError: ``stale_snapshot``, ``stale_process``, ``bad_index`` (checked in the
-                contract's order), then ``process_gone`` when the process has exited.
+                contract's order), ``process_gone`` when the process has exited, then
+                ``stale_element`` when the element is gone or changed (``ax_failed`` when the
+                app does not answer).
         """
         current = _identity.read_identity(app.pid, self._desktop_ids())
         found = self.observer.element(_app_key(app), handle, identity=current or app.identity)
         if current is None:
             raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
+        if isinstance(found.ref, _mapping.AtspiRef):
+            observed = Fingerprint(found.ref.role, found.title or "", found.frame)
+            check_fingerprint(handle, observed, _transients.refetch(self.atspi, app, found.ref))
         return found
 
     def to_global(self, app: RunningApp, x: float, y: float) -> Point:
@@ -206,6 +218,19 @@ class LinuxExecutor:
         window = shot.window_id if shot is not None else None
         self._activity().wait_quiet(self._buses.get(app.pid), window, since=since, floor_s=floor)
 
+    def _wait_for_change(self, app: RunningApp, timeout_s: float) -> str:
+        """Wait up to ``timeout_s`` for the app to do something after its last observation (an
+        AT-SPI event, drawing in its window), then for it to go quiet; the notice says which."""
+        start = time.monotonic()
+        shot = self._transforms.get(app.pid)
+        bus, window = self._buses.get(app.pid), shot.window_id if shot is not None else None
+        activity = self._activity()
+        after = self._observed_at.get(_app_key(app), start)
+        last = activity.wait_for_activity(bus, window, after=after, timeout_s=timeout_s)
+        if last is not None:
+            activity.wait_quiet(bus, window, since=last, floor_s=0.0)
+        return advisory.waited_for_change((time.monotonic() - start) * 1000, changed=last is not None)
+
     def _activity(self) -> Activity:
         if self._activity_watch is None:
             self._activity_watch = Activity(str(self.atspi.address), self.x.name)
@@ -213,8 +238,9 @@ class LinuxExecutor:
 
     # -- observation -------------------------------------------------------------------------
 
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
+    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
         identity = self.verify_identity(app)
+        waited = self._wait_for_change(app, wait_for_change_s) if wait_for_change_s > 0 else None
         acted = self.settle.pending(_app_key(app))
         self._settle(app)
         before = self._transforms.pop(app.pid, None)
@@ -257,6 +283,9 @@ class LinuxExecutor:
             # No tree: the state is the App= and Window: lines with the key window's own title.
             title = sanitize(display_window_title(key.title if key else None, app.display_name))
             text = full_text(tree, title, [], [])
+        if waited is not None:
+            notices.append(waited)
+        self._observed_at[_app_key(app)] = time.monotonic()  # what this observation has seen
         if notices:
             text += "\n\n" + "\n".join(notices)
         title = key.title if key else (tree.windows[0].title if tree.windows else "")
@@ -289,7 +318,7 @@ class LinuxExecutor:
                 lines=full_text.split("\n"),
                 window=key.frame if key is not None else None,
                 screen=Rect(0.0, 0.0, float(screen.width_in_pixels), float(screen.height_in_pixels)),
-                covered=key is not None and windows.covered(self.x, key),
+                covered=key is not None and _transients.overlapped(key.frame, self._grabber.covers(key)),
                 capture_hash=digest,
                 previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
                 tree_complete=complete,
@@ -363,21 +392,29 @@ class LinuxExecutor:
         trees: list[WindowTree] = []
         focused: Element | None = None
         menu_bar: Element | None = None
+        mapped: dict[str, Element] = {}  # one element per object, however many parents list it
         for path in snap.windows:
             node = snap.nodes.get(path)
-            if node is None or not node.showing or node.role not in _WINDOW_ROLES:
+            if node is None or not node.showing:
                 continue
-            root, focus = _mapping.element_tree(snap, path)
+            root, focus = _mapping.element_tree(snap, path, mapped)
             if root is None:
                 continue
+            if node.role not in _WINDOW_ROLES:
+                root.role = "AXWindow"  # a top-level file chooser, menu or popup is a window too
             xwin = _match_window(root, xwins)
+            if xwin is None and xwins and node.role == _ROLE_FRAME and not root.title:
+                continue  # an untitled frame no mapped window shows (Chromium keeps hidden ones SHOWING)
             wid = xwin.id if xwin else 0
             if key is not None and wid == key.id and menu_bar is None:
                 menu_bar = detach(root, "AXMenuBar")
             focused = focused or focus
             trees.append(WindowTree(wid, root.title or (xwin.title if xwin else ""), root, root.frame))
-        # The key window first: it is the one the state is about.
+        # The key window first: it is the one the state is about; an open menu of its menu bar
+        # is over it, in front of everything.
         trees.sort(key=lambda t: key is None or t.window_id != key.id)
+        bars = [menu_bar] if menu_bar is not None else []
+        trees[:0] = _transients.open_menus(bars, trees)
         return AppTree(
             app_label=app.identity.app_id,
             app_name=app.display_name,
@@ -385,6 +422,7 @@ class LinuxExecutor:
             windows=trees,
             focused=focused,
             menu_bar=menu_bar,
+            truncated=snap.capped,
         )
 
     def _capture_pool(self) -> ThreadPoolExecutor:

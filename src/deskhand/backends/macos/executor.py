@@ -118,7 +118,8 @@ class MacExecutor:
         self.settle.mark_mutation(app.identity.app_id, time.monotonic())
 
     # -- observation -------------------------------------------------------------------------
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False) -> AppState:
+    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
+        del wait_for_change_s  # not yet on macOS: the observation is taken at once
         identity = self.verify_identity(app)
         wait = self.settle.take(app.identity.app_id, time.monotonic())
         if wait > 0:

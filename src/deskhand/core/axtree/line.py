@@ -21,6 +21,8 @@ MAX_VISIBLE_ROWS: Final = 20
 ROW_TEXT_DEPTH: Final = 4
 
 SECONDARY_ACTIONS_FIELD: Final = "Secondary Actions: "
+#: The part of a container's children that was read when it is too large to list.
+PARTIAL_FIELD: Final = "Visible: "
 ROW_SUMMARY_ROLES: Final = frozenset({"AXOutline", "AXList"})
 LABEL_TITLE_ROLES: Final = frozenset({"AXButton", "AXPopUpButton", "AXImage", "AXGroup", "AXUnknown", "AXWebArea"})
 ELIDABLE_ROLES: Final = frozenset({"AXGroup", "AXUnknown"})
@@ -134,6 +136,9 @@ def _fields(facts: _Facts, *, bare: str | None) -> list[str]:
     placeholder = t.sanitized_or_none(element.placeholder)
     if placeholder is not None and placeholder not in (title, label, value):
         fields.append(f"Placeholder: {placeholder}")
+    partial = t.sanitized_or_none(element.partial)
+    if partial is not None:
+        fields.append(f"{PARTIAL_FIELD}{partial}")
     return fields
 
 
@@ -178,6 +183,8 @@ def _line_role_text(element: Element, base_role: str, title: str | None, label: 
 
 def _should_elide(facts: _Facts, *, in_web_area: bool) -> bool:
     element = facts.element
+    if element.role == "AXStaticText":
+        return _empty_text(facts)
     if element.role not in ELIDABLE_ROLES:
         return False
     child_count = len(element.children)
@@ -193,6 +200,22 @@ def _should_elide(facts: _Facts, *, in_web_area: bool) -> bool:
     if not featureless:
         return False
     return not facts.traits or (child_count == 1 and facts.traits == ["settable", "string"])
+
+
+def _empty_text(facts: _Facts) -> bool:
+    """A label that says nothing (no title, description, value, id, actions or children), is not
+    focused and cannot be typed into: noise, left out."""
+    element = facts.element
+    return (
+        facts.title is None
+        and facts.label is None
+        and facts.value is None
+        and facts.identifier is None
+        and not facts.actions
+        and not element.children
+        and not element.focused
+        and element.settable is None
+    )
 
 
 def _row_summary(element: Element) -> str | None:
@@ -228,7 +251,7 @@ def _descendant_texts(element: Element, depth: int) -> list[str]:
     if depth >= ROW_TEXT_DEPTH:
         return []
     out: list[str] = []
-    if element.role in {"AXStaticText", "AXTextField"}:
+    if element.role in {"AXStaticText", "AXTextField", "AXCell"}:
         text = t.display_value(element, "") or t.sanitized_or_none(element.title)
         if text:
             out.append(text)

@@ -46,6 +46,9 @@ class Element:
     selected_text: str | None = None
     #: For lists/outlines: total row count when more rows exist than are children here.
     row_count: int | None = None
+    #: Set when only part of the children could be read (a container too large to list, such
+    #: as a spreadsheet): which part they are, e.g. "rows 1-20, columns 1-12 of 1048576 x 16384".
+    partial: str | None = None
     children: list[Element] = field(default_factory=list)
     #: Immutable locator component for this element under its parent (role + index chain step);
     #: the full locator key is the chain of these from the root.

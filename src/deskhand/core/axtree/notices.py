@@ -63,6 +63,14 @@ IDENTICAL_CAPTURE: Final = (
     "last action; it may not have reached the app (check the target, or wait and observe again)."
 )
 
+
+def waited_for_change(waited_ms: float, *, changed: bool) -> str:
+    """The notice of an observation that first waited for the app to change (``waitForChangeMs``)."""
+    if changed:
+        return f"Notice: the app changed after {round(waited_ms)} ms of waiting; this state is from after it settled."
+    return f"Notice: the app did not change within {round(waited_ms)} ms of waiting."
+
+
 _TREE_LINE: Final = re.compile(r"^(\t*)g\d+:\d+(.*)$")
 #: `` <roleText> (<traits>)`` at the head of a line's suffix (role texts are lowercase words).
 _TRAITS: Final = re.compile(r"^(?: [a-z][a-z ]*)? \(([a-z, ]+)\)")

@@ -1,7 +1,9 @@
 """The walk that turns an observed ``AppTree`` into numbered-later lines, and the text around them.
 
 ``walk`` visits windows then the menu bar, elides featureless wrappers, inlines row cells,
-suppresses link children and stops at depth 20 or 1500 emitted lines (``truncated``). Its
+suppresses link children, renders an element listed under two parents once (at its first place),
+leaves out blank cells of partly read containers and labels repeating their control's title,
+and stops at depth 20 or 1500 emitted lines (``truncated``). Its
 nodes carry their locator key; ``observer.py`` gives them handles and builds the text with
 ``full_text`` (native ``axText``) and ``frame_envelope`` (section 3.1).
 """
@@ -120,6 +122,8 @@ class _Walker:
     def __init__(self, focused: Element | None) -> None:
         self.focused = focused
         self.result = Walk()
+        #: Elements already visited: one listed under two parents is rendered at its first place.
+        self.rendered: set[int] = set()
 
     def visit(
         self,
@@ -130,19 +134,24 @@ class _Walker:
         depth: int,
         in_web_area: bool,
         ancestors: frozenset[int],
+        owner: Element | None = None,
     ) -> None:
+        """``owner``: the nearest rendered ancestor (elided wrappers skipped)."""
         result = self.result
         if len(result.nodes) >= MAX_NODES or depth >= MAX_DEPTH:
             result.truncated = True
             return
-        if id(element) in ancestors:
-            return  # a cycle in the backend's tree
+        if id(element) in ancestors or id(element) in self.rendered:
+            return  # a cycle in the backend's tree, or an element listed under two parents: once
+        self.rendered.add(id(element))
+        if owner is not None and _echo_label(owner, element):
+            return
         key = _child_key(parent_key, element, index)
         line = describe(element, in_web_area=in_web_area)
         inner = ancestors | {id(element)}
         child_web = in_web_area or element.role == "AXWebArea"
         if line.elide:
-            self._children(element, key, depth=depth, in_web_area=child_web, ancestors=inner)
+            self._children(element, key, depth=depth, in_web_area=child_web, ancestors=inner, owner=owner)
             return
         result.nodes.append(Node(key, depth, line.suffix, element))
         if element is self.focused and result.focus is None:
@@ -151,15 +160,24 @@ class _Walker:
             self._row_texts(element, key, line.inline_texts, depth + 1)
             return
         if not line.suppress_children:
-            self._children(element, key, depth=depth + 1, in_web_area=child_web, ancestors=inner)
+            self._children(element, key, depth=depth + 1, in_web_area=child_web, ancestors=inner, owner=element)
 
     def _children(
-        self, element: Element, key: LocatorKey, *, depth: int, in_web_area: bool, ancestors: frozenset[int]
+        self,
+        element: Element,
+        key: LocatorKey,
+        *,
+        depth: int,
+        in_web_area: bool,
+        ancestors: frozenset[int],
+        owner: Element | None,
     ) -> None:
         for i, child in enumerate(element.children):
             if element.role == "AXMenuBar" and child.title == "Apple":
                 continue
-            self.visit(child, key, i, depth=depth, in_web_area=in_web_area, ancestors=ancestors)
+            if element.partial is not None and _blank_cell(child):
+                continue
+            self.visit(child, key, i, depth=depth, in_web_area=in_web_area, ancestors=ancestors, owner=owner)
             if self.result.truncated:
                 return
 
@@ -171,6 +189,29 @@ class _Walker:
             # Each inlined cell text gets its own step under the row, so it can keep its id.
             text_key = None if key is None else (*key, f"#text{i}")
             self.result.nodes.append(Node(text_key, depth, f" text {text}", row))
+
+
+def _echo_label(parent: Element, child: Element) -> bool:
+    """A label inside a control or a paragraph that only repeats part of its title or text (GTK 4
+    buttons hold their label as a child, Chromium a paragraph's text runs): the parent's line
+    already says it."""
+    if child.role != "AXStaticText" or child.children or child.value not in (None, "") or not child.title:
+        return False
+    said = [s for s in (parent.title, parent.value if isinstance(parent.value, str) else None) if s]
+    return any(child.title.strip() in s for s in said) and (parent.role != "AXStaticText" or parent.value is not None)
+
+
+def _blank_cell(element: Element) -> bool:
+    """A cell of a partly read container (a spreadsheet's visible range) with nothing in it:
+    not listed, since a sheet shows hundreds of them (the container's line says which part
+    was read). A focused or selected cell is listed: it is where typing goes."""
+    return (
+        element.role == "AXCell"
+        and element.value in (None, "")
+        and not element.children
+        and not element.focused
+        and not element.selected
+    )
 
 
 def _child_key(parent_key: LocatorKey, element: Element, index: int) -> LocatorKey:

@@ -26,6 +26,16 @@ MENU_ROLES: Final = frozenset({"AXMenuBar", "AXMenuBarItem", "AXMenu", "AXMenuIt
 VERTICAL_PAGE_ACTIONS: Final = frozenset({"AXScrollUpByPage", "AXScrollDownByPage"})
 HORIZONTAL_PAGE_ACTIONS: Final = frozenset({"AXScrollLeftByPage", "AXScrollRightByPage"})
 
+#: Roles on which a number is noise, not a value (toolkits give push buttons, labels and cells
+#: a Value interface reading 0): a numeric value of theirs is not shown.
+NUMBERLESS_ROLES: Final = frozenset(
+    {
+        "AXButton", "AXMenuItem", "AXMenuBarItem", "AXMenu", "AXMenuBar", "AXToolbar", "AXGroup",
+        "AXUnknown", "AXWindow", "AXImage", "AXLink", "AXStaticText", "AXHeading", "AXWebArea",
+        "AXList", "AXTable", "AXOutline", "AXRow", "AXCell", "AXTabGroup", "AXSplitGroup", "AXScrollArea",
+    }
+)  # fmt: skip
+
 #: Role texts whose value is appended to the head without ``Value:``.
 BARE_VALUE_ROLE_TEXTS: Final = frozenset({"scroll bar", "value indicator", "text entry area", "text area"})
 
@@ -103,7 +113,8 @@ def match_secondary_action(requested: str, raw_names: Sequence[str]) -> int | No
 def visible_actions(element: Element) -> list[str]:
     """Pretty names of the element's secondary actions after the hiding rules."""
     hidden = HIDDEN_ACTIONS | HIDDEN_MENU_ACTIONS if element.role in MENU_ROLES else HIDDEN_ACTIONS
-    raw = [name for name in element.actions if name not in hidden]
+    # A name without a letter or digit (Firefox lists unnamed actions) names nothing.
+    raw = [name for name in element.actions if name not in hidden and any(ch.isalnum() for ch in name)]
     if element.role == "AXScrollArea" and any(name in VERTICAL_PAGE_ACTIONS for name in raw):
         raw = [name for name in raw if name not in HORIZONTAL_PAGE_ACTIONS]
     return [pretty_action_name(name) for name in raw]
@@ -149,6 +160,8 @@ def display_value(element: Element, role_text: str) -> str | None:
     if isinstance(value, int | float):
         if value in (0, 1) and is_boolean_element(element, role_text):
             return "on" if value else "off"
+        if element.role in NUMBERLESS_ROLES:
+            return None
         return format_number(value)
     return sanitized_or_none(value)
 

@@ -221,7 +221,8 @@ function makeApp(app, observed) {
   async function observe(options) {
     try {
       const disable = options !== undefined && options !== null ? options.disableDiffing : undefined;
-      return await invoke("get_app_state", { app, ...optional("disableDiff", disable) });
+      const wait = options !== undefined && options !== null ? options.waitForChangeMs : undefined;
+      return await invoke("get_app_state", { app, ...optional("disableDiff", disable), ...optional("waitForChangeMs", wait) });
     } catch (error) {
       clear(observed);
       throw error;
@@ -240,7 +241,7 @@ function makeApp(app, observed) {
     getScreenshot: tracked(async (options) => {
       // Clear first: a hidden AX refresh may change generations (image-only refresh).
       for (const [name, indices] of indicesByApp) if (name === app) clear(indices);
-      const image = imageOf(await observe(undefined));
+      const image = imageOf(await observe({ waitForChangeMs: options?.waitForChangeMs }));
       if (image === undefined) throw new Error(`Screenshot unavailable for ${app}.`);
       const bytes = decodeImage(image);
       emitImage(image, options);

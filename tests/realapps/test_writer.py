@@ -1,0 +1,77 @@
+"""LibreOffice Writer: paragraphs show their full text once (the root pane has two parents; the
+text is read with ``GetText(0, -1)``), and two typed paragraphs are what LibreOffice itself reads
+from the saved file."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from _apps import Apps
+from _observe import state_with
+from _office import convert
+
+from deskhand.backends.linux.executor import LinuxExecutor
+
+pytestmark = pytest.mark.slow
+
+FIRST = "First paragraph of the matrix test."
+SECOND = "Second paragraph, typed after the first."
+
+
+@pytest.fixture(scope="module")
+def writer(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    tmp = tmp_path_factory.mktemp("writer")
+    seed = tmp / "letter.txt"
+    seed.write_text("\n")
+    doc = convert(seed, "odt", tmp, tmp / "convert-profile")
+    running = apps.soffice("writer", doc)
+    yield {"running": running, "app": mex.resolve(str(running.pid)), "doc": doc, "tmp": tmp}
+
+
+@pytest.mark.matrix("LibreOffice Writer", "observe", "type", "save")
+def test_two_typed_paragraphs_show_once_and_are_saved(writer: dict[str, Any], mex: LinuxExecutor) -> None:
+    app, doc, tmp = writer["app"], writer["doc"], writer["tmp"]
+    state_with(mex, app, r"document text .*\n\t+g\d+:\d+ paragraph \(settable, string\)")
+    mex.type_text(app, FIRST)
+    mex.press_key(app, "Return")
+    mex.type_text(app, SECOND)
+    state = state_with(mex, app, re.escape(SECOND) + "$")
+    assert len(re.findall(rf"g\d+:\d+ paragraph \(settable, string\) {re.escape(FIRST)}$", state, re.M)) == 1, state
+    assert len(re.findall(rf"g\d+:\d+ paragraph \(settable, string\) {re.escape(SECOND)}$", state, re.M)) == 1, state
+    assert state.count("document text") == 1, state
+    print(f"writer: state {len(state)} chars")
+    assert len(state) < 10_000
+    assert "Value: 0\n" not in state and ";;" not in state
+
+    mtime = doc.stat().st_mtime_ns
+    mex.press_key(app, "ctrl+s")
+    deadline = time.monotonic() + 30
+    text = ""
+    while time.monotonic() < deadline:
+        if doc.stat().st_mtime_ns != mtime:
+            text = convert(doc, "txt:Text", tmp / "out", tmp / "convert-profile").read_text(encoding="utf-8-sig")
+            if SECOND in text:
+                break
+        time.sleep(0.2)  # polling the saved file with a deadline
+    assert [line for line in text.splitlines() if line.strip()] == [FIRST, SECOND], text
+
+
+@pytest.mark.matrix("LibreOffice Writer", "diff")
+def test_a_changed_paragraph_is_one_diff_line(writer: dict[str, Any], mex: LinuxExecutor) -> None:
+    app = writer["app"]
+    state_with(mex, app, re.escape(SECOND) + "$")
+    mex.get_app_state(app)  # the state the diff is taken against
+    mex.type_text(app, " More.")
+    deadline = time.monotonic() + 20
+    while True:
+        diff = mex.get_app_state(app).text
+        if "More." in diff or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)  # polling the app's state with a deadline
+    assert diff.startswith("The following is a diff"), diff
+    changed = [line for line in diff.splitlines() if line.startswith("~") and "More." in line]
+    assert len(changed) == 1, diff

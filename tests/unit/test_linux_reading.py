@@ -1,0 +1,115 @@
+"""Linux reading rules that need no display: the visible-part reader never lists a managed
+container's children and stays within its caps; the mapping's text and noise rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deskhand.backends.linux import _visible
+from deskhand.backends.linux._atspi import Call, Node, Snapshot
+from deskhand.backends.linux._mapping import element_tree
+
+BUS = ":1.9"
+SHOWING = 1 << 25
+ROWS, COLS = 1_048_576, 16_384
+
+
+class SheetApp:
+    """Answers AT-SPI calls like LibreOffice Calc's sheet: 50 x 23 cells on screen of a huge table."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+
+    def ask(self, calls: list[Call]) -> list[Any]:
+        self.calls.extend(calls)
+        return [self.answer(c) for c in calls]
+
+    def answer(self, c: Call) -> Any:
+        if c.method == "GetExtents":
+            return ((0, 0, 1840, 850),) if c.path == "/table" else ((0, 0, 80, 17),)
+        if c.method == "Get" and c.body[1] in ("NRows", "NColumns"):
+            return (("i", ROWS if c.body[1] == "NRows" else COLS),)
+        if c.method == "GetAccessibleAtPoint":
+            x, y, _ = c.body
+            return ((BUS, f"/cell/{min(y // 17, 49)}/{min(x // 80, 22)}"),)
+        if c.method == "GetIndexInParent":
+            _, _, row, col = c.path.split("/")
+            return (int(row) * COLS + int(col),)
+        if c.method in ("GetRowAtIndex", "GetColumnAtIndex"):
+            index = c.body[0]
+            return (index // COLS if c.method == "GetRowAtIndex" else index % COLS,)
+        if c.method == "GetAccessibleAt":
+            return ((BUS, f"/cell/{c.body[0]}/{c.body[1]}"),)
+        if c.method == "GetState":
+            return ([SHOWING, 0],)
+        if c.method == "GetRole":
+            return (56,)
+        if c.method == "Get" and c.body[1] == "Name":
+            return (("s", c.path.rsplit("/", 2)[-2] + ":" + c.path.rsplit("/", 1)[-1]),)
+        if c.method == "GetText":
+            return ("41",) if c.path == "/cell/0/0" else ("",)
+        if c.method == "GetInterfaces":
+            return (["org.a11y.atspi.Text", "org.a11y.atspi.Component"],)
+        if c.method == "Get" and c.body[1] == "NSelectedChildren":
+            return (("i", 0),)
+        raise AssertionError(f"unexpected call {c}")
+
+
+def make_call(path: str, iface: str, method: str, sig: str | None, body: tuple[Any, ...]) -> Call:
+    return Call(BUS, path, iface, method, sig, body)
+
+
+def test_a_managed_sheet_is_read_through_its_table_and_never_listed() -> None:
+    app = SheetApp()
+    ifaces = frozenset({_visible.TABLE, _visible.COMPONENT, _visible.SELECTION})
+    got = _visible.read_visible(app.ask, make_call, BUS, "/table", ifaces)
+    assert not any(c.method == "GetChildren" for c in app.calls)
+    assert 0 < len(got.children) <= _visible.MAX_CELLS
+    assert got.children[0] == "/cell/0/0"
+    assert got.cells["/cell/0/0"].text == "41"
+    assert got.note is not None and got.note.endswith(f"of {ROWS} x {COLS}")
+    assert len(app.calls) < 2000
+
+
+def test_must_not_enumerate() -> None:
+    assert _visible.must_not_enumerate(_visible.STATE_MANAGES_DESCENDANTS, 3)
+    assert _visible.must_not_enumerate(0, 2_147_483_647)
+    assert _visible.must_not_enumerate(0, -1)  # atk-bridge's cached count of a managed container
+    assert not _visible.must_not_enumerate(0, 40)
+
+
+def node(
+    path: str, role: int, name: str = "", *, parent: str = "", children: list[str] | None = None, **kw: Any
+) -> Node:
+    return Node(path, role, name, "", SHOWING, frozenset(), parent=parent, children=children or [], **kw)
+
+
+def snapshot(*nodes: Node) -> Snapshot:
+    return Snapshot(BUS, {n.path: n for n in nodes}, [nodes[0].path], "walk")
+
+
+def test_a_paragraph_shows_its_text_with_embedded_links_and_gtk_type_names_are_dropped() -> None:
+    snap = snapshot(
+        node("/w", 23, "Doc", children=["/p", "/b"]),
+        node("/p", 73, parent="/w", children=["/a"], text="See \ufffc for more."),
+        node("/a", 88, "the manual", parent="/p"),
+        node("/b", 43, "GtkButton", parent="/w", actions=("clipboard.copy", "click", "")),
+    )
+    root, _ = element_tree(snap, "/w")
+    assert root is not None
+    paragraph, button = root.children
+    assert paragraph.value == "See the manual for more."
+    assert button.title is None
+    assert button.actions == ("AXPress",)
+
+
+def test_a_node_under_two_parents_maps_to_one_element() -> None:
+    snap = snapshot(
+        node("/w", 23, "Doc", children=["/p1", "/p2"]),
+        node("/p1", 39, parent="/w", children=["/pane"]),
+        node("/p2", 39, parent="/w", children=["/pane"]),
+        node("/pane", 46, "Root", parent="/p1"),
+    )
+    root, _ = element_tree(snap, "/w")
+    assert root is not None
+    assert root.children[0].children[0] is root.children[1].children[0]
