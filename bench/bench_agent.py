@@ -4,7 +4,9 @@ Run with ``python -m bench agent`` (or ``make bench``). One private desktop runs
 (``tests/apps/gtk_fixture.py``, which logs every press, release and key with a monotonic ``t``)
 and Mousepad. The official MCP client drives ``deskhand serve``; each operation is timed from the
 call to its effect at the receiving app (the fixture's own event log), or to the answer for the
-observations. The peers are called as their users call them, interleaved rep by rep in the same
+observations, each after an idle gap past the previous action's settle window (``GAP_S``); the
+drag, observe, drag loop includes the settle its observation owes the drag before it.
+The peers are called as their users call them, interleaved rep by rep in the same
 run: xdotool through a shell as the Anthropic computer-use demo does (``mousedown 1 mousemove
 --sync x y mouseup 1``, ``type --delay 12``), pyautogui in a fresh ``python -c`` as OSWorld's VM
 server runs an action, OSWorld's full pyatspi dump (``bench/_a11y_dump.py``, a long-lived system
@@ -43,6 +45,9 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 REPS = int(os.environ.get("DESKHAND_BENCH_REPS", "15"))
 DRAGS = 47
 TYPED = "abcdefghijklmnopqrst"
+#: Idle time before each timed operation: past the settle window of the previous one's mutation
+#: (``_quiet``: 250 ms floor, 50 ms quiet), so an observation is not charged for an earlier action.
+GAP_S = 0.35
 OSWORLD_PREFIX = "import pyautogui; import time; pyautogui.FAILSAFE = False; "
 
 Point = tuple[float, float]
@@ -194,6 +199,7 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
             return (ev.wait(since, "release", count) - t0) * 1000
 
         async def timed_cell(server: Server, code: str, kind: str | None, count: int = 1) -> tuple[float, str]:
+            await anyio.sleep(GAP_S)
             since = ev.mark()
             t0 = time.monotonic()
             result = await server.cell(code)
@@ -202,6 +208,7 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
             return (ev.wait(since, kind, count) - t0) * 1000, _text(result)
 
         def timed_sh(fn: Callable[[], None], kind: str | None, count: int = 1) -> float:
+            time.sleep(GAP_S)
             since = ev.mark()
             t0 = time.monotonic()
             fn()
@@ -265,6 +272,7 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
             b.record("window screenshot for the model", "import + convert", timed_sh(import_convert, None))
 
             for s in order:
+                await anyio.sleep(GAP_S)
                 since = ev.mark()
                 t0 = time.monotonic()
                 await s.cell(drag_js)
