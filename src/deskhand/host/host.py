@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 import anyio
+import anyio.from_thread
 import anyio.to_thread
 
 from deskhand.backends.base import ActionResult, AppEntry, AppState, Executor, Platform, RunningApp, WindowEntry
@@ -253,7 +254,11 @@ class Host:
     async def _gate(self, selector: str, *, mutating: bool, progress: _Progress) -> RunningApp:
         """Gates 3-5: resolve to one running app, the deny policy, a proven identity for mutations."""
         progress.executor_called = True
-        target = await self._thread(lambda: self.executor.resolve(selector))
+        return await self._thread(lambda: self._gated(selector, mutating=mutating))
+
+    def _gated(self, selector: str, *, mutating: bool) -> RunningApp:
+        """Gates 3-5 in the worker thread (``_gate``, and ``_gate_and_dispatch`` before its call)."""
+        target = self.executor.resolve(selector)
         self.policy.check(target)
         if mutating and not target.identity.proven:
             raise NativeError("identity_unproven", _unproven_message(selector))
@@ -269,16 +274,32 @@ class Host:
         if isinstance(request, v.ListWindows):
             entries = await self._thread(lambda: self.executor.list_windows(request.pid))
             return _list_windows_result(entries)
-        if target is None:
-            target = await self._gate(request.app, mutating=tools.TOOLS[request.tool].mutates, progress=progress)
+        pinned = target
+        selector, mutating = request.app, tools.TOOLS[request.tool].mutates
+
+        def gated() -> RunningApp:
+            """The gates and the call share one worker thread (one hop, not two, per call); a
+            cancellation that arrived during the gates still stops the call before dispatch."""
+            if pinned is not None:
+                return pinned
+            app = self._gated(selector, mutating=mutating)
+            anyio.from_thread.check_cancelled()
+            return app
+
         if isinstance(request, v.GetAppState):
-            state = await self._thread(
-                lambda: self.executor.get_app_state(
-                    target, disable_diff=request.disable_diff, wait_for_change_s=request.wait_for_change_s
+            observe = request
+
+            def observed() -> tuple[RunningApp, AppState]:
+                app = gated()
+                state = self.executor.get_app_state(
+                    app, disable_diff=observe.disable_diff, wait_for_change_s=observe.wait_for_change_s
                 )
-            )
-            return _state_result(state, _binding_key(request.app, target))
-        action = await self._thread(lambda: tools.act(self.executor, target, request))
+                return app, state
+
+            app, state = await self._thread(observed)
+            return _state_result(state, _binding_key(request.app, app))
+        act = request
+        action = await self._thread(lambda: tools.act(self.executor, gated(), act))
         return _action_result(action)
 
     @staticmethod

@@ -132,7 +132,7 @@ class LinuxExecutor:
         return _inventory.merge(self.running(), installed, _inventory.recent_usage(installed))
 
     def resolve(self, selector: str) -> RunningApp:
-        return _inventory.resolve(selector, self.discovery.found())
+        return self.discovery.resolve(selector)
 
     def list_windows(self, pid: int | None = None) -> list[WindowEntry]:
         """Every top-level X11 window with a known owner (of ``pid`` when given), bottom to top.
