@@ -85,6 +85,14 @@ def test_microtask_loop_times_out() -> None:
     assert texts(after) == ["undefined"]
 
 
+async def until(condition, timeout_s: float = 5.0) -> None:
+    """Yield to the loop until ``condition()`` holds, with a deadline."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached"
+        await asyncio.sleep(0.001)
+
+
 def test_cancel_drains_the_in_flight_call() -> None:
     caller = FakeCaller()
     caller.hold = {"click"}
@@ -97,8 +105,11 @@ def test_cancel_drains_the_in_flight_call() -> None:
                 session.run('let app = await cua.getApp("Fixture"); await app.click([1,1]); await app.click([2,2])')
             )
             await caller.entered.wait()
+            worker = session.worker_pid
             await session.cancel()
-            await asyncio.sleep(0.03)
+            # the cancel has been acted on once the cell's worker is gone; a cell that did not
+            # wait for its in-flight call would be finished by then
+            await until(lambda: session.worker_pid != worker or running.done())
             finished_early = running.done()
             caller.gate.set()
             return await running, finished_early
@@ -126,9 +137,10 @@ def test_reset_interrupts_the_running_cell_and_rejects_the_queued_one() -> None:
             first = asyncio.ensure_future(session.run('await __cuInvoke("click", {}); await __cuInvoke("click", {})'))
             await caller.entered.wait()
             queued = asyncio.ensure_future(session.run('await __cuInvoke("click", {})'))
-            await asyncio.sleep(0.01)
+            await until(lambda: session.waiting == 1)  # queued behind the running cell
             resetting = asyncio.ensure_future(session.reset())
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0)  # one turn of the loop: the reset starts (and ends the epoch) first
+            assert not resetting.done()  # it waits for the in-flight call, which the gate still holds
             caller.gate.set()
             after = await session.run("nodeRepl.write('fresh')")
             return await first, await queued, await resetting, after

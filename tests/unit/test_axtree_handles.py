@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from deskhand.core.axtree.handles import EpochCounter, Handle, reconcile, refresh_policy
+from deskhand.core.axtree.handles import EpochCounter, Fingerprint, Handle, check_fingerprint, reconcile, refresh_policy
 from deskhand.core.errors import NativeError
+from deskhand.core.geometry import Rect
 
 
 class TestHandle:
@@ -116,3 +117,41 @@ class TestRefreshPolicy:
 
     def test_axtreediff_unproven_identity_rotates(self) -> None:
         assert self.policy(None, None, 42, 42) == (False, True)
+
+
+class TestFingerprint:
+    """Step 6 of section 3.3: the element fetched again must be the one observed."""
+
+    SEEN = Fingerprint(43, "Send A", Rect(10.0, 20.0, 80.0, 30.0))
+
+    def test_the_same_element_passes(self) -> None:
+        check_fingerprint("g1:5", self.SEEN, Fingerprint(43, "Send A", Rect(10.0, 20.0, 80.0, 30.0)))
+
+    def test_rounding_within_a_point_passes(self) -> None:
+        check_fingerprint("g1:5", self.SEEN, Fingerprint(43, "Send A", Rect(10.6, 19.5, 80.0, 30.9)))
+
+    @pytest.mark.parametrize(
+        ("live", "why"),
+        [
+            (None, "no longer exists"),
+            (Fingerprint(29, "Send A", Rect(10.0, 20.0, 80.0, 30.0)), "role changed"),
+            (Fingerprint(43, "Send B", Rect(10.0, 20.0, 80.0, 30.0)), "name changed to 'Send B'"),
+            (Fingerprint(43, "Send A", Rect(10.0, 60.0, 80.0, 30.0)), "moved or was resized"),
+            (Fingerprint(43, "Send A", Rect(10.0, 20.0, 82.0, 30.0)), "moved or was resized"),
+            (Fingerprint(43, "Send A", None), "moved or was resized"),
+        ],
+    )
+    def test_any_difference_is_stale_element_before_dispatch(self, live: Fingerprint | None, why: str) -> None:
+        with pytest.raises(NativeError) as err:
+            check_fingerprint("g1:5", self.SEEN, live)
+        assert err.value.code == "stale_element"
+        assert err.value.dispatched is False
+        assert err.value.message.startswith("Element g1:5 is stale: ")
+        assert why in err.value.message
+
+    def test_an_element_observed_without_bounds_is_checked_by_role_and_name(self) -> None:
+        seen = Fingerprint(33, "File", None)
+        check_fingerprint("g2:0", seen, Fingerprint(33, "File", None))
+        check_fingerprint("g2:0", seen, Fingerprint(33, "File", Rect(0.0, 19.0, 39.0, 25.0)))
+        with pytest.raises(NativeError, match="name changed"):
+            check_fingerprint("g2:0", seen, Fingerprint(33, "Edit", Rect(0.0, 19.0, 39.0, 25.0)))

@@ -24,6 +24,12 @@ BODIES: list[tuple[str | None, tuple[Any, ...]]] = [
     ("v", (("d", 0.25),)),
     ("v", (("(so)", (":1.5", "/a")),)),
     ("as", (["org.a11y.atspi.Accessible", "org.a11y.atspi.Component"],)),
+    # Repeated and differing string arrays in one body (string arrays are decoded once per content).
+    ("asasasas", (["a", "bc"], ["a", "bc"], ["a", "bcd"], [])),
+    # Pairs of strings read in one step, at every alignment.
+    ("y(so)", (3, ("", "/"))),
+    ("sa(ss)", ("xyz", [("", "héllo"), ("abcde", ""), ("a", "b")])),
+    ("a(sas)", ([("x", ["é", ""]), ("y", ["é", ""]), ("z", ["é"])],)),
     ("(iiii)", ((10, -20, 300, 40),)),
     ("a(sss)", ([("click", "", "<Alt>a"), ("activate", "Activate", "")],)),
     ("s", ("héllo wörld ✓",)),

@@ -147,6 +147,7 @@ class KernelSession:
         self._closing = False
         self._cell: _Cell | None = None
         self._queue = asyncio.Lock()
+        self._waiting = 0
         self._epoch = 0
         self._next_cell = 0
         self._idle_failure: str | None = None
@@ -159,6 +160,11 @@ class KernelSession:
     @property
     def busy(self) -> bool:
         return self._cell is not None
+
+    @property
+    def waiting(self) -> int:
+        """Cells waiting for the one running now (for tests and diagnostics)."""
+        return self._waiting
 
     @property
     def worker_pid(self) -> int | None:
@@ -180,10 +186,17 @@ class KernelSession:
         if not queue and (self._cell is not None or self._queue.locked()):
             return _error(ALREADY_RUNNING)
         epoch = self._epoch
-        async with self._queue:
+        self._waiting += 1
+        try:
+            await self._queue.acquire()
+        finally:
+            self._waiting -= 1
+        try:
             if epoch != self._epoch:
                 return _error(RESET_QUEUED)
             return await self._run(code, timeout_s)
+        finally:
+            self._queue.release()
 
     async def cancel(self) -> None:
         """Cancel the running cell, if any; it reports the cancellation text."""

@@ -9,7 +9,10 @@ exchange holds ``AtspiConnection.lock``.
 Trees come from ``org.a11y.atspi.Cache.GetItems`` where the toolkit exports the cache (GTK,
 Chromium; the cache object appears only after a client registers for ``children-changed``),
 and from a breadth-first walk (five pipelined calls per node) where it does not (Qt returns
-an empty list). Hidden subtrees (not SHOWING) are not walked. Details such as extents,
+an empty list). The cache is checked on every read, never trusted blindly: each item's child
+count and index are live, and a shown node whose cached children are not exactly its live
+ones (Chromium's page after a navigation) has its children read and walked again.
+Hidden subtrees (not SHOWING) are not walked. Details such as extents,
 values, texts and actions are read only for the nodes that are shown.
 
 A read never harms the app: containers that manage their descendants (MANAGES_DESCENDANTS, or an
@@ -107,6 +110,9 @@ CELL_LEFT_TO_READ: Final = frozenset({ACTION, EDITABLE_TEXT})
 #: Roles whose text content is read (entries, text areas, spin buttons, documents, paragraphs,
 #: headings, captions, table cells, list items, sections and static text of web content).
 TEXT_VALUE_ROLES: Final = frozenset({29, 32, 52, 56, 60, 61, 73, 79, 81, 82, 83, 85, 94, 116})
+STATE_MANAGES_DESCENDANTS: Final = 1 << 31
+ROLE_COMBO_BOX: Final = 11
+SELECTION: Final = "org.a11y.atspi.Selection"
 
 
 class Deadline:
@@ -440,6 +446,8 @@ class AtspiConnection:
             snap.timed_out = not self._enrich(snap, r)
         snap.capped = r.capped
         if not snap.timed_out:
+            snap.timed_out = not self._choices(snap, r)
+        if not snap.timed_out:
             if len(self._plans) >= MAX_PEERS:
                 self._plans.pop(next(iter(self._plans)))
             self._plans[bus] = (source, tuple(dict.fromkeys(r.used))[:MAX_PLAN_CALLS])
@@ -611,23 +619,34 @@ class AtspiConnection:
         return snap
 
     def _complete(self, snap: Snapshot, r: _Read) -> bool:
-        """Walk below shown nodes whose children are not in the cache (an object the cache lists
-        under another parent, or children created only when a client asks); read only the
-        visible part of containers that must not be enumerated (the cache's child count of -1
-        marks those that manage their descendants). Each pass may reach more such nodes (a
-        listed child that was in the cache under another parent): at most ``COMPLETE_PASSES``."""
+        """Walk below shown nodes whose children the cache does not hold exactly, and read only the
+        visible part of containers that must not be enumerated.
+
+        GTK creates some accessibles (list box rows, tree view cells) only when a client asks, and
+        Chromium's page content never enters the cache: after a navigation the new document is
+        missing and the old one is still cached, its parent kept but its index -1. Each item's
+        child count and index are read live when the cache answers, so a node's cached children
+        are its children only when they are exactly indices 0..count-1 (``_children_known``); for
+        every other shown node (and a root the cache missed) one pipelined ``GetChildren`` reads
+        the live list: children no longer there are dropped, new ones walked. Containers that
+        manage their descendants (LibreOffice Calc's sheet) are never asked for their children
+        (``_read_visible``). Each pass may reach more such nodes: at most ``COMPLETE_PASSES``."""
         bus = snap.bus
         done: set[str] = set()
+        root = snap.nodes.get(ROOT_PATH)
         for _ in range(COMPLETE_PASSES):
             leaves: list[Node] = []
             frontier: list[tuple[str, str, int]] = []
-            for n in list(_shown(snap)):
+            candidates = list(_shown(snap))
+            if root is not None and all(n is not root for n in candidates):
+                candidates.append(root)  # a window the cache missed (or one it still holds)
+            for n in candidates:
                 if n.path in done:
                     continue
                 if _visible.must_not_enumerate(n.states, n.child_count):
                     done.add(n.path)
                     frontier.extend(self._read_visible(snap, n, r))
-                elif not n.children and n.child_count != 0:
+                elif not _children_known(snap, n):
                     done.add(n.path)
                     leaves.append(n)
             if not leaves and not frontier:
@@ -636,10 +655,12 @@ class AtspiConnection:
             if any(x is TIMED_OUT for x in replies):
                 return False
             for node, reply in zip(leaves, replies, strict=True):
-                if isinstance(reply, Failed) or not reply[0]:
+                if isinstance(reply, Failed):
                     continue
                 node.children = [p for b, p in reply[0] if b == bus]
                 node.child_count = len(node.children)
+                if node is root:
+                    snap.windows = list(node.children)
                 frontier.extend((p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes)
             if frontier and not self._walk_from(snap, frontier, r):
                 return False
@@ -839,6 +860,25 @@ class AtspiConnection:
                     node.states &= ~STATE_SHOWING
         return not any(r is TIMED_OUT for r in replies)
 
+    def _choices(self, snap: Snapshot, r: _Read) -> bool:
+        """The selected option of shown combo boxes whose list is a child (Chromium's
+        ``<select>``: the combo's name is its label, its text an object placeholder, and the
+        options sit in a hidden menu below it), as the combo's text; False on timeout."""
+        combos = [n for n in _shown(snap) if n.role == ROLE_COMBO_BOX and n.children and n.text is None]
+        lists = [(n, c) for n in combos for c in n.children[:2]]
+        picked = self._ask(r, [Call(snap.bus, c, SELECTION, "GetSelectedChild", "i", (0,)) for _n, c in lists])
+        chosen: dict[str, str] = {}
+        for (node, _c), reply in zip(lists, picked, strict=True):
+            if not isinstance(reply, Failed) and reply[0][0] == snap.bus and node.path not in chosen:
+                chosen[node.path] = str(reply[0][1])
+        names = self._ask(
+            r, [Call(snap.bus, p, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")) for p in chosen.values()]
+        )
+        for path, name in zip(chosen, names, strict=True):
+            if not isinstance(name, Failed):
+                snap.nodes[path].text = _got(name)
+        return not any(x is TIMED_OUT for x in (*picked, *names))
+
 
 class _Read:
     """The state of one tree read: its link and deadline, the calls it asked for and every
@@ -863,6 +903,23 @@ class _Read:
         self.capped = False
         #: The app is GTK 4: VISIBLE objects below its windows are shown (see ``_states``).
         self.visible_is_shown = False
+
+
+def _children_known(snap: Snapshot, node: Node) -> bool:
+    """Whether the cache holds exactly the node's live children: as many as its live count,
+    at indices 0, 1, ... in order (a child cached under it with index -1 has left it).
+
+    A node with no cached children is known when its count is 0. One with cached children
+    that manages its descendants (count -1, as GTK menus say, or an absurd count) keeps the
+    cache's: listing its children could make the app build every one of them."""
+    kids = node.children
+    if not kids:
+        return node.child_count == 0
+    if node.child_count < 0 or node.child_count > MAX_WALK_NODES or node.states & STATE_MANAGES_DESCENDANTS:
+        return True
+    if len(kids) != node.child_count:
+        return False
+    return all((n := snap.nodes.get(k)) is not None and n.index == i for i, k in enumerate(kids))
 
 
 def _shown(snap: Snapshot) -> Iterable[Node]:

@@ -2,11 +2,14 @@
 
 Two routes, chosen per capture and reported as ``source``:
 
-* ``xshm``: the window frame is on screen and nothing is stacked over it, so its pixels on
-  the screen are its own; read that rectangle of the root window with MIT-SHM (about 1 ms).
+* ``xshm``: the window frame is on screen and nothing is stacked over it but the app's own
+  popups (its open menu, combo list or tooltip, which a person sees over the window), so its
+  pixels on the screen are its own; read that rectangle of the root window with MIT-SHM
+  (about 1 ms).
 * ``composite``: anything else (covered, partly off screen): the frame's offscreen pixmap
   from XComposite ``NameWindowPixmap`` (top-level windows are redirected once, in automatic
-  mode, so the server keeps painting the screen as usual), also read with MIT-SHM.
+  mode, so the server keeps painting the screen as usual), also read with MIT-SHM, with the
+  app's own popups over the frame composed on top from their pixmaps, as a person sees them.
 
 Both reads go through ``_xshm.ShmReader``; python-xlib's ``get_image`` (pixels over the
 socket, ten times slower) is the fallback when the server has no MIT-SHM.
@@ -75,7 +78,58 @@ class Grabber:
                 "capture_failed",
                 "The window is covered or off screen and the X server has no Composite extension.",
             )
-        return Capture(self._grab_composite(window), window.frame, window.id, "composite")
+        pixels = self._grab_composite(window)
+        for popup, where in self._popups(window):
+            pixels = self._compose(pixels, window.frame, popup, where)
+        return Capture(pixels, window.frame, window.id, "composite")
+
+    def _popups(self, window: WindowInfo) -> list[tuple[int, Rect]]:
+        """The app's own mapped popups (override-redirect, same pid) stacked above ``window``
+        and overlapping its frame, bottom to top, with their rectangles in root coordinates."""
+        f = window.frame
+        out: list[tuple[int, Rect]] = []
+        with self.x.lock:
+            try:
+                children = self.x.root.query_tree().children
+            except XError:
+                return out
+            ids = [int(c.id) for c in children]
+            if window.frame_id not in ids or not window.pid:
+                return out
+            for child in children[ids.index(window.frame_id) + 1 :]:
+                try:
+                    attrs = child.get_attributes()
+                    if attrs.map_state != X.IsViewable or not attrs.override_redirect:
+                        continue
+                    if _pid(self.x, child) != window.pid:
+                        continue
+                    g = child.get_geometry()
+                except XError:
+                    continue
+                r = Rect(float(g.x), float(g.y), float(g.width), float(g.height))
+                if _intersects(f, r):
+                    out.append((int(child.id), r))
+        return out
+
+    def _compose(self, pixels: Any, frame: Rect, popup: int, where: Rect) -> Any:
+        """``pixels`` (the frame's) with the popup's own pixels over the part they cover; a popup
+        that cannot be read (it just closed) is left out."""
+        try:
+            top = self._pixmap_pixels(popup)
+        except NativeError:
+            return pixels
+        frame_h, frame_w = pixels.shape[:2]
+        x0, y0 = int(where.x - frame.x), int(where.y - frame.y)  # the popup, relative to the frame
+        sx0, sy0 = max(0, -x0), max(0, -y0)
+        dx0, dy0 = max(0, x0), max(0, y0)
+        w = min(top.shape[1] - sx0, frame_w - dx0)
+        h = min(top.shape[0] - sy0, frame_h - dy0)
+        if w <= 0 or h <= 0:
+            return pixels
+        if not pixels.flags.writeable:
+            pixels = pixels.copy()
+        pixels[dy0 : dy0 + h, dx0 : dx0 + w] = top[sy0 : sy0 + h, sx0 : sx0 + w]
+        return pixels
 
     def _unobscured(self, window: WindowInfo) -> bool:
         f = window.frame
@@ -86,7 +140,34 @@ class Grabber:
             and f.x + f.width <= screen.width_in_pixels
             and (f.y + f.height <= screen.height_in_pixels)
         )
-        return on_screen and not any(_intersects(f, above) for above in frames_above(self.x, window))
+        return on_screen and not any(_intersects(f, above) for above in self.covers(window))
+
+    def covers(self, window: WindowInfo) -> list[Rect]:
+        """Frames stacked above ``window`` other than its app's own popups: a menu, a combo
+        list or a tooltip of the same process (override-redirect, same ``_NET_WM_PID``) is
+        part of what a person sees over the window, so the screen's pixels are the capture."""
+        with self.x.lock:
+            try:
+                children = self.x.root.query_tree().children
+            except XError:
+                return frames_above(self.x, window)
+            ids = [int(c.id) for c in children]
+            if window.frame_id not in ids:
+                return []
+            out = []
+            for child in children[ids.index(window.frame_id) + 1 :]:
+                try:
+                    attrs = child.get_attributes()
+                    if attrs.map_state != X.IsViewable:
+                        continue
+                    if attrs.override_redirect and window.pid and _pid(self.x, child) == window.pid:
+                        continue
+                    g = child.get_geometry()
+                except XError:
+                    continue
+                bw = 2 * g.border_width
+                out.append(Rect(float(g.x), float(g.y), float(g.width + bw), float(g.height + bw)))
+        return out
 
     def _reader(self) -> ShmReader | None:
         """The MIT-SHM reader (opened on first use); None when this server cannot do MIT-SHM."""
@@ -108,8 +189,12 @@ class Grabber:
                 return None
 
     def _grab_composite(self, window: WindowInfo) -> Any:
+        return self._pixmap_pixels(window.frame_id)
+
+    def _pixmap_pixels(self, wid: int) -> Any:
+        """A top-level window's pixels from its XComposite pixmap (BGRX rows)."""
         with self._shm_lock, self.x.lock:
-            frame = self.x.window(window.frame_id)
+            frame = self.x.window(wid)
             pixmap = None
             try:
                 geo = frame.get_geometry()
@@ -123,10 +208,10 @@ class Grabber:
                     try:
                         return reader.read(int(pixmap.id), 0, 0, geo.width, geo.height)
                     except ShmError as e:
-                        raise NativeError("capture_failed", f"The window {window.id:#x} could not be read: {e}") from e
+                        raise NativeError("capture_failed", f"The window {wid:#x} could not be read: {e}") from e
                 image = pixmap.get_image(0, 0, geo.width, geo.height, X.ZPixmap, 0xFFFFFFFF)
             except XError as e:
-                raise NativeError("capture_failed", f"The window {window.id:#x} could not be read: {e}") from e
+                raise NativeError("capture_failed", f"The window {wid:#x} could not be read: {e}") from e
             finally:
                 if pixmap is not None:
                     pixmap.free()
@@ -153,6 +238,11 @@ def encode(pixels: Any, width: int, height: int) -> bytes:
         colorsubsampling=CHROMA_SUBSAMPLING,
     )
     return bytes(data)
+
+
+def _pid(x: XConnection, win: Any) -> int | None:
+    value = x.property(win, "_NET_WM_PID")
+    return int(value[0]) if value is not None and len(value) else None
 
 
 def _intersects(a: Rect, b: Rect) -> bool:

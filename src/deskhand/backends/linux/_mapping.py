@@ -398,7 +398,7 @@ def _value(node: Node, ax: str) -> str | float | bool | None:
     if node.role == 40:  # password text: never shown
         return None
     numeric = node.value is not None and VALUE in node.interfaces and node.role != 79
-    if node.text is not None and ax in ("AXTextField", "AXTextArea") and not numeric:
+    if node.text is not None and ax in ("AXTextField", "AXTextArea", "AXPopUpButton", "AXComboBox") and not numeric:
         return node.text
     text = _content(node)
     if text is not None:

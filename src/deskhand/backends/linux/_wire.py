@@ -258,6 +258,8 @@ def _struct_reader(members: list[str], endian: str, *, align: bool) -> _Read:
     read without a loop (most AT-SPI replies have one or two values)."""
     if members and all(m in _FIXED and m != "b" for m in members):
         return _fixed_struct_reader(members, endian, align=align)
+    if align and len(members) == 2 and all(m in ("s", "o") for m in members):
+        return _string_pair_reader(endian)
     readers = tuple(_type_reader(m, endian) for m in members)
     if len(readers) == 1:
         [first] = readers
@@ -355,6 +357,8 @@ def _array_reader(elem: str, endian: str) -> _Read:
 
         return read_dict
     read_elem = _type_reader(elem, endian)
+    if elem == "s":
+        return _string_array_reader(read_elem, u32)
 
     def read_array(b: bytes, p: int) -> tuple[Any, int]:
         p += -p % 4
@@ -369,3 +373,55 @@ def _array_reader(elem: str, endian: str) -> _Read:
         return out, p
 
     return read_array
+
+
+#: Distinct string arrays remembered by their bytes (then the memo starts over).
+STRING_ARRAY_MEMO: Final = 512
+
+
+def _string_array_reader(read_elem: _Read, u32: Any) -> _Read:
+    """Arrays of strings, decoded once per distinct content: a cache reply repeats the same few
+    interface lists thousands of times (one per object)."""
+    memo: dict[bytes, tuple[str, ...]] = {}
+
+    def read_strings(b: bytes, p: int) -> tuple[Any, int]:
+        p += -p % 4
+        n = u32(b, p)[0]
+        p += 4
+        end = p + n
+        raw = bytes(b[p:end])
+        known = memo.get(raw)
+        if known is None:
+            out = []
+            while p < end:
+                v, p = read_elem(b, p)
+                out.append(v)
+            if len(memo) >= STRING_ARRAY_MEMO:
+                memo.clear()
+            known = memo[raw] = tuple(out)
+        return list(known), end
+
+    return read_strings
+
+
+def _string_pair_reader(endian: str) -> _Read:
+    """A struct of two strings, e.g. an object reference ``(so)`` (bus name and path): read in
+    one step (a cache reply holds three per object)."""
+    u32 = struct.Struct(endian + "I").unpack_from
+
+    def read_pair(b: bytes, p: int) -> tuple[Any, int]:
+        p += -p % 8
+        n = u32(b, p)[0]
+        p += 4
+        if b[p + n] != 0:
+            raise MalformedReplyError("A string is not NUL-terminated.")
+        first = b[p : p + n].decode("utf-8", "replace")
+        p += n + 1
+        p += -p % 4
+        n = u32(b, p)[0]
+        p += 4
+        if b[p + n] != 0:
+            raise MalformedReplyError("A string is not NUL-terminated.")
+        return (first, b[p : p + n].decode("utf-8", "replace")), p + n + 1
+
+    return read_pair

@@ -45,7 +45,7 @@ from deskhand.backends.base import (
     RunningApp,
     SelectionType,
 )
-from deskhand.backends.linux import _identity, _inventory, _mapping
+from deskhand.backends.linux import _identity, _inventory, _mapping, _transients
 from deskhand.backends.linux import _windows as windows
 from deskhand.backends.linux._atspi import (
     AtspiConnection,
@@ -59,6 +59,7 @@ from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
 from deskhand.core import screenshot
 from deskhand.core.axtree import notices as advisory
+from deskhand.core.axtree.handles import Fingerprint, check_fingerprint
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.axtree.render import full_text
@@ -75,6 +76,7 @@ OBSERVE_TIMEOUT_S: Final = 3.0
 #: Bus names remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
 _WINDOW_ROLES: Final = frozenset({2, 16, 23, 28, 69})
+_ROLE_FRAME: Final = 23
 
 
 class LinuxExecutor:
@@ -166,14 +168,22 @@ class LinuxExecutor:
     def element(self, app: RunningApp, handle: Handle) -> Element:
         """The element behind a ``gN:id`` handle; ``element.ref`` is its ``_mapping.AtspiRef``.
 
+        The element is fetched again from the app and must still be the one observed (same
+        role, name and bounds; section 3.3 step 6), so an action never lands on what replaced it.
+
         Raises:
             NativeError: ``stale_snapshot``, ``stale_process``, ``bad_index`` (checked in the
-                contract's order), then ``process_gone`` when the process has exited.
+                contract's order), ``process_gone`` when the process has exited, then
+                ``stale_element`` when the element is gone or changed (``ax_failed`` when the
+                app does not answer).
         """
         current = _identity.read_identity(app.pid, self._desktop_ids())
         found = self.observer.element(_app_key(app), handle, identity=current or app.identity)
         if current is None:
             raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
+        if isinstance(found.ref, _mapping.AtspiRef):
+            observed = Fingerprint(found.ref.role, found.title or "", found.frame)
+            check_fingerprint(handle, observed, _transients.refetch(self.atspi, app, found.ref))
         return found
 
     def to_global(self, app: RunningApp, x: float, y: float) -> Point:
@@ -308,7 +318,7 @@ class LinuxExecutor:
                 lines=full_text.split("\n"),
                 window=key.frame if key is not None else None,
                 screen=Rect(0.0, 0.0, float(screen.width_in_pixels), float(screen.height_in_pixels)),
-                covered=key is not None and windows.covered(self.x, key),
+                covered=key is not None and _transients.overlapped(key.frame, self._grabber.covers(key)),
                 capture_hash=digest,
                 previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
                 tree_complete=complete,
@@ -385,19 +395,26 @@ class LinuxExecutor:
         mapped: dict[str, Element] = {}  # one element per object, however many parents list it
         for path in snap.windows:
             node = snap.nodes.get(path)
-            if node is None or not node.showing or node.role not in _WINDOW_ROLES:
+            if node is None or not node.showing:
                 continue
             root, focus = _mapping.element_tree(snap, path, mapped)
             if root is None:
                 continue
+            if node.role not in _WINDOW_ROLES:
+                root.role = "AXWindow"  # a top-level file chooser, menu or popup is a window too
             xwin = _match_window(root, xwins)
+            if xwin is None and xwins and node.role == _ROLE_FRAME and not root.title:
+                continue  # an untitled frame no mapped window shows (Chromium keeps hidden ones SHOWING)
             wid = xwin.id if xwin else 0
             if key is not None and wid == key.id and menu_bar is None:
                 menu_bar = detach(root, "AXMenuBar")
             focused = focused or focus
             trees.append(WindowTree(wid, root.title or (xwin.title if xwin else ""), root, root.frame))
-        # The key window first: it is the one the state is about.
+        # The key window first: it is the one the state is about; an open menu of its menu bar
+        # is over it, in front of everything.
         trees.sort(key=lambda t: key is None or t.window_id != key.id)
+        bars = [menu_bar] if menu_bar is not None else []
+        trees[:0] = _transients.open_menus(bars, trees)
         return AppTree(
             app_label=app.identity.app_id,
             app_name=app.display_name,

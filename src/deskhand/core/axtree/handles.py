@@ -4,6 +4,9 @@
   snapshot cannot be reused (process identity or key window changed, or either is unproven).
 * Within an epoch an element keeps its id only when its locator key occurs exactly once in
   both the old and the new tree; everything else gets ``next_id``, which only grows.
+* Before an action, the element behind a handle is fetched again and its fingerprint (role,
+  name, bounds) compared with the observed one (step 6 of section 3.3): any difference is
+  ``stale_element``, so an action never lands on a ghost.
 """
 
 from __future__ import annotations
@@ -15,10 +18,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from deskhand.core.errors import NativeError
+from deskhand.core.geometry import Rect
 
 #: The handle grammar of the facade (``g0`` is accepted there; natively epochs start at 1).
 #: A whole handle (use ``fullmatch``): ASCII digits only, no leading zeros.
 HANDLE_PATTERN: Final = re.compile(r"g(0|[1-9][0-9]*):(0|[1-9][0-9]*)", re.ASCII)
+
+#: Bounds may differ by this much (points, per edge) and still be the same element's.
+BOUNDS_TOLERANCE: Final = 1.0
 
 BAD_HANDLE_MESSAGE: Final = (
     "element_index must be the opaque handle copied from the beginning of a get_app_state line (for example g17:4)"
@@ -124,3 +131,50 @@ def reconcile(
             ids.append(cursor)
             cursor += 1
     return Reconciliation(tuple(ids), cursor)
+
+
+@dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """What identifies an element between its observation and an action on it."""
+
+    #: The platform's role (compared for equality only).
+    role: object
+    name: str
+    #: Global bounds; None when the element has none (off screen, or no geometry).
+    bounds: Rect | None
+
+
+def check_fingerprint(handle: str, observed: Fingerprint, live: Fingerprint | None) -> None:
+    """Raise ``stale_element`` (before dispatch) unless ``live`` is the ``observed`` element.
+
+    ``live`` is None when the element could not be fetched again (it no longer exists). Bounds
+    match within ``BOUNDS_TOLERANCE`` per edge; an element that lost its bounds changed. When
+    the observation has no bounds for it (a read cut short, or none reported), role and name
+    decide: nothing was shown, so nothing at an old position can be hit.
+    """
+    if live is None:
+        what = "it no longer exists"
+    elif live.role != observed.role:
+        what = "its role changed"
+    elif live.name != observed.name:
+        what = f"its name changed to {live.name!r}" if len(live.name) <= 60 else "its name changed"
+    elif observed.bounds is not None and not _same_bounds(observed.bounds, live.bounds):
+        what = "it moved or was resized"
+    else:
+        return
+    raise NativeError(
+        "stale_element",
+        f"Element {handle} is stale: {what} since the last get_app_state. Observe the app again.",
+        dispatched=False,
+    )
+
+
+def _same_bounds(a: Rect | None, b: Rect | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    edges = zip(
+        (a.x, a.y, a.x + a.width, a.y + a.height),
+        (b.x, b.y, b.x + b.width, b.y + b.height),
+        strict=True,
+    )
+    return all(abs(p - q) <= BOUNDS_TOLERANCE for p, q in edges)

@@ -1,0 +1,127 @@
+"""Chromium: the state follows navigations, old handles never click what replaced them, and a
+``<select>`` shows its selected option.
+
+One Chromium per module on the session desktop, pages from a loopback server that logs every
+request: a button's click is a ``fetch`` the server sees, so "no click" is checked from the
+page's side.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from _launch import PageLog, chromium_app, placed, state_with, wait_for
+
+from deskhand.backends.base import RunningApp
+from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.core.errors import NativeError
+
+pytestmark = pytest.mark.desktop
+
+# Both pages put their button at the same spot, so a click at page A's button's old position
+# would land on page B's (the ghost click this guards against).
+PAGES = {
+    "/a": (
+        "<!doctype html><title>Trial Form</title><body style='margin:0'>"
+        "<button style='position:absolute;left:40px;top:40px;width:160px;height:40px'"
+        " onclick=\"fetch('/clicked?b=a')\">Send A</button>"
+        "<input style='position:absolute;left:40px;top:120px' aria-label='Alpha field'>"
+        "<a style='position:absolute;left:40px;top:180px' href='/b'>Go to the article</a>"
+        "</body>"
+    ),
+    "/b": (
+        "<!doctype html><title>Trial Article</title><body style='margin:0'>"
+        "<button style='position:absolute;left:40px;top:40px;width:160px;height:40px'"
+        " onclick=\"fetch('/clicked?b=b')\">Send B</button>"
+        "<p style='position:absolute;left:40px;top:120px'>Beta paragraph</p>"
+        "<input style='position:absolute;left:40px;top:180px' aria-label='Beta field'>"
+        "</body>"
+    ),
+    "/select": (
+        "<!doctype html><title>Fruit Order</title><body>"
+        "<label>Fruit <select><option>Apple</option><option selected>Banana</option>"
+        "<option>Cherry</option></select></label></body>"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
+    with chromium_app(PAGES, "/a", tmp_path_factory.mktemp("chromium")) as got:
+        yield got
+
+
+def go(ex: LinuxExecutor, app: RunningApp, url: str) -> None:
+    """Navigate the way a user does: focus the omnibox, type the address, press Enter."""
+    ex.press_key(app, "ctrl+l")
+    ex.type_text(app, url)
+    ex.press_key(app, "Return")
+
+
+def handle_of(text: str, pattern: str) -> str:
+    m = re.search(r"(g\d+:\d+) " + pattern, text)
+    assert m is not None, f"{pattern!r} not in:\n{text}"
+    return m.group(1)
+
+
+def test_a_navigation_shows_the_new_document_in_the_next_state(
+    browser: tuple[LinuxExecutor, RunningApp, PageLog],
+) -> None:
+    ex, app, pages = browser
+    go(ex, app, pages.url("/a"))
+    first = state_with(ex, app, r"entry Alpha field")
+    assert "document web Trial Form" in first
+    go(ex, app, pages.url("/b"))
+    # The first state with the new page's field: it must not list the old page any more.
+    after = state_with(ex, app, r"entry Beta field")
+    assert "document web Trial Article" in after, after
+    assert "Alpha field" not in after and "Send A" not in after and "document web Trial Form" not in after, after
+    assert "Beta paragraph" in after
+
+    # Back by clicking a link on the page (no omnibox): the form again, and only it.
+    go(ex, app, pages.url("/a"))
+    _state, link = placed(ex, app, r"link Go to the article")
+    ex.click(app, element=link)
+    again = state_with(ex, app, r"entry Beta field")
+    assert "Alpha field" not in again and "document web Trial Form" not in again, again
+
+
+def test_a_handle_whose_page_was_replaced_is_stale_and_nothing_is_clicked(
+    browser: tuple[LinuxExecutor, RunningApp, PageLog],
+) -> None:
+    ex, app, pages = browser
+    clicks_before = pages.count("/clicked")
+    visits = pages.gets.count("/b")
+    go(ex, app, pages.url("/a"))
+    _state, old = placed(ex, app, r"push button Send A")
+    go(ex, app, pages.url("/b"))
+    wait_for(lambda: pages.gets.count("/b") > visits, "page B requested")
+    wait_for(lambda: _titled(ex, app, "Trial Article"), "page B shown")
+    with pytest.raises(NativeError) as err:
+        ex.click(app, element=old)  # no observation in between: the snapshot still has it
+    assert err.value.code == "stale_element", err.value
+    assert err.value.dispatched is False
+    assert pages.count("/clicked") == clicks_before, pages.gets
+
+    # The live button does get clicked (the log does see clicks).
+    _state, fresh = placed(ex, app, r"push button Send B")
+    ex.click(app, element=fresh)
+    wait_for(lambda: pages.count("/clicked") > clicks_before, "the click on Send B")
+    # A ghost click would have reached the page before this one.
+    assert pages.count("/clicked") == clicks_before + 1, pages.gets
+    assert pages.gets[-1] == "/clicked?b=b" or "/clicked?b=b" in pages.gets, pages.gets
+
+
+def test_a_select_shows_its_selected_option_as_value(browser: tuple[LinuxExecutor, RunningApp, PageLog]) -> None:
+    ex, app, pages = browser
+    go(ex, app, pages.url("/select"))
+    state = state_with(ex, app, r"combo box Fruit")
+    line = next(x for x in state.split("\n") if "combo box Fruit" in x)
+    assert line.endswith("Value: Banana"), line
+
+
+def _titled(ex: LinuxExecutor, app: RunningApp, title: str) -> bool:
+    kw = ex.key_window(app)
+    return kw is not None and kw.title.startswith(title)
