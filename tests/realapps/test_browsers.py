@@ -70,12 +70,6 @@ def test_firefox_page_text_and_form_post(apps: Apps, mex: LinuxExecutor, server:
 
 
 @pytest.mark.matrix("Chromium", "observe", "click", "type")
-@pytest.mark.xfail(
-    reason="Chromium observed from its start may never expose the page's document (a fresh "
-    "connection does not see it either), while one first observed after it loaded does: open "
-    "(issue 11 item 4, Chromium freshness)",
-    strict=False,
-)
 def test_chromium_page_text_and_form_post(apps: Apps, mex: LinuxExecutor, server: PageServer) -> None:
     server.posts.clear()
     running = apps.chromium(server.url("/"))
