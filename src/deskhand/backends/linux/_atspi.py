@@ -94,7 +94,6 @@ MAX_READ_CALLS: Final = 12_000
 MAX_PLAN_CALLS: Final = 4096
 
 # AT-SPI state bits (AtspiStateType) used by the reader; the full set is in ``_mapping``.
-STATE_EXPANDED: Final = 1 << 10
 STATE_FOCUSED: Final = 1 << 12
 STATE_SHOWING: Final = 1 << 25
 STATE_VISIBLE: Final = 1 << 30
@@ -102,7 +101,6 @@ STATE_VISIBLE: Final = 1 << 30
 #: object has no size (a collapsed revealer's content, a hidden tab bar).
 STATE_SHOWN_BY_VISIBLE: Final = 1 << 62
 
-ROLE_MENU: Final = 33
 #: Document frame, document text, document web: their visible children are found down the middle.
 DOCUMENT_ROLES: Final = frozenset({82, 94, 95})
 #: Interfaces of a cell read by ``_visible`` that the details round still reads.
@@ -640,6 +638,8 @@ class AtspiConnection:
             candidates = list(_shown(snap))
             if root is not None and all(n is not root for n in candidates):
                 candidates.append(root)  # a window the cache missed (or one it still holds)
+            if not self._live_counts(snap, [n for n in candidates if n.path not in done], r):
+                return False
             for n in candidates:
                 if n.path in done:
                     continue
@@ -664,6 +664,21 @@ class AtspiConnection:
                 frontier.extend((p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes)
             if frontier and not self._walk_from(snap, frontier, r):
                 return False
+        return True
+
+    def _live_counts(self, snap: Snapshot, nodes: list[Node], r: _Read) -> bool:
+        """Replace the cache's child count of -1 by the live one where the states do not say the
+        node manages its descendants (GTK 3 menus report -1 too, and list their items safely).
+        False on timeout."""
+        unsure = [n for n in nodes if n.child_count < 0 and not n.states & _visible.STATE_MANAGES_DESCENDANTS]
+        replies = self._ask(
+            r, [Call(snap.bus, n.path, PROPERTIES, "Get", "ss", (ACCESSIBLE, "ChildCount")) for n in unsure]
+        )
+        if any(x is TIMED_OUT for x in replies):
+            return False
+        for node, reply in zip(unsure, replies, strict=True):
+            if not isinstance(reply, Failed):
+                node.child_count = int(_variant(reply[0], -1))
         return True
 
     def _walk_from(self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: _Read) -> bool:
@@ -723,9 +738,6 @@ class AtspiConnection:
                 got = nodes.get(path)
                 if got is None or not got.showing:
                     continue
-                if got.role == ROLE_MENU and not got.states & STATE_EXPANDED:
-                    got.children = []  # a closed menu's items are hidden: not read at all
-                    continue
                 nxt.extend((cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes)
             frontier = nxt
         return True
@@ -754,9 +766,6 @@ class AtspiConnection:
         """The visible children of a container that must not be enumerated, as walk frontier
         entries; sets the node's children and what part of them they are."""
         bus = snap.bus
-        if node.role == ROLE_MENU and not node.states & STATE_EXPANDED:
-            node.children, node.child_count = [], 0  # a closed menu shows nothing
-            return []
 
         def call(path: str, iface: str, method: str, sig: str | None, body: tuple[Any, ...]) -> Call:
             return Call(bus, path, iface, method, sig, body)
