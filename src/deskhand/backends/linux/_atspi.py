@@ -94,6 +94,7 @@ MAX_READ_CALLS: Final = 12_000
 MAX_PLAN_CALLS: Final = 4096
 
 # AT-SPI state bits (AtspiStateType) used by the reader; the full set is in ``_mapping``.
+STATE_EXPANDED: Final = 1 << 10
 STATE_FOCUSED: Final = 1 << 12
 STATE_SHOWING: Final = 1 << 25
 STATE_VISIBLE: Final = 1 << 30
@@ -101,6 +102,7 @@ STATE_VISIBLE: Final = 1 << 30
 #: object has no size (a collapsed revealer's content, a hidden tab bar).
 STATE_SHOWN_BY_VISIBLE: Final = 1 << 62
 
+ROLE_MENU: Final = 33
 #: Document frame, document text, document web: their visible children are found down the middle.
 DOCUMENT_ROLES: Final = frozenset({82, 94, 95})
 #: Interfaces of a cell read by ``_visible`` that the details round still reads.
@@ -631,6 +633,7 @@ class AtspiConnection:
         (``_read_visible``). Each pass may reach more such nodes: at most ``COMPLETE_PASSES``."""
         bus = snap.bus
         done: set[str] = set()
+        probes: _Probes = {}
         root = snap.nodes.get(ROOT_PATH)
         for _ in range(COMPLETE_PASSES):
             leaves: list[Node] = []
@@ -638,12 +641,13 @@ class AtspiConnection:
             candidates = list(_shown(snap))
             if root is not None and all(n is not root for n in candidates):
                 candidates.append(root)  # a window the cache missed (or one it still holds)
-            if not self._live_counts(snap, [n for n in candidates if n.path not in done], r):
-                return False
             for n in candidates:
                 if n.path in done:
                     continue
-                if _visible.must_not_enumerate(n.states, n.child_count):
+                if _unlisted_menu(n):
+                    done.add(n.path)
+                    leaves.append(n)  # GTK 3 caches a menu's child count as -1: its items are few
+                elif _visible.must_not_enumerate(n.states, n.child_count):
                     done.add(n.path)
                     frontier.extend(self._read_visible(snap, n, r))
                 elif not _children_known(snap, n):
@@ -661,27 +665,15 @@ class AtspiConnection:
                 node.child_count = len(node.children)
                 if node is root:
                     snap.windows = list(node.children)
-                frontier.extend((p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes)
-            if frontier and not self._walk_from(snap, frontier, r):
+                items = [(p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes]
+                frontier.extend(_probe_menu(node, items, probes))
+            if frontier and not self._walk_from(snap, frontier, r, probes):
                 return False
         return True
 
-    def _live_counts(self, snap: Snapshot, nodes: list[Node], r: _Read) -> bool:
-        """Replace the cache's child count of -1 by the live one where the states do not say the
-        node manages its descendants (GTK 3 menus report -1 too, and list their items safely).
-        False on timeout."""
-        unsure = [n for n in nodes if n.child_count < 0 and not n.states & _visible.STATE_MANAGES_DESCENDANTS]
-        replies = self._ask(
-            r, [Call(snap.bus, n.path, PROPERTIES, "Get", "ss", (ACCESSIBLE, "ChildCount")) for n in unsure]
-        )
-        if any(x is TIMED_OUT for x in replies):
-            return False
-        for node, reply in zip(unsure, replies, strict=True):
-            if not isinstance(reply, Failed):
-                node.child_count = int(_variant(reply[0], -1))
-        return True
-
-    def _walk_from(self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: _Read) -> bool:
+    def _walk_from(
+        self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: _Read, probes: _Probes | None = None
+    ) -> bool:
         """Breadth-first below shown nodes only; False on timeout.
 
         Every node's role and states are read; its children, name and description only when it
@@ -692,6 +684,7 @@ class AtspiConnection:
         previous read's verdict lets that go out with its state. Interfaces (fixed by the
         object's type) are read once per object."""
         bus, nodes = snap.bus, snap.nodes
+        probes = probes if probes is not None else {}
         while frontier:
             frontier = frontier[: max(0, MAX_WALK_NODES - len(nodes))]
             first: list[list[Call]] = []
@@ -733,13 +726,7 @@ class AtspiConnection:
                     unread.append(node)
             if unread and not self._children_of(snap, unread, r):
                 return False
-            nxt: list[tuple[str, str, int]] = []
-            for path, _parent, _i in frontier:
-                got = nodes.get(path)
-                if got is None or not got.showing:
-                    continue
-                nxt.extend((cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes)
-            frontier = nxt
+            frontier = _next_frontier(frontier, nodes, probes)
         return True
 
     def _children_of(self, snap: Snapshot, unread: list[Node], r: _Read) -> bool:
@@ -766,6 +753,9 @@ class AtspiConnection:
         """The visible children of a container that must not be enumerated, as walk frontier
         entries; sets the node's children and what part of them they are."""
         bus = snap.bus
+        if node.role == ROLE_MENU and not node.states & STATE_EXPANDED:
+            node.children, node.child_count = [], 0  # a closed menu shows nothing
+            return []
 
         def call(path: str, iface: str, method: str, sig: str | None, body: tuple[Any, ...]) -> Call:
             return Call(bus, path, iface, method, sig, body)
@@ -929,6 +919,45 @@ def _children_known(snap: Snapshot, node: Node) -> bool:
     if len(kids) != node.child_count:
         return False
     return all((n := snap.nodes.get(k)) is not None and n.index == i for i, k in enumerate(kids))
+
+
+#: First item of a menu that says nothing of being open -> (the menu, its other items).
+_Probes = dict[str, tuple[Node, list[tuple[str, str, int]]]]
+
+
+def _unlisted_menu(node: Node) -> bool:
+    return node.role == ROLE_MENU and node.child_count < 0 and not node.states & STATE_MANAGES_DESCENDANTS
+
+
+def _probe_menu(node: Node, items: list[tuple[str, str, int]], probes: _Probes) -> list[tuple[str, str, int]]:
+    """The walk frontier for ``node``'s unread children. A menu that does not say it is open (GTK 3
+    sets no EXPANDED on an open menu) gets only its first item read: if that is SHOWING the menu
+    is open and the others follow (``_next_frontier``), else it counts as closed, unread."""
+    if node.role == ROLE_MENU and not node.states & STATE_EXPANDED and items:
+        probes[items[0][0]] = (node, items[1:])
+        return items[:1]
+    return items
+
+
+def _next_frontier(
+    frontier: list[tuple[str, str, int]], nodes: dict[str, Node], probes: _Probes
+) -> list[tuple[str, str, int]]:
+    """The children to read after ``frontier`` (breadth first, shown nodes only, menus probed)."""
+    nxt: list[tuple[str, str, int]] = []
+    for path, _parent, _i in frontier:
+        got = nodes.get(path)
+        probe = probes.pop(path, None)
+        if probe is not None:
+            menu, rest = probe
+            if got is not None and got.showing:
+                nxt.extend(rest)  # the menu is open: its other items too
+            else:
+                menu.children = []  # a closed menu's items are hidden: not read at all
+        if got is None or not got.showing:
+            continue
+        items = [(cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes]
+        nxt.extend(_probe_menu(got, items, probes))
+    return nxt
 
 
 def _shown(snap: Snapshot) -> Iterable[Node]:
