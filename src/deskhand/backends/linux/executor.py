@@ -24,6 +24,7 @@ identity is compared once both have finished.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 from concurrent import futures
@@ -208,7 +209,8 @@ class LinuxExecutor:
         """The element behind a ``gN:id`` handle; ``element.ref`` is its ``_mapping.AtspiRef``.
 
         The element is fetched again from the app and must still be the one observed (same
-        role, name and bounds; section 3.3 step 6), so an action never lands on what replaced it.
+        role and name, still on screen; section 3.3 step 6), so an action never lands on what
+        replaced it; one that moved is returned with its bounds now.
 
         Raises:
             NativeError: ``stale_snapshot``, ``stale_process``, ``bad_index`` (checked in the
@@ -222,7 +224,9 @@ class LinuxExecutor:
             raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
         if isinstance(found.ref, _mapping.AtspiRef):
             observed = Fingerprint(found.ref.role, found.title or "", found.frame)
-            check_fingerprint(handle, observed, _transients.refetch(self.atspi, app, found.ref))
+            now = check_fingerprint(handle, observed, _transients.refetch(self.atspi, app, found.ref))
+            if now is not found.frame:
+                found = dataclasses.replace(found, frame=now)  # it moved: act where it is now
         return found
 
     def to_global(self, app: RunningApp, x: float, y: float) -> Point:
