@@ -12,9 +12,9 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   gnome-text-editor kcalc thunar galculator python3-tk x11-apps xclip
 PYTEST_ARGS ?=
 
-.PHONY: deps apt venv test matrix check demo bench clean
+.PHONY: deps apt venv constraints ts-client test matrix check demo bench clean
 
-deps: apt venv
+deps: apt venv ts-client
 
 apt:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -25,13 +25,29 @@ apt:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends $$missing; \
 	fi
 
-$(VENV)/.installed: pyproject.toml
+# pyproject.toml holds ranges (what deskhand works with); constraints.txt pins the exact versions
+# that make and CI test. Refresh it with `make constraints` after changing a range.
+$(VENV)/.installed: pyproject.toml constraints.txt
 	@[ -x $(VPY) ] || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -e '.[dev,bench]'
+	$(VPY) -m pip install -q -c constraints.txt -e '.[dev,bench,images]'
 	@touch $@
 
+constraints:
+	{ echo "# Exact versions make and CI install (pip install -c constraints.txt); ranges are in pyproject.toml."; \
+	  $(VPY) -m pip freeze --exclude-editable | grep -v '^deskhand'; } > constraints.txt
+
 venv: $(VENV)/.installed
+
+# The official MCP TypeScript SDK client for tests/server/test_ts_client.py (versions pinned by
+# tests/ts_client/package-lock.json); without npm that test is skipped and says why.
+TS_CLIENT := tests/ts_client
+$(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	@if command -v npm >/dev/null; then \
+	  cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
+	else echo "npm not found: tests/server/test_ts_client.py will be skipped"; fi
+
+ts-client: $(TS_CLIENT)/node_modules/.installed
 
 test: deps
 	$(VPY) -m pytest $(PYTEST_ARGS)
@@ -55,4 +71,4 @@ bench: deps
 	$(VPY) -m bench
 
 clean:
-	rm -rf $(VENV) out build .mypy_cache .ruff_cache .pytest_cache .import_linter_cache
+	rm -rf $(VENV) out build .mypy_cache .ruff_cache .pytest_cache $(TS_CLIENT)/node_modules .import_linter_cache

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from deskhand.backends.linux import _windows
-from deskhand.backends.linux._capture import encode
+from deskhand.backends.linux._capture import encode, encode_pillow
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core import screenshot
 from deskhand.desktop import VirtualDesktop
@@ -36,6 +36,17 @@ for _ in range(int(sys.argv[2])):
     t = time.perf_counter(); walk(app); out.append(time.perf_counter() - t)
 print(" ".join(map(str, out)))
 """
+
+
+def _opencv_encode(pixels, width: int, height: int) -> bytes:
+    """The fit + JPEG deskhand used before (OpenCV's resize, simplejpeg), for comparison."""
+    import cv2  # noqa: PLC0415 - only for the comparison row
+    import numpy as np  # noqa: PLC0415
+    import simplejpeg  # noqa: PLC0415
+
+    array = np.frombuffer(pixels.data, np.uint8).reshape(pixels.height, pixels.width, 4)
+    array = cv2.resize(array, (width, height), interpolation=cv2.INTER_LINEAR)
+    return simplejpeg.encode_jpeg(np.ascontiguousarray(array), quality=80, colorspace="BGRX", colorsubsampling="420")
 
 
 def median_ms(samples: list[float]) -> float:
@@ -87,6 +98,11 @@ def main() -> int:
                 encode(cap.pixels, fitted.width, fitted.height)
 
             shot = timed(capture)
+            cap = ex._grabber.grab(win)
+            fit = screenshot.fitted_size(cap.frame.width, cap.frame.height)
+            fit_default = timed(lambda: encode(cap.pixels, fit.width, fit.height))
+            fit_opencv = timed(lambda: _opencv_encode(cap.pixels, fit.width, fit.height))
+            fit_pillow = timed(lambda: encode_pillow(cap.pixels, fit.width, fit.height))
             fitted = screenshot.fitted_size(win.frame.width, win.frame.height)
             magick = timed(
                 lambda: subprocess.run(
@@ -114,11 +130,16 @@ def main() -> int:
         ("pyatspi walk of the same tree (system python)", median_ms(pyatspi)),
         (f"deskhand capture+fit+JPEG {win.frame.width:g}x{win.frame.height:g}", median_ms(shot)),
         ("ImageMagick import + resize + JPEG", median_ms(magick)),
+        ("fit+JPEG, deskhand (pixman + libjpeg-turbo)", median_ms(fit_default)),
+        ("fit+JPEG, OpenCV + simplejpeg (the route before)", median_ms(fit_opencv)),
+        ("fit+JPEG, Pillow (the fallback)", median_ms(fit_pillow)),
     ]
     for name, ms in rows:
         print(f"{name:60s} {ms:8.1f} ms")
     print(f"ratio pyatspi / deskhand state: {rows[1][1] / rows[0][1]:.1f}x")
     print(f"ratio import / deskhand capture: {rows[3][1] / rows[2][1]:.1f}x")
+    print(f"ratio deskhand / OpenCV fit+JPEG: {rows[4][1] / rows[5][1]:.2f}x")
+    print(f"ratio Pillow / OpenCV fit+JPEG: {rows[6][1] / rows[5][1]:.1f}x")
     return 0
 
 

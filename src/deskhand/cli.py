@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from deskhand import __version__, servecli
 from deskhand import commands as cmds
 from deskhand.core.errors import DeskhandError
 from deskhand.desktop import VirtualDesktop, cleanup_stale, find_state, list_states, teardown
@@ -211,17 +212,24 @@ COMMANDS: list[Command] = [
     Command(
         "state", "print an app's accessibility state (and save its screenshot)", cmds.configure_state, cmds.cmd_state
     ),
+    Command(
+        "trace", "show a recorded session trace (trace view DIR)", cmds.configure_trace, cmds.cmd_trace, virtual=False
+    ),
     Command("guide", "print the bundled platform guidance", cmds.configure_guide, cmds.cmd_guide, virtual=False),
 ]
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="deskhand", description="See and operate native desktop apps.")
+    parser.add_argument("--version", action="version", version=f"deskhand {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{" + ",".join(c.name for c in COMMANDS) + "}")
     for command in COMMANDS:
         p = sub.add_parser(command.name, help=command.help, description=command.help)
         if command.virtual:
-            p.add_argument("--virtual", action="store_true", help="run inside a fresh private desktop")
+            from_env = command.name == "serve" and servecli.env_flag("--virtual")  # DESKHAND_VIRTUAL
+            p.add_argument(
+                "--virtual", action="store_true", default=from_env, help="run inside a fresh private desktop"
+            )
         command.configure(p)
         p.set_defaults(command_fn=command.run)
     return parser

@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import re
-import shlex
-import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
 
+from deskhand import servecli
 from deskhand.core.errors import DeskhandError
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
 
 if TYPE_CHECKING:
     from deskhand.server.service import Service
+
+    pass
 
 #: A line that separates two cells in a `deskhand js` file.
 CELL_SEPARATOR = re.compile(r"^//\s*%%.*$", re.MULTILINE)
@@ -52,92 +51,25 @@ def _fail(result: ToolResult) -> DeskhandError:
     return DeskhandError(result.text.splitlines()[-1] if result.text else "the call failed")
 
 
-# -- serve -----------------------------------------------------------------------------------
+# -- serve (in deskhand.servecli) --------------------------------------------------------------
+
+configure_serve, cmd_serve, launch_app = servecli.configure_serve, servecli.cmd_serve, servecli.launch_app
+add_trace_options = servecli.add_trace_options
 
 
-def configure_serve(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    p.add_argument("--host", default="127.0.0.1", help="HTTP address (loopback by default)")
-    p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
-    p.add_argument("--token", default=os.environ.get("DESKHAND_TOKEN"), help="bearer token for HTTP clients")
-    p.add_argument("--semantic-tools", action="store_true", help="also advertise the semantic tools and sequence")
-    p.add_argument(
-        "--launch",
-        action="append",
-        default=[],
-        metavar="CMD",
-        help="start this app first (repeatable; e.g. --virtual --launch mousepad) and wait for its window",
-    )
-    p.add_argument(
-        "--grant-system-keys",
-        action="store_true",
-        help="allow system key combinations (ctrl+alt+Delete, alt+F4, super+l, ...) for this session; "
-        "only the user can give this grant, never a tool call",
-    )
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
+def traced_service(
+    args: argparse.Namespace, *, advertise_semantic: bool = False, system_keys_granted: bool = False
+) -> Service:
+    """``open_service`` with the command's tracing options."""
     from deskhand.runtime import open_service  # noqa: PLC0415
 
-    apps: list[subprocess.Popen[bytes]] = []
-    try:
-        for cmd in args.launch:  # one at a time inside the try: a failed launch ends the earlier apps
-            apps.append(launch_app(shlex.split(cmd)))  # noqa: PERF401
-        service = open_service(advertise_semantic=args.semantic_tools, system_keys_granted=args.grant_system_keys)
-        serve(args, service)
-    finally:
-        if apps:  # each app runs in its own session: end its whole process group, then reap it
-            from deskhand.desktop._procs import terminate  # noqa: PLC0415
-
-            terminate([app.pid for app in apps], None)
-            for app in apps:
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    app.wait(timeout=5)
-    return 0
-
-
-def launch_app(argv: list[str], timeout_s: float = 20.0) -> subprocess.Popen[bytes]:
-    """Start an app on this process's desktop with toolkit accessibility on; wait for its window.
-
-    Its output goes to /dev/null: on the stdio transport, standard output carries MCP.
-    """
-    from deskhand.desktop.virtual import a11y_env, wait_for_window  # noqa: PLC0415
-
-    if not argv:
-        raise DeskhandError("--launch needs a command")
-    display = os.environ.get("DISPLAY")
-    if not display:
-        raise DeskhandError("--launch needs an X display: set DISPLAY, or add --virtual")
-    try:
-        proc = subprocess.Popen(
-            argv,
-            env=a11y_env(os.environ),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except FileNotFoundError as err:
-        raise DeskhandError(f"--launch: command not found: {argv[0]}") from err
-    try:
-        wait_for_window(display, proc.pid, timeout_s)
-    except BaseException as err:  # no X display, Ctrl-C, ...: the app must not outlive the launch
-        proc.kill()
-        proc.wait()
-        if isinstance(err, TimeoutError):
-            raise DeskhandError(f"--launch: {argv[0]} showed no window within {timeout_s:.0f} s") from err
-        raise
-    return proc
-
-
-def serve(args: argparse.Namespace, service: Service) -> None:
-    from deskhand.server import mcp  # noqa: PLC0415
-
-    if args.transport == "stdio":
-        anyio.run(mcp.serve_stdio, service)
-    else:
-        print(f"deskhand: serving MCP on http://{args.host}:{args.port}/mcp", file=sys.stderr)
-        anyio.run(lambda: mcp.serve_http(service, host=args.host, port=args.port, token=args.token))
+    return open_service(
+        advertise_semantic=advertise_semantic,
+        system_keys_granted=system_keys_granted,
+        trace=args.trace,
+        trace_redact=args.trace_redact,
+        trace_max_bytes=int(args.trace_max_mb * 2**20),
+    )
 
 
 # -- js --------------------------------------------------------------------------------------
@@ -147,16 +79,16 @@ def configure_js(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="a JavaScript file, or - for standard input; `// %%` lines separate cells")
     p.add_argument("--out", type=Path, help="save emitted images into this folder")
     p.add_argument("--timeout-ms", type=int, default=30_000, help="per-cell timeout (1..60000)")
+    add_trace_options(p)
 
 
 def cmd_js(args: argparse.Namespace) -> int:
-    from deskhand.runtime import open_service  # noqa: PLC0415
 
     source = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     cells = split_cells(source)
 
     async def run() -> int:
-        service = open_service()
+        service = traced_service(args)
         try:
             for n, cell in enumerate(cells, 1):
                 print(f"--- cell {n}")
@@ -215,6 +147,27 @@ def cmd_state(args: argparse.Namespace) -> int:
         elif args.screenshot is not None:
             args.screenshot.write_bytes(block.data)
             print(f"[screenshot {block.mime_type} saved to {args.screenshot}]")
+    return 0
+
+
+# -- trace -----------------------------------------------------------------------------------
+
+
+def configure_trace(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", required=True, metavar="{view}")
+    view = sub.add_parser("view", help="write one self-contained HTML file that shows a recorded trace")
+    view.add_argument("dir", type=Path, help="the trace directory (serve --trace DIR)")
+    view.add_argument("--out", type=Path, help="the HTML file to write (default DIR/trace.html)")
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from deskhand.trace.viewer import write_viewer  # noqa: PLC0415
+
+    try:
+        path = write_viewer(args.dir, args.out)
+    except FileNotFoundError as err:
+        raise DeskhandError(str(err)) from err
+    print(path)
     return 0
 
 

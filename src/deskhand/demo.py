@@ -4,7 +4,8 @@ It starts the embedded virtual desktop with Mousepad (a real Debian editor), sta
 ``deskhand serve`` as an MCP server over stdio, connects to it with the official MCP client,
 and runs a short task through `js` cells: bind the app, paste Markdown, select a word and
 replace it by typing, press keys, observe with a diff, and take a screenshot. It prints what the
-model would see and saves the screenshots to ``out/``.
+model would see and saves the screenshots to ``out/``. The server records the session
+(``serve --trace out/trace``) and the demo writes its viewer to ``out/trace-viewer.html``.
 
 Run with ``python -m deskhand.demo [--out DIR]``.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -63,7 +65,8 @@ def _indent(text: str, limit: int = 60) -> str:
 async def _run_task(env: dict[str, str], out_dir: Path) -> int:
     from mcp import Client, StdioServerParameters  # noqa: PLC0415 - the MCP SDK is slow to import
 
-    server = StdioServerParameters(command=sys.executable, args=["-m", "deskhand", "serve"], env=env)
+    args = ["-m", "deskhand", "serve", "--trace", str(out_dir / "trace")]
+    server = StdioServerParameters(command=sys.executable, args=args, env=env)
     failures = 0
     async with Client(server) as client:
         tools = await client.list_tools()
@@ -89,7 +92,10 @@ async def _run_task(env: dict[str, str], out_dir: Path) -> int:
 
 
 def run(out_dir: Path, timeout_s: float) -> int:
+    from deskhand.trace.viewer import write_viewer  # noqa: PLC0415
+
     out_dir.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(out_dir / "trace", ignore_errors=True)  # the previous demo's trace
     with VirtualDesktop() as desktop:
         timings = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in desktop.timings.items())
         _out(f"private desktop {desktop.id} on {desktop.env['DISPLAY']} ({timings})")
@@ -103,7 +109,9 @@ def run(out_dir: Path, timeout_s: float) -> int:
             _out(report.to_text())
         _out()
         failures = anyio.run(_run_task, desktop.app_env(), out_dir)
+    viewer = write_viewer(out_dir / "trace", out_dir / "trace-viewer.html")
     _out(f"{len(CELLS) - failures} of {len(CELLS)} steps succeeded; screenshots are in {out_dir}/")
+    _out(f"session trace in {out_dir / 'trace'}/; open {viewer} in a browser")
     return 1 if failures else 0
 
 

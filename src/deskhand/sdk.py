@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import base64
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from os import PathLike
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +28,7 @@ from deskhand.core.errors import ArgumentError, DeskhandError, NativeError, from
 from deskhand.core.pointer import button_from_js
 from deskhand.core.scroll import check_js_pages, parse_direction
 from deskhand.host.result import ImageBlock, ToolResult
+from deskhand.sdk_windows import Window, act_and_verify, check_pid, find_window, hotkey_chord, state_mode, verify_state
 
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
@@ -104,6 +107,27 @@ class App:
         image = next((b.data for b in result.content if isinstance(b, ImageBlock)), None)
         return result.text, image
 
+    def get_state(self, *, disable_diff: bool | None = None, include_screenshot: bool = False) -> dict[str, object]:
+        """Seed 2's state: ``{app, window, mode, text}`` and, when asked, ``screenshot``."""
+        result = self._observe(disableDiff=disable_diff)
+        text = result.text
+        window = next((ln[len("Window: ") :] for ln in text.splitlines() if ln.startswith("Window: ")), "")
+        state: dict[str, object] = {"app": self.app, "window": window, "mode": state_mode(text), "text": text}
+        image = next((b for b in result.content if isinstance(b, ImageBlock)), None)
+        if include_screenshot and image is not None:
+            state["screenshot"] = {"mimeType": image.mime_type, "data": image.data}
+        return state
+
+    def double_click(self, target: Target) -> ActionOutcome:
+        return self.click(target, click_count=2)
+
+    def right_click(self, target: Target) -> ActionOutcome:
+        return self.click(target, mouse_button="right")
+
+    def hotkey(self, keys: Sequence[str]) -> ActionOutcome:
+        """A chord from a key list, e.g. ``['ctrl', 's']`` (sent as ``press_key('ctrl+s')``)."""
+        return self._act("press_key", key=hotkey_chord(keys))
+
     def click(
         self, target: Target, *, mouse_button: int | str | None = None, click_count: int | None = None
     ) -> ActionOutcome:
@@ -167,37 +191,56 @@ class Computer(AbstractContextManager["Computer"]):
         self._portal_cm = portal_cm
         self.desktop = desktop
         self._closed = False
+        #: pid -> the window id its latest ``observe_window`` observed (coordinates refer to it).
+        self._observed_windows: dict[int, int] = {}
+        #: How to open a fresh service (``reconnect``); None for an injected service.
+        self._factory: Callable[[], Service] | None = None
+        self.connection_generation = 1
 
     @classmethod
-    def create(cls) -> Computer:
-        """Operate the desktop named by the environment (``DISPLAY`` and the session bus)."""
-        return cls._open(None)
+    def create(cls, *, trace: str | PathLike[str] | None = None, trace_redact: bool = False) -> Computer:
+        """Operate the desktop named by the environment (``DISPLAY`` and the session bus).
+
+        ``trace`` records the session into that directory (``deskhand trace view DIR`` shows it);
+        ``trace_redact`` replaces typed and pasted text there.
+        """
+        return cls._open(None, trace=trace, trace_redact=trace_redact)
 
     @classmethod
-    def virtual(cls, *, size: str = "1920x1080x24") -> Computer:
+    def virtual(
+        cls, *, size: str = "1920x1080x24", trace: str | PathLike[str] | None = None, trace_redact: bool = False
+    ) -> Computer:
         """Start a private virtual desktop (Xvfb, D-Bus, AT-SPI, openbox) torn down on close."""
         from deskhand.desktop import VirtualDesktop  # noqa: PLC0415 - only virtual desktops need it
 
         desktop = VirtualDesktop(size=size)
         desktop.start()
         try:
-            return cls._open(desktop)
+            return cls._open(desktop, trace=trace, trace_redact=trace_redact)
         except BaseException:
             desktop.stop()
             raise
 
     @classmethod
-    def _open(cls, desktop: VirtualDesktop | None) -> Computer:
+    def _open(
+        cls, desktop: VirtualDesktop | None, *, trace: str | PathLike[str] | None = None, trace_redact: bool = False
+    ) -> Computer:
         from deskhand.runtime import open_service  # noqa: PLC0415 - avoid importing backends at import time
 
         portal_cm = anyio.from_thread.start_blocking_portal()
         portal = portal_cm.__enter__()
         try:
-            service = open_service(env=desktop.env if desktop else None)
+            service = open_service(
+                env=desktop.env if desktop else None,
+                trace=None if trace is None else Path(trace),
+                trace_redact=trace_redact,
+            )
         except BaseException:
             portal_cm.__exit__(None, None, None)
             raise
-        return cls(service, portal, portal_cm, desktop)
+        computer = cls(service, portal, portal_cm, desktop)
+        computer._factory = lambda: open_service(env=desktop.env if desktop else None)
+        return computer
 
     def _call(self, tool: str, args: dict[str, object]) -> ToolResult:
         if self._closed:
@@ -217,7 +260,65 @@ class Computer(AbstractContextManager["Computer"]):
         return int(app.pid)
 
     def get_platform(self) -> str:
-        return self._service.platform
+        """The controlled desktop's platform, read from the tools listing's ``_meta.platform``
+        exactly as a remote MCP client reads it; never the host's OS; not cached.
+
+        Raises:
+            NativeError: ``driver_platform_unavailable`` when the metadata is missing or invalid.
+        """
+        if self._closed:
+            raise DeskhandError("Computer instance is closed", code="closed", dispatched=False)
+        from deskhand.server.mcp import listing_json, platform_of  # noqa: PLC0415 - the server's channel
+
+        return platform_of(listing_json(self._service))
+
+    # --- the exact-window workflow (seed 2; sdk_windows) -------------------------------------
+
+    def list_windows(self, pid: int | None = None) -> list[dict[str, object]]:
+        """Top-level windows: ``window_id``, ``pid``, ``app``, ``title``, ``bounds``, ``z_index``, ``is_key``."""
+        from deskhand.sdk_windows import list_windows  # noqa: PLC0415 - same module, named like the method
+
+        return list_windows(self, pid)
+
+    def get_window(self, pid: int, window_id: int) -> Window:
+        """The exact window, or ``window_not_found`` when ``pid`` has no such window now."""
+        find_window(self, pid, window_id)
+        return Window(self, pid, window_id)
+
+    def observe_window(
+        self, pid: int, window_id: int, *, include_screenshot: bool = False, disable_diff: bool = False
+    ) -> dict[str, object]:
+        return self.get_window(pid, window_id).observe(include_screenshot=include_screenshot, disable_diff=disable_diff)
+
+    def verify_state(
+        self, pid: int, window_id: int, expect: Sequence[str], *, timeout_ms: int = 2000, stable_samples: int = 1
+    ) -> dict[str, object]:
+        window = self.get_window(pid, window_id)
+        return verify_state(window, expect, timeout_ms=timeout_ms, stable_samples=stable_samples)
+
+    def act_and_verify(
+        self,
+        pid: int,
+        window_id: int,
+        act: Callable[[Window], ActionOutcome],
+        expect: Sequence[str],
+        *,
+        timeout_ms: int = 2000,
+    ) -> dict[str, object]:
+        """Act once on the window (``act(window)``), settle, observe and report ``{effect, compared}``."""
+        return act_and_verify(self.get_window(pid, window_id), act, expect, timeout_ms=timeout_ms)
+
+    def reconnect(self) -> dict[str, object]:
+        """Replace the service with a fresh one (bindings and observations start over)."""
+        if self._closed:
+            raise DeskhandError("Computer instance is closed", code="closed", dispatched=False)
+        if self._factory is None:
+            raise NativeError("reconnect_unavailable", "This Computer does not own its service.", dispatched=False)
+        old, self._service = self._service, self._factory()
+        self._observed_windows.clear()
+        self.connection_generation += 1
+        self._portal.call(old.close)
+        return {"connectionGeneration": self.connection_generation}
 
     def list_apps(self) -> list[dict[str, object]]:
         result = self._call("list_apps", {})
@@ -231,8 +332,12 @@ class Computer(AbstractContextManager["Computer"]):
                 out.append({"id": app_id, "displayName": name, "isRunning": True})
         return out
 
-    def get_app(self, selector: str) -> App:
-        """Bind an app: one full observation, then every action targets the resolved app."""
+    def get_app(self, selector: str | int) -> App:
+        """Bind an app: one full observation, then every action targets the resolved app.
+
+        A positive integer is a pid, as the digits string is."""
+        if isinstance(selector, int) and not isinstance(selector, bool):
+            selector = str(check_pid(selector))
         if not isinstance(selector, str) or not selector.strip():
             raise DeskhandError("getApp requires an explicit app name, bundle ID, or path", code="bad_args")
         result = self._call("get_app_state", {"app": selector, "disableDiff": True})

@@ -53,7 +53,8 @@ def test_actions_map_to_exact_native_args() -> None:
     ]
     keys = texts(result)[-1]
     assert keys == (
-        '[["getApp","listApps","getState","computer"],["target","list_apps","get_app_state","click","drag","paste",'
+        '[["getApp","listApps","getState","computer","listWindows","getWindow","observeWindow","verifyState",'
+        '"actAndVerify"],["target","list_apps","list_windows","get_app_state","click","drag","paste",'
         '"perform_secondary_action","press_key","scroll","select_text","set_value","type_text"],"linux"]'
     )
 

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 
 import anyio
+import httpx2
 import mcp_types as types
 import pytest
 import uvicorn
@@ -21,10 +22,13 @@ from mcp.client.streamable_http import streamable_http_client
 
 from deskhand.kernel.session import RESET_ACTIVE, RESET_QUEUED
 from deskhand.runtime import open_service
-from deskhand.server.mcp import build_server, http_app
+from deskhand.server.httpserve import http_app
+from deskhand.server.mcp import build_server
 from deskhand.server.service import Service
 
 pytestmark = pytest.mark.desktop
+
+TOKEN = "e2e-token"
 
 APPLY_CELL = """
 let app = await cua.getApp("{pid}");
@@ -104,7 +108,7 @@ class _Uvicorn:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/mcp"
-        app = http_app(service)
+        app = http_app(service, token=TOKEN)
 
         async def asgi(scope, receive, send) -> None:
             self.loop = asyncio.get_running_loop()
@@ -140,7 +144,10 @@ def test_http_server_on_loopback_runs_a_cell_against_the_real_app(launch, http_s
     app.events.wait_for("ready")
 
     async def go() -> types.CallToolResult:
-        async with Client(streamable_http_client(http_server.url)) as client:
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}) as http,
+            Client(streamable_http_client(http_server.url, http_client=http)) as client,
+        ):
             return await client.call_tool("js", {"code": APPLY_CELL.format(pid=app.pid)})
 
     result = anyio.run(go)

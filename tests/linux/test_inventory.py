@@ -50,3 +50,17 @@ def test_resolve_errors(launch, executor):
     with pytest.raises(NativeError) as err:
         executor.resolve(str(os.getpid()))  # deskhand itself is never a target
     assert err.value.code == "target_not_running"
+
+
+def test_a_pid_resolved_again_is_the_same_process_or_not_running(launch, executor):
+    """The second resolve of a pid is proven from /proc (no listing): the same identity while the
+    process runs, and ``target_not_running`` once it has exited (it is never served from memory)."""
+    gtk = launch.gtk_fixture()
+    first = executor.resolve(str(gtk.pid))
+    again = executor.resolve(str(gtk.pid))
+    assert again.identity == first.identity and again.display_name == first.display_name
+    assert again.identity.start_time == _identity.start_time(gtk.pid)
+    assert gtk.app.stop() is not None  # exited and reaped
+    with pytest.raises(NativeError) as err:
+        executor.resolve(str(gtk.pid))
+    assert err.value.code == "target_not_running"

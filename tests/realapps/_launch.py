@@ -1,45 +1,27 @@
-"""Small launchers (Chromium with a loopback page server, Mousepad) for the freshness and
-transient-window tests, until the shared real-app harness of ``tests/realapps/conftest.py`` is
-there to use instead.
+"""Helpers of the freshness and transient-window tests over the shared real-app harness
+(``apps`` and ``mex`` of ``tests/realapps/conftest.py``).
 
-``chromium_app`` starts a private desktop with accessibility enabled (``org.a11y.Status``), a
-page server on 127.0.0.1 and Chromium with a fresh profile, and yields (executor, app, pages);
-``mousepad_app`` yields (executor, app) for a Mousepad with a fresh HOME.
+``chromium_app``/``firefox_app`` start the browser (a fresh profile, from ``_apps``) on a page
+of a loopback server that logs every request, wait until the page is in its state, and yield
+(executor, app, pages); ``mousepad_app`` and ``writer_app`` yield (executor, app) once the
+document is shown. Each app is stopped when its block ends.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
-import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
-import pytest
-from jeepney import DBusAddress, new_method_call
-from jeepney.io.blocking import open_dbus_connection
+from _apps import Apps
 
 from deskhand.backends.base import AppState, RunningApp
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
-from deskhand.desktop import VirtualDesktop
 
-CHROMIUM_FLAGS = (
-    "--no-sandbox",
-    "--force-renderer-accessibility",
-    "--disable-gpu",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--password-store=basic",
-    "--window-size=1000,800",
-    "--window-position=0,0",
-)
 POLL_S = 0.05
 
 
@@ -115,173 +97,68 @@ def placed(ex: LinuxExecutor, app: RunningApp, pattern: str, timeout_s: float = 
         time.sleep(0.05)  # polling the app's state with a deadline
 
 
-def enable_accessibility(desktop: VirtualDesktop) -> None:
-    conn = open_dbus_connection(bus=desktop.env["DBUS_SESSION_BUS_ADDRESS"])
-    try:
-        addr = DBusAddress("/org/a11y/bus", bus_name="org.a11y.Bus", interface="org.freedesktop.DBus.Properties")
-        conn.send_and_get_reply(
-            new_method_call(addr, "Set", "ssv", ("org.a11y.Status", "IsEnabled", ("b", True))), timeout=5.0
-        )
-    finally:
-        conn.close()
+def _ready(ex: LinuxExecutor, pid: int, pattern: str, timeout_s: float) -> RunningApp:
+    """The app of ``pid`` once its state matches ``pattern`` (polled with a deadline)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            app = ex.resolve(str(pid))
+            if re.search(pattern, ex.get_app_state(app, disable_diff=True).text):
+                return app
+        except NativeError:
+            pass
+        assert time.monotonic() < deadline, f"pid {pid}: {pattern!r} not in its state within {timeout_s} s"
+        time.sleep(0.2)  # polling the app's start with a deadline
 
 
 @contextlib.contextmanager
-def chromium_app(pages: dict[str, str], first: str, tmp: Path) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
-    binary = shutil.which("chromium")
-    if binary is None or shutil.which("Xvfb") is None:
-        pytest.skip("chromium or Xvfb is not installed (make deps installs them)")
+def chromium_app(
+    apps: Apps, ex: LinuxExecutor, pages: dict[str, str], first: str
+) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
     server = PageLog(pages)
-    desktop = VirtualDesktop()
-    desktop.start()
     try:
-        enable_accessibility(desktop)
-        profile = tmp / "profile"
-        profile.mkdir()
-        proc = desktop.launch(
-            [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", server.url(first)],
-            env={"HOME": str(tmp), "GSETTINGS_BACKEND": "memory"},
-            log_path=tmp / "chromium.log",
-        )
-        ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+        running = apps.chromium(server.url(first))
         try:
-            deadline = time.monotonic() + 60.0
-            while True:
-                try:
-                    app = ex.resolve(str(proc.pid))
-                    if "document web" in ex.get_app_state(app, disable_diff=True).text:
-                        break
-                except NativeError:
-                    pass
-                assert proc.running(), (tmp / "chromium.log").read_text(errors="replace")[-2000:]
-                assert time.monotonic() < deadline, "Chromium showed no page within 60 s"
-                time.sleep(0.2)  # polling Chromium's start with a deadline
-            yield ex, app, server
+            yield ex, _ready(ex, running.pid, r"document web", 60.0), server
         finally:
-            ex.close()
-            proc.stop()
+            running.app.stop()
     finally:
-        desktop.stop()
         server.close()
 
 
 @contextlib.contextmanager
-def mousepad_app(tmp: Path) -> Iterator[tuple[LinuxExecutor, RunningApp]]:
-    binary = shutil.which("mousepad")
-    if binary is None or shutil.which("Xvfb") is None:
-        pytest.skip("mousepad or Xvfb is not installed (make deps installs them)")
-    desktop = VirtualDesktop()
-    desktop.start()
-    try:
-        proc = desktop.launch(
-            [binary, "--disable-server"],
-            env={"HOME": str(tmp), "GSETTINGS_BACKEND": "memory", "XDG_CONFIG_HOME": str(tmp / "config")},
-            log_path=tmp / "mousepad.log",
-        )
-        ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
-        try:
-            deadline = time.monotonic() + 30.0
-            while True:
-                try:
-                    app = ex.resolve(str(proc.pid))
-                    if "text (settable, string)" in ex.get_app_state(app, disable_diff=True).text:
-                        break
-                except NativeError:
-                    pass
-                assert proc.running(), (tmp / "mousepad.log").read_text(errors="replace")[-2000:]
-                assert time.monotonic() < deadline, "Mousepad showed no document within 30 s"
-                time.sleep(0.1)  # polling Mousepad's start with a deadline
-            yield ex, app
-        finally:
-            ex.close()
-            proc.stop()
-    finally:
-        desktop.stop()
-
-
-@contextlib.contextmanager
-def writer_app(tmp: Path) -> Iterator[tuple[LinuxExecutor, RunningApp]]:
-    """LibreOffice Writer (GTK 3 plugin, fresh profile); the app is ``soffice.bin``, which the
-    ``soffice`` launcher starts."""
-    binary = shutil.which("soffice")
-    if binary is None or shutil.which("Xvfb") is None:
-        pytest.skip("soffice or Xvfb is not installed (make deps installs them)")
-    desktop = VirtualDesktop()
-    desktop.start()
-    try:
-        enable_accessibility(desktop)
-        argv = [binary, "--norestore", "--nologo", "--nolockcheck", f"-env:UserInstallation={(tmp / 'lo').as_uri()}"]
-        proc = desktop.launch(
-            [*argv, "--writer"],
-            env={"HOME": str(tmp), "SAL_USE_VCLPLUGIN": "gtk3", "GSETTINGS_BACKEND": "memory"},
-            log_path=tmp / "soffice.log",
-        )
-        ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
-        try:
-            deadline = time.monotonic() + 90.0
-            while True:
-                found = [p for p in ex.running() if p.identity.executable.endswith("soffice.bin")]
-                try:
-                    if found:
-                        app = ex.resolve(str(found[0].identity.pid))
-                        if re.search(r"paragraph", ex.get_app_state(app, disable_diff=True).text):
-                            break
-                except NativeError:
-                    pass
-                assert time.monotonic() < deadline, "Writer showed no document within 90 s"
-                time.sleep(0.5)  # polling LibreOffice's start with a deadline
-            yield ex, app
-        finally:
-            ex.close()
-            proc.stop()
-    finally:
-        desktop.stop()
-
-
-FIREFOX_PREFS = (
-    'user_pref("browser.shell.checkDefaultBrowser", false);',
-    'user_pref("browser.aboutwelcome.enabled", false);',
-    'user_pref("datareporting.policy.dataSubmissionEnabled", false);',
-    'user_pref("browser.startup.homepage_override.mstone", "ignore");',
-    'user_pref("app.update.enabled", false);',
-)
-
-
-@contextlib.contextmanager
-def firefox_app(pages: dict[str, str], first: str, tmp: Path) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
-    binary = shutil.which("firefox-esr")
-    if binary is None or shutil.which("Xvfb") is None:
-        pytest.skip("firefox-esr or Xvfb is not installed (make deps installs them)")
+def firefox_app(
+    apps: Apps, ex: LinuxExecutor, pages: dict[str, str], first: str
+) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
     server = PageLog(pages)
-    desktop = VirtualDesktop()
-    desktop.start()
     try:
-        enable_accessibility(desktop)
-        profile = tmp / "profile"
-        profile.mkdir()
-        (profile / "user.js").write_text("\n".join(FIREFOX_PREFS) + "\n")
-        proc = desktop.launch(
-            [binary, "--no-remote", "--new-instance", "--profile", str(profile), server.url(first)],
-            env={"HOME": str(tmp), "MOZ_CRASHREPORTER_DISABLE": "1", "GSETTINGS_BACKEND": "memory"},
-            log_path=tmp / "firefox.log",
-        )
-        ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+        running = apps.firefox(server.url(first))
         try:
-            deadline = time.monotonic() + 90.0
-            while True:
-                try:
-                    app = ex.resolve(str(proc.pid))
-                    if "document web" in ex.get_app_state(app, disable_diff=True).text:
-                        break
-                except NativeError:
-                    pass
-                assert proc.running(), (tmp / "firefox.log").read_text(errors="replace")[-2000:]
-                assert time.monotonic() < deadline, "Firefox showed no page within 90 s"
-                time.sleep(0.3)  # polling Firefox's start with a deadline
-            yield ex, app, server
+            yield ex, _ready(ex, running.pid, r"document web", 90.0), server
         finally:
-            ex.close()
-            proc.stop()
+            running.app.stop()
     finally:
-        desktop.stop()
         server.close()
+
+
+@contextlib.contextmanager
+def mousepad_app(apps: Apps, ex: LinuxExecutor) -> Iterator[tuple[LinuxExecutor, RunningApp]]:
+    running = apps.mousepad()
+    try:
+        yield ex, _ready(ex, running.pid, r"text \(settable, string\)", 30.0)
+    finally:
+        running.app.stop()
+
+
+@contextlib.contextmanager
+def writer_app(apps: Apps, ex: LinuxExecutor) -> Iterator[tuple[LinuxExecutor, RunningApp]]:
+    """LibreOffice Writer; the app is ``soffice.bin``, which the ``soffice`` launcher starts."""
+    running = apps.soffice("writer")
+    try:
+        deadline = time.monotonic() + 90.0
+        while not (found := [p for p in ex.running() if p.identity.executable.endswith("soffice.bin")]):
+            assert time.monotonic() < deadline, "soffice.bin never ran"
+            time.sleep(0.5)  # polling LibreOffice's start with a deadline
+        yield ex, _ready(ex, found[0].identity.pid, r"paragraph", max(1.0, deadline - time.monotonic()))
+    finally:
+        running.app.stop()

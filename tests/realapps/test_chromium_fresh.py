@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from _apps import Apps
 from _launch import PageLog, chromium_app, placed, state_with, wait_for
 
 from deskhand.backends.base import RunningApp
@@ -48,8 +49,8 @@ PAGES = {
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
-    with chromium_app(PAGES, "/a", tmp_path_factory.mktemp("chromium")) as got:
+def browser(apps: Apps, mex: LinuxExecutor) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
+    with chromium_app(apps, mex, PAGES, "/a") as got:
         yield got
 
 
@@ -125,3 +126,44 @@ def test_a_select_shows_its_selected_option_as_value(browser: tuple[LinuxExecuto
 def _titled(ex: LinuxExecutor, app: RunningApp, title: str) -> bool:
     kw = ex.key_window(app)
     return kw is not None and kw.title.startswith(title)
+
+
+def test_after_a_reload_the_old_handles_are_stale(browser: tuple[LinuxExecutor, RunningApp, PageLog]) -> None:
+    """A reload replaces every object of the page: a handle from before it clicks nothing."""
+    ex, app, pages = browser
+    go(ex, app, pages.url("/b"))
+    state, old = placed(ex, app, r"push button Send B")
+    visits, clicks = pages.count("/b"), pages.count("/clicked")
+    page = re.search(r"(g\d+:\d+) document web Trial Article", state.text)
+    assert page is not None, state.text
+    before = getattr(ex.element(app, page.group(1)).ref, "path", None)
+    ex.press_key(app, "F5")
+    wait_for(lambda: pages.count("/b") > visits, "the reload's request")
+    # Another observer watches for the new document, leaving this executor's snapshot (and
+    # the old handle in it) as it was.
+    watcher = LinuxExecutor(display=ex.x.name, a11y_address=ex.atspi.address)
+    try:
+        watched = watcher.resolve(str(app.pid))
+        wait_for(lambda: _document_path(watcher, watched) not in (before, None), "the reloaded document")
+    finally:
+        watcher.close()
+    with pytest.raises(NativeError) as err:
+        ex.click(app, element=old)
+    if err.value.code != "stale_element":
+        pytest.fail(f"expected stale_element, got {err.value.code}: {err.value}")
+    assert err.value.dispatched is False
+    # The reloaded page's own button works, and is the only click the page ever saw.
+    _state, fresh = placed(ex, app, r"push button Send B")
+    ex.click(app, element=fresh)
+    wait_for(lambda: pages.count("/clicked") > clicks, "the click on the reloaded Send B")
+    assert pages.count("/clicked") == clicks + 1, pages.gets
+
+
+def _document_path(ex: LinuxExecutor, app: RunningApp) -> str | None:
+    """The object path of the page's document as the app reports it now."""
+    state = ex.get_app_state(app, disable_diff=True).text
+    m = re.search(r"(g\d+:\d+) document web Trial Article", state)
+    if m is None:
+        return None
+    ref = ex.element(app, m.group(1)).ref
+    return getattr(ref, "path", None)

@@ -51,11 +51,6 @@ def test_galculator_buttons_compute_on_its_display(galculator: tuple[object, str
 
 
 @pytest.mark.matrix("galculator", "no button left pressed")
-@pytest.mark.xfail(
-    reason="galculator's buttons are toggle buttons: the AT-SPI click action (acting) leaves them "
-    "active, where a pointer click releases them",
-    strict=True,
-)
 def test_galculator_buttons_are_not_left_pressed(galculator: tuple[object, str]) -> None:
     pressed = re.findall(r"toggle button .*Value: on.*$", galculator[1], re.M)
     assert pressed == [], f"buttons left pressed: {pressed}"

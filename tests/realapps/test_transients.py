@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 import simplejpeg
+from _apps import Apps
 from _launch import chromium_app, firefox_app, mousepad_app, placed, state_with, wait_for, writer_app
 
 from deskhand.backends.base import AppState, RunningApp
@@ -28,8 +29,8 @@ DIFFERS = 60
 
 
 @pytest.fixture(scope="module")
-def mousepad(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LinuxExecutor, RunningApp]]:
-    with mousepad_app(tmp_path_factory.mktemp("mousepad")) as got:
+def mousepad(apps: Apps, mex: LinuxExecutor) -> Iterator[tuple[LinuxExecutor, RunningApp]]:
+    with mousepad_app(apps, mex) as got:
         yield got
 
 
@@ -141,11 +142,9 @@ SELECT_PAGE = {
 
 
 @pytest.mark.parametrize("browser", ["chromium", "firefox"])
-def test_a_select_list_is_in_the_state_and_the_screenshot(
-    browser: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def test_a_select_list_is_in_the_state_and_the_screenshot(browser: str, apps: Apps, mex: LinuxExecutor) -> None:
     start = chromium_app if browser == "chromium" else firefox_app
-    with start(SELECT_PAGE, "/select", tmp_path_factory.mktemp(browser)) as (ex, app, _pages):
+    with start(apps, mex, SELECT_PAGE, "/select") as (ex, app, _pages):
         shot, combo = placed(ex, app, r"combo box Fruit")
         before, _t = pixels(ex, app, shot)
         ex.click(app, element=combo)
@@ -162,8 +161,8 @@ def test_a_select_list_is_in_the_state_and_the_screenshot(
         ex.press_key(app, "Escape")
 
 
-def test_an_open_writer_menu_is_in_the_state_and_the_screenshot(tmp_path_factory: pytest.TempPathFactory) -> None:
-    with writer_app(tmp_path_factory.mktemp("writer")) as (ex, app):
+def test_an_open_writer_menu_is_in_the_state_and_the_screenshot(apps: Apps, mex: LinuxExecutor) -> None:
+    with writer_app(apps, mex) as (ex, app):
         closed = ex.get_app_state(app, disable_diff=True)
         assert "menu item Save As" not in closed.text
         before, _t = pixels(ex, app, closed)

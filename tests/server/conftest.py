@@ -54,7 +54,7 @@ class FakeKernel:
     resets: int = 0
     closed: bool = False
 
-    async def run(self, code: str, *, timeout_ms: int) -> ToolResult:
+    async def run(self, code: str, *, timeout_ms: int, progress: object = None) -> ToolResult:
         self.runs.append((code, timeout_ms))
         async with self.host.session_lock() as queue:
             return await self.script(queue, code)

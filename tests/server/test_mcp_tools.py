@@ -25,6 +25,7 @@ Connect = Callable[[Service], AbstractAsyncContextManager[Client]]
 SEMANTIC = [
     "list_apps",
     "get_app_state",
+    "list_windows",
     "click",
     "perform_secondary_action",
     "set_value",
@@ -35,7 +36,7 @@ SEMANTIC = [
     "type_text",
     "paste",
 ]
-MUTATING = SEMANTIC[2:]
+MUTATING = SEMANTIC[3:]
 
 
 async def _listing(connect: Connect, service: Service) -> types.ListToolsResult:
@@ -122,7 +123,7 @@ async def test_annotations_as_section_1(connect: Connect, semantic_service: Serv
     for name in SEMANTIC:
         a = tools[name]
         assert a is not None
-        read_only = name in ("list_apps", "get_app_state")
+        read_only = name in ("list_apps", "get_app_state", "list_windows")
         assert a.read_only_hint is read_only, name
         assert a.idempotent_hint is read_only, name
         assert a.destructive_hint is False, name
@@ -136,7 +137,9 @@ async def test_annotations_as_section_1(connect: Connect, semantic_service: Serv
 async def test_semantic_schemas_as_section_1_4(connect: Connect, semantic_service: Service) -> None:
     tools = {t.name: t.input_schema for t in (await _listing(connect, semantic_service)).tools}
     assert tools["list_apps"]["properties"] == {}
-    for name in SEMANTIC[1:]:
+    assert tools["list_windows"]["properties"]["pid"]["minimum"] == 1
+    assert "required" not in tools["list_windows"]
+    for name in [n for n in SEMANTIC[1:] if n != "list_windows"]:
         assert "app" in tools[name]["required"], name
         assert tools[name]["properties"]["app"]["type"] == "string", name
     click = tools["click"]["properties"]

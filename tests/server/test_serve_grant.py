@@ -43,7 +43,7 @@ def test_serve_passes_the_grant_to_the_host(
 ) -> None:
     served: list[Service] = []
 
-    async def fake_stdio(service: Service) -> None:
+    async def fake_stdio(service: Service, *_options: object) -> None:
         served.append(service)
 
     monkeypatch.setattr(mcp, "serve_stdio", fake_stdio)

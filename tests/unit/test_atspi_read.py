@@ -114,3 +114,17 @@ def test_a_broken_direct_link_is_dropped_and_the_unanswered_calls_go_over_the_bu
     finally:
         app.ours.close()
         bus.ours.close()
+
+
+def test_calls_past_the_cap_are_answered_capped_in_place_and_never_sent(
+    app: FakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_atspi, "MAX_READ_CALLS", 3)
+    conn = connection(app)
+    r = read(conn, 2.0)
+    calls = [call("GetRole", f"/{i}") for i in range(5)]
+    replies = conn._ask(r, calls)
+    assert replies == [("GetRole /0",), ("GetRole /1",), ("GetRole /2",), _atspi.CAPPED, _atspi.CAPPED]
+    assert r.capped and not r.dead
+    assert app.received[("GetRole", "/3")] == 0 and app.received[("GetRole", "/4")] == 0
+    assert r.used == calls[:3]

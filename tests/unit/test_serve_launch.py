@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 from collections.abc import Iterator
 
 import pytest
 
 from deskhand import commands
-from deskhand.cli import main
+from deskhand.cli import build_parser, main
 from deskhand.core.errors import DeskhandError
 from deskhand.desktop import virtual
 
@@ -42,7 +41,7 @@ def test_a_failed_launch_ends_the_apps_launched_before_it(
 
     monkeypatch.setenv("DISPLAY", ":99")  # never opened: the window wait is replaced
     monkeypatch.setattr(virtual, "wait_for_window", window)
-    args = argparse.Namespace(launch=["sleep 60", "sleep 61"], semantic_tools=False, grant_system_keys=False)
+    args = build_parser().parse_args(["serve", "--launch", "sleep 60", "--launch", "sleep 61"])
     with pytest.raises(DeskhandError, match="showed no window"):
         commands.cmd_serve(args)
     assert len(started) == 2

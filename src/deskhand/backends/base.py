@@ -98,6 +98,37 @@ class ActionResult:
     outcome: Outcome | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class WindowEntry:
+    """One top-level window of ``list_windows`` (the exact-window workflow, sdk-contract.md 2.4).
+
+    ``bounds`` is the frame in screen coordinates; ``z_index`` is higher in front; ``is_key``
+    says the window is its app's key window, the one ``get_app_state`` observes and acts on.
+    """
+
+    window_id: int
+    pid: int
+    app: str
+    title: str
+    bounds: tuple[float, float, float, float]
+    z_index: int
+    is_on_screen: bool
+    is_key: bool
+
+    def to_json(self) -> dict[str, object]:
+        x, y, w, h = self.bounds
+        return {
+            "window_id": self.window_id,
+            "pid": self.pid,
+            "app": self.app,
+            "title": self.title,
+            "bounds": {"x": x, "y": y, "width": w, "height": h},
+            "z_index": self.z_index,
+            "is_on_screen": self.is_on_screen,
+            "is_key": self.is_key,
+        }
+
+
 #: An element reference as the host passes it: an opaque ``gN:id`` handle.
 Handle = str
 
@@ -109,6 +140,10 @@ class Executor(Protocol):
     platform: Platform
 
     def list_apps(self) -> list[AppEntry]: ...
+
+    def list_windows(self, pid: int | None = None) -> list[WindowEntry]:
+        """Top-level windows (of ``pid`` when given), bottom to top; discovery, not authorization."""
+        ...
 
     def resolve(self, selector: str) -> RunningApp:
         """Exactly one running app, or ``target_not_running`` / ``ambiguous_target``."""

@@ -31,6 +31,7 @@ from deskhand.backends.base import (
     ProcessIdentity,
     RunningApp,
     SelectionType,
+    WindowEntry,
 )
 from deskhand.core.errors import ArgumentError, DeskhandError, NativeError
 
@@ -53,6 +54,8 @@ class FakeApp:
     proven: bool = True
     state_text: str = ""
     image: Image | None = field(default_factory=lambda: Image(FAKE_JPEG, "image/jpeg", 640, 400))
+    #: Its top-level windows' ids, bottom to top (the last is the key window); default ``[pid * 10]``.
+    window_ids: list[int] | None = None
 
     def identity(self) -> ProcessIdentity:
         exe = self.executable or f"/usr/bin/{self.app_id.rsplit('.', 1)[-1].lower()}"
@@ -151,6 +154,18 @@ class FakeExecutor:
     def list_apps(self) -> list[AppEntry]:
         self._record("list_apps")
         return [AppEntry(a.app_id, a.display_name, a.running, a.pid if a.running else None) for a in self.apps]
+
+    def list_windows(self, pid: int | None = None) -> list[WindowEntry]:
+        self._record("list_windows", pid=pid)
+        out = []
+        for a in self.apps:
+            if not a.running or (pid is not None and a.pid != pid):
+                continue
+            ids = a.window_ids if a.window_ids is not None else [a.pid * 10]
+            for z, wid in enumerate(ids):
+                bounds = (0.0, 0.0, 640.0, 400.0)
+                out.append(WindowEntry(wid, a.pid, a.app_id, a.display_name, bounds, z, True, wid == ids[-1]))
+        return out
 
     def resolve(self, selector: str) -> RunningApp:
         self._record("resolve", selector=selector)

@@ -89,6 +89,9 @@ HelperCode = Literal[
     "input_failed", "capture_failed", "clipboard_snapshot_failed", "clipboard_write_failed",
     "clipboard_restore_failed", "clipboard_changed", "clipboard_read_timeout", "clipboard_target_timeout",
     "paste_failed", "cancelled",
+    # the exact-window workflow and the SDK's driver checks (sdk-contract.md 2.1)
+    "window_not_found", "window_not_key", "app_screenshot_required", "driver_platform_unavailable",
+    "reconnect_unavailable", "unsupported_platform",
     # JS mapping only (4.1) and the fake backend
     "protocol_mismatch", "screen_locked", "user_interference", "fake_gate_timeout", "unknown",
 ]  # fmt: skip
@@ -108,6 +111,12 @@ HELPER_CODES: Final[Mapping[HelperCode, str]] = MappingProxyType(
         "identity_unproven": "the app's process lifetime could not be proven; observe it first",
         "policy_invalid": "the deny-policy file cannot be read",
         "closed": "the SDK Computer was closed",
+        "window_not_found": "the pid has no window with that id now; nothing ran",
+        "window_not_key": "the window is not its app's key window, the one observed and acted on; nothing ran",
+        "app_screenshot_required": "coordinates need an observation of that very window first; nothing ran",
+        "driver_platform_unavailable": "the tools listing has no valid _meta.platform",
+        "reconnect_unavailable": "this SDK Computer does not own a service it could reopen; nothing ran",
+        "unsupported_platform": "the connected platform does not offer this operation; nothing ran",
         "not_trusted": "the process lacks the accessibility permission",
         "screen_recording_denied": "the process lacks the screen-recording permission",
         "target_not_running": "no running app matches the selector",

@@ -18,6 +18,13 @@ One paste, in order:
    Deadline with signals → ``clipboard_target_timeout``; without signals the window elapsing is success;
 7. final ownership check → ``completed``.
 
+A target may also be a :class:`WatchedTarget` (ours, not the contract's): besides the element's
+baseline it watches where the text goes (on Linux the whole focused document's signals, a
+read-back of the element focused now, the window's modified mark) and says what it saw after the
+read; what it saw ends the target window early as a target event does. The receipt keeps every
+piece of evidence (``PasteReceipt.evidence``: kind and a line of detail, in the vocabulary of
+``core.effects``), so the caller can report the paste as confirmed only when it saw the effect.
+
 Cancellation after the keys were posted is reported only once the read and target windows have run
 their course, so a late reader still gets its bytes. The original clipboard is restored, always, but
 only while we still own the clipboard: if anything else was copied meanwhile, the external copy wins.
@@ -32,7 +39,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final, Protocol, runtime_checkable
 
 from deskhand.core.errors import DeskhandError, NativeError
 from deskhand.core.markup import HTML_MIME, PLAIN_MIME, representations
@@ -165,6 +172,19 @@ class PasteTarget(Protocol):
         ...
 
 
+@runtime_checkable
+class WatchedTarget(Protocol):
+    """A :class:`PasteTarget` that also watches the document around the element (module docstring)."""
+
+    def seen(self) -> Sequence[tuple[str, str]]:
+        """What was seen since the read began, as ``(evidence kind, detail)``; quick, never blocks long."""
+        ...
+
+    def mark_read(self) -> None:
+        """The paste content was read: what is seen from now on counts."""
+        ...
+
+
 class Clock(Protocol):
     def now(self) -> float:
         """Monotonic seconds."""
@@ -199,6 +219,8 @@ class PasteReceipt:
     restored: bool = False
     has_signals: bool = False
     effect_observed: bool = False
+    #: what showed the effect, ``(evidence kind, detail)`` (module docstring)
+    evidence: tuple[tuple[str, str], ...] = ()
     message: str = COMPLETED_TEXT
 
     @property
@@ -373,12 +395,25 @@ class PasteTransaction:
     def _wait_for_effect(self, token: object, baseline: Mapping[str, object]) -> None:
         signals = self.receipt.has_signals
         events_at_read = self.target.event_count()  # events before the read never end the window
+        watched = self.target if isinstance(self.target, WatchedTarget) else None
+        if watched is not None:
+            watched.mark_read()
         deadline = self.clock.now() + (self.timeout_s if signals else NO_SIGNAL_WINDOW_S)
         while True:
             if not self.clipboard.still_owner(token):
                 raise _Stop("clipboard_changed")
-            if signals and (self.target.event_count() > events_at_read or self._changed(baseline)):
+            seen: list[tuple[str, str]] = []
+            if signals:
+                events = self.target.event_count() - events_at_read
+                if events > 0:
+                    seen.append(("text_signal", f"{events} editing event(s) from the target after the read"))
+                if self._changed(baseline):
+                    seen.append(("value_readback", "the focused element's caret or length changed"))
+            if watched is not None:
+                seen.extend(watched.seen())
+            if seen:
                 self.receipt.effect_observed = True
+                self.receipt.evidence = tuple(seen)
                 return
             if self.clock.now() >= deadline:
                 if signals:

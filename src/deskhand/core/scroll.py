@@ -30,6 +30,10 @@ PAGES_MAX_MESSAGE: Final = "pages must be at most 10"
 DIRECTION_ALIASES: Final[Mapping[str, Direction]] = MappingProxyType(
     {"up": "up", "u": "up", "down": "down", "d": "down", "left": "left", "l": "left", "right": "right", "r": "right"}
 )
+#: Each direction's reverse (a wheel scroll that overshot is corrected back).
+OPPOSITE: Final[Mapping[Direction, Direction]] = MappingProxyType(
+    {"up": "down", "down": "up", "left": "right", "right": "left"}
+)
 #: The semantic tools' ``direction`` schema enum (1.4): exact names, in the contract's order.
 TOOL_DIRECTION_NAMES: Final = ("up", "down", "left", "right", "u", "d", "l", "r")
 #: X11 wheel buttons for the wheel route on Linux.

@@ -20,9 +20,14 @@ from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop import _xauth
 from deskhand.desktop.atspi import A11yBus, SessionBusUnreachable, a11y_address_from_session, a11y_status
 
+#: The Debian/Ubuntu packages a pip install of deskhand needs: its private desktop, and libjpeg-turbo
+#: for screenshots (pixman, the other imaging library, comes with Xvfb).
+DEBIAN_PACKAGES: Final = ("xvfb", "xauth", "dbus", "at-spi2-core", "openbox", "libturbojpeg0")
+APT_LINE: Final = "sudo apt-get install --no-install-recommends " + " ".join(DEBIAN_PACKAGES)
+
 FIX_DISPLAY: Final = (
     'run inside a virtual desktop: `deskhand desktop run -- CMD`, or `eval "$(deskhand desktop start)"`; '
-    "Xvfb comes from `apt-get install xvfb` (or `make deps`)"
+    f"Xvfb and the rest of the desktop come from `{APT_LINE}`"
 )
 FIX_WM: Final = (
     "start a window manager on this display: `openbox --sm-disable &` (apt-get install openbox); "
@@ -52,7 +57,10 @@ FIX_A11Y: Final = (
     "`deskhand desktop start` does this on its desktops"
 )
 FIX_CLIPBOARD: Final = "the X server refused selection ownership; use a desktop started by `deskhand desktop`"
-FIX_QUICKJS: Final = "install the JavaScript engine into the venv: `make venv` (pip install quickjs-ng)"
+FIX_QUICKJS: Final = (
+    "install the JavaScript engine where deskhand runs: `pip install 'quickjs-ng>=0.17.0.2,<0.18'` "
+    "(a normal `pip install deskhand` brings it)"
+)
 
 _EXTENSIONS: Final = (("xtest", "XTEST"), ("xcomposite", "Composite"), ("xshm", "MIT-SHM"))
 

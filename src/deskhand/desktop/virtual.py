@@ -221,9 +221,10 @@ class VirtualDesktop:
                     stdout=log.fileno(), stderr=log.fileno(), pass_fds=pass_fds,
                 )  # fmt: skip
             except FileNotFoundError as exc:
+                from deskhand.desktop.doctor import APT_LINE  # noqa: PLC0415 - only on this error
+
                 raise BackendUnavailable(
-                    f"desktop: {argv[0]} is not installed; install it with "
-                    "`apt-get install xvfb xauth dbus at-spi2-core openbox` (or `make deps`)"
+                    f"desktop: {argv[0]} is not installed; install it with `{APT_LINE}` (or `make deps` in a clone)"
                 ) from exc
         self._popens.append(proc)
         if self._state is not None:

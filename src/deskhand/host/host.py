@@ -28,15 +28,17 @@ an error result, not dispatched if it happened before the first executor call, e
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import Final, Protocol, TypeVar
 
 import anyio
+import anyio.from_thread
 import anyio.to_thread
 
-from deskhand.backends.base import ActionResult, AppEntry, AppState, Executor, Platform, RunningApp
+from deskhand.backends.base import ActionResult, AppEntry, AppState, Executor, Platform, RunningApp, WindowEntry
 from deskhand.core.axtree.render import frame_envelope
 from deskhand.core.counters import CallCounters
 from deskhand.core.errors import ArgumentError, DeskhandError, NativeError, to_js_error
@@ -57,6 +59,16 @@ PIN_REFUSED_TEXT = "Computer Use cancelled before dispatch: the pinned app did n
 
 #: Name selectors whose last resolution the host remembers.
 _MAX_REMEMBERED: Final = 256
+
+
+class CallTracer(Protocol):
+    """Where a traced session's native calls are recorded (``deskhand.trace.TraceRecorder``)."""
+
+    def now(self) -> float: ...
+
+    def call(
+        self, name: str, args: dict[str, object], result: ToolResult, started: float, duration: float, *, in_cell: bool
+    ) -> None: ...
 
 
 def _unproven_message(selector: str) -> str:
@@ -126,11 +138,13 @@ class Host:
         self._queue = anyio.Lock()
         #: name selector -> the process it last resolved to (a relaunch is said, never followed silently)
         self._resolved: dict[str, RunningApp] = {}
+        #: Records every call when the session is traced (``deskhand serve --trace``).
+        self.tracer: CallTracer | None = None
 
     # --- advertising and static checks ------------------------------------------------------
 
     def tool_specs(self) -> dict[str, tuple[str, Schema, dict[str, bool]]]:
-        """name -> (description, input schema, annotations) of the 11 semantic tools."""
+        """name -> (description, input schema, annotations) of the 12 semantic tools."""
         return tools.tool_specs()
 
     def validate(self, name: str, args: dict[str, object]) -> None:
@@ -150,11 +164,30 @@ class Host:
         self, name: str, args: dict[str, object], *, counters: CallCounters | None = None
     ) -> ToolResult:
         """One semantic tool call through every gate, queued behind the session's other calls."""
+        return await self._traced(name, args, self._call_tool(name, args, counters))
+
+    async def _call_tool(self, name: str, args: dict[str, object], counters: CallCounters | None) -> ToolResult:
         request = self._start(name, args, counters)
         if isinstance(request, ToolResult):
             return request
         async with self._queue:
             return await self._run(request, counters)
+
+    async def _traced(
+        self, name: str, args: object, call: Awaitable[ToolResult], *, in_cell: bool = False
+    ) -> ToolResult:
+        """Await one call; record it when the session is traced (``in_cell``: through a cell's held queue)."""
+        tracer = self.tracer
+        if tracer is None:
+            return await call
+        started, clock = tracer.now(), time.monotonic()
+        result = await call
+        try:
+            arguments = dict(args) if isinstance(args, dict) else {}
+            tracer.call(name, arguments, result, started, time.monotonic() - clock, in_cell=in_cell)
+        except Exception:  # a full disk must not fail the call
+            logger.exception("recording the trace of %s failed", name)
+        return result
 
     @asynccontextmanager
     async def session_lock(self) -> AsyncIterator[HeldQueue]:
@@ -227,7 +260,11 @@ class Host:
     async def _gate(self, selector: str, *, mutating: bool, progress: _Progress) -> RunningApp:
         """Gates 3-5: resolve to one running app, the deny policy, a proven identity for mutations."""
         progress.executor_called = True
-        target = await self._thread(lambda: self.executor.resolve(selector))
+        return await self._thread(lambda: self._gated(selector, mutating=mutating))
+
+    def _gated(self, selector: str, *, mutating: bool) -> RunningApp:
+        """Gates 3-5 in the worker thread (``_gate``, and ``_gate_and_dispatch`` before its call)."""
+        target = self.executor.resolve(selector)
         self.policy.check(target)
         if mutating and not target.identity.proven:
             raise NativeError("identity_unproven", _unproven_message(selector))
@@ -261,16 +298,35 @@ class Host:
         progress.executor_called = True
         if isinstance(request, v.ListApps):
             return _list_apps_result(await self._thread(self.executor.list_apps))
-        if target is None:
-            target = await self._gate(request.app, mutating=tools.TOOLS[request.tool].mutates, progress=progress)
+        if isinstance(request, v.ListWindows):
+            entries = await self._thread(lambda: self.executor.list_windows(request.pid))
+            return _list_windows_result(entries)
+        pinned = target
+        selector, mutating = request.app, tools.TOOLS[request.tool].mutates
+
+        def gated() -> RunningApp:
+            """The gates and the call share one worker thread (one hop, not two, per call); a
+            cancellation that arrived during the gates still stops the call before dispatch."""
+            if pinned is not None:
+                return pinned
+            app = self._gated(selector, mutating=mutating)
+            anyio.from_thread.check_cancelled()
+            return app
+
         if isinstance(request, v.GetAppState):
-            state = await self._thread(
-                lambda: self.executor.get_app_state(
-                    target, disable_diff=request.disable_diff, wait_for_change_s=request.wait_for_change_s
+            observe = request
+
+            def observed() -> tuple[RunningApp, AppState]:
+                app = gated()
+                state = self.executor.get_app_state(
+                    app, disable_diff=observe.disable_diff, wait_for_change_s=observe.wait_for_change_s
                 )
-            )
-            return _state_result(state, _binding_key(request.app, target))
-        action = await self._thread(lambda: tools.act(self.executor, target, request))
+                return app, state
+
+            app, state = await self._thread(observed)
+            return _state_result(state, _binding_key(request.app, app))
+        act = request
+        action = await self._thread(lambda: tools.act(self.executor, gated(), act))
         return _action_result(action)
 
     @staticmethod
@@ -290,6 +346,9 @@ class HeldQueue:
     async def call_tool(
         self, name: str, args: dict[str, object], *, counters: CallCounters | None = None
     ) -> ToolResult:
+        return await self._host._traced(name, args, self._call_tool(name, args, counters), in_cell=True)
+
+    async def _call_tool(self, name: str, args: dict[str, object], counters: CallCounters | None) -> ToolResult:
         request = self._host._start(name, args, counters)
         if isinstance(request, ToolResult):
             return request
@@ -320,6 +379,9 @@ class PinnedApp:
         self.active = True
 
     async def call_tool(self, name: str, args: dict[str, object]) -> ToolResult:
+        return await self._host._traced(name, args, self._call_tool(name, args))
+
+    async def _call_tool(self, name: str, args: dict[str, object]) -> ToolResult:
         request = self._host._start(name, args, self._counters)
         if isinstance(request, ToolResult):
             return request
@@ -328,7 +390,7 @@ class PinnedApp:
             refusal = DeskhandError(QUEUE_RELEASED_TEXT, code="cu_lock_held", dispatched=False)
         elif self.target is None:
             refusal = DeskhandError(PIN_REFUSED_TEXT, code="cu_lock_held", dispatched=False)
-        elif isinstance(request, v.ListApps) or request.app != self.selector.strip():
+        elif isinstance(request, v.ListApps | v.ListWindows) or request.app != self.selector.strip():
             refusal = ArgumentError(f"{name} is pinned to the app '{self.selector.strip()}'.")
         if refusal is not None:
             return self._host._finish(error_result(refusal), self._counters)
@@ -338,6 +400,12 @@ class PinnedApp:
 def _list_apps_result(apps: list[AppEntry]) -> ToolResult:
     text = "\n".join(f"{a.display_name or a.id} — {a.id}" for a in apps) or NO_APPS_TEXT
     return ToolResult((TextBlock(text),), structured={"apps": [a.to_json() for a in apps]})
+
+
+def _list_windows_result(entries: list[WindowEntry]) -> ToolResult:
+    rows = [w.to_json() for w in entries]
+    text = "\n".join(f"{w.window_id} pid {w.pid} {w.app} — {w.title}" for w in entries) or "No windows."
+    return ToolResult((TextBlock(text),), structured={"windows": rows})
 
 
 def _binding_key(selector: str, target: RunningApp) -> str:

@@ -1,4 +1,4 @@
-"""The one registry of the 11 semantic tools: one row per tool (native-contract.md 1.4).
+"""The one registry of the 12 semantic tools: one row per tool (native-contract.md 1.4).
 
 A row holds the tool's name, description, JSON schema, extra accepted keys, whether it mutates,
 its argument parser (:mod:`deskhand.host.validate`) and, for an action, its one executor call.
@@ -86,6 +86,13 @@ _ROWS: Final[tuple[Tool[Any], ...]] = (
         ),
         mutates=False,
         parse=v.parse_get_app_state,
+    ),
+    Tool[v.ListWindows](
+        "list_windows",
+        "List top-level windows (of one pid when given): window_id, pid, app, title, bounds, z_index.",
+        object_schema({"pid": {"type": "integer", "minimum": 1, "maximum": 4294967295, "description": "Owner pid."}}),
+        mutates=False,
+        parse=v.parse_list_windows,
     ),
     Tool[v.Click](
         "click",

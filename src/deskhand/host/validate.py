@@ -47,6 +47,12 @@ class ListApps:
 
 
 @dataclass(frozen=True, slots=True)
+class ListWindows:
+    pid: int | None = None
+    tool: Literal["list_windows"] = "list_windows"
+
+
+@dataclass(frozen=True, slots=True)
 class GetAppState:
     app: str
     disable_diff: bool = False
@@ -135,6 +141,7 @@ class Paste:
 
 Request = (
     ListApps
+    | ListWindows
     | GetAppState
     | Click
     | SecondaryAction
@@ -356,6 +363,15 @@ def parse_paste(a: Args) -> Paste:
 
 def parse_list_apps(a: Args) -> ListApps:
     return ListApps()
+
+
+def parse_list_windows(a: Args) -> ListWindows:
+    value = a.args.get("pid")
+    if value is None:
+        return ListWindows()
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 0xFFFFFFFF:
+        raise a.fail("pid must be an integer from 1 to 4294967295.")
+    return ListWindows(value)
 
 
 def check_press_key(request: PressKey, *, platform: Platform, system_keys_granted: bool) -> None:

@@ -527,7 +527,7 @@ def result_json(result: ToolResult) -> dict[str, object]:
         out["nativeCallNotDispatched"] = True
     if result.native_error is not None:
         out["nativeError"] = result.native_error.to_json()
-    for key in ("app", "apps", "result"):
+    for key in ("app", "apps", "result", "windows"):
         if key in result.structured:
             out[key] = result.structured[key]
     return out

@@ -34,7 +34,7 @@ from deskhand.server.sequence import (
 
 logger = logging.getLogger(__name__)
 
-#: The 11 semantic tools (the host's registry): the two observations, then the mutating tools `sequence` may batch.
+#: The 12 semantic tools (the host's registry): the two observations, then the mutating tools `sequence` may batch.
 SEMANTIC_TOOLS = TOOL_NAMES
 
 
@@ -69,10 +69,18 @@ class HostLike(Protocol):
     def tool_specs(self) -> dict[str, tuple[str, dict[str, object], dict[str, bool]]]: ...
 
 
+#: Called after each native call of a running cell with the number of calls so far.
+Progress = Callable[[int], Awaitable[None]]
+
+#: The tool groups ``deskhand serve --caps`` selects: `js` (js, js_reset) and `semantic`
+#: (the semantic tools and sequence).
+CAPS = ("js", "semantic")
+
+
 class KernelLike(Protocol):
     """What the service needs from a js kernel session."""
 
-    async def run(self, code: str, *, timeout_ms: int) -> ToolResult: ...
+    async def run(self, code: str, *, timeout_ms: int, progress: Progress | None = None) -> ToolResult: ...
 
     async def reset(self) -> None: ...
 
@@ -80,6 +88,14 @@ class KernelLike(Protocol):
 
 
 KernelFactory = Callable[[], KernelLike]
+
+
+class CellTracer(Protocol):
+    """Where a traced session's cells are recorded (``deskhand.trace.TraceRecorder``)."""
+
+    def cell_start(self, code: str, title: str | None) -> int: ...
+
+    def cell_end(self, cell: int, code: str, title: str | None, result: ToolResult, duration: float) -> None: ...
 
 
 def _error(text: str, **structured: object) -> ToolResult:
@@ -93,6 +109,7 @@ class Service:
         kernel_factory: KernelFactory | None,
         *,
         advertise_semantic: bool = False,
+        caps: frozenset[str] | None = None,
         on_close: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -102,7 +119,31 @@ class Service:
         self._on_close = on_close
         self._kernel_factory = kernel_factory
         self._kernel: KernelLike | None = None
-        self._advertise_semantic = advertise_semantic
+        if caps is None:
+            caps = frozenset({"js", "semantic"} if advertise_semantic else {"js"})
+        if not caps or not caps <= set(CAPS):
+            msg = f"caps must be a non-empty subset of {', '.join(CAPS)}; got {', '.join(sorted(caps)) or 'none'}"
+            raise ValueError(msg)
+        self.caps = caps
+        # Without a kernel the semantic tools are the face.
+        self._advertise_semantic = "semantic" in caps or kernel_factory is None
+        #: Records every `js` cell when the session is traced (``deskhand serve --trace``).
+        self.tracer: CellTracer | None = None
+
+    def fork(self) -> Service:
+        """Another client's session on the same host: its own js kernel and bindings, the same
+        session queue (so calls to one app stay serialized), the same caps. Closing it ends only
+        its kernel; the executor belongs to this service."""
+        forked = Service(self.host, self._kernel_factory, caps=self.caps, clock=self._clock)
+        forked.tracer = self.tracer
+        return forked
+
+    def knows(self, name: str) -> bool:
+        """Whether ``name`` is a tool of this service: the selected caps' tools, plus the semantic
+        tools and `sequence`, which the `js` face accepts unadvertised (contract 1.1)."""
+        if name in ("js", "js_reset"):
+            return "js" in self.caps
+        return name in (*SEMANTIC_TOOLS, "sequence")
 
     @property
     def platform(self) -> str:
@@ -112,7 +153,7 @@ class Service:
         """The advertised tools: `js` and `js_reset` where the kernel runs; the semantic tools
         and `sequence` only when asked for (they are accepted when called directly anyway)."""
         specs: list[ToolSpec] = []
-        if self._kernel_factory is not None:
+        if "js" in self.caps and self._kernel_factory is not None:
             specs.append(ToolSpec("js", jstool.JS_DESCRIPTION, jstool.JS_SCHEMA, jstool.JS_ANNOTATIONS))
             specs.append(
                 ToolSpec(
@@ -122,7 +163,7 @@ class Service:
                     jstool.JS_RESET_ANNOTATIONS,
                 )
             )
-        if self._advertise_semantic or self._kernel_factory is None:
+        if self._advertise_semantic:
             host_specs = self.host.tool_specs()
             specs.extend(ToolSpec(n, *host_specs[n]) for n in SEMANTIC_TOOLS)
             schemas = {n: host_specs[n][1] for n in SEMANTIC_TOOLS}
@@ -136,16 +177,21 @@ class Service:
             )
         return specs
 
-    async def call(self, name: str, args: object) -> ToolResult:
-        """One tool call; always a result, never an exception (the host's own net is the first one)."""
+    async def call(self, name: str, args: object, *, progress: Progress | None = None) -> ToolResult:
+        """One tool call; always a result, never an exception (the host's own net is the first one).
+
+        ``progress`` hears the count of native calls as a `js` cell makes them."""
         try:
-            return await self._call(name, args)
+            return await self._call(name, args, progress)
         except Exception as exc:
             return unexpected_error_result(exc, where=f"the {name!r} tool", dispatched=True)
 
-    async def _call(self, name: str, args: object) -> ToolResult:
+    async def _call(self, name: str, args: object, progress: Progress | None) -> ToolResult:
+        if not self.knows(name):
+            return _error(f"Unknown tool: {name}")
+        if name == "js":
+            return await self._js(args, progress)
         handlers: dict[str, Callable[[object], Awaitable[ToolResult]]] = {
-            "js": self._js,
             "js_reset": self._js_reset,
             "sequence": self._sequence,
         }
@@ -158,7 +204,7 @@ class Service:
             return await self.host.call_tool(name, args)
         return _error(f"Unknown tool: {name}")
 
-    async def _js(self, args: object) -> ToolResult:
+    async def _js(self, args: object, progress: Progress | None) -> ToolResult:
         try:
             request = jstool.parse_js(args)
         except jstool.JsArgumentError as err:
@@ -169,7 +215,24 @@ class Service:
             return _error("This Computer Use host does not provide an isolated JavaScript kernel.")
         if self._kernel is None:
             self._kernel = self._kernel_factory()
-        return await self._kernel.run(request.code, timeout_ms=request.timeout_ms)
+        if self.tracer is None:
+            return await self._run_kernel(request, progress)
+        cell, started = self.tracer.cell_start(request.code, request.title), time.monotonic()
+        result = _error("The cell was cancelled before it returned.")  # what the trace says if it is
+        try:
+            result = await self._run_kernel(request, progress)
+        finally:
+            try:
+                self.tracer.cell_end(cell, request.code, request.title, result, time.monotonic() - started)
+            except Exception:  # a full disk must not fail the cell
+                logger.exception("recording the trace of a cell failed")
+        return result
+
+    async def _run_kernel(self, request: jstool.JsRequest, progress: Progress | None) -> ToolResult:
+        assert self._kernel is not None
+        if progress is None:
+            return await self._kernel.run(request.code, timeout_ms=request.timeout_ms)
+        return await self._kernel.run(request.code, timeout_ms=request.timeout_ms, progress=progress)
 
     async def _js_reset(self, args: object) -> ToolResult:
         try:

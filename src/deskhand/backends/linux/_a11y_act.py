@@ -90,6 +90,10 @@ class A11y:
         reply = self._call(ref, ACCESSIBLE, "GetRole")
         return int(reply[0]) if reply else -1
 
+    def name(self, ref: Ref) -> str | None:
+        value = self._prop(ref, ACCESSIBLE, "Name")
+        return None if value is None else str(value)
+
     def parent(self, ref: Ref) -> Ref | None:
         value = self._prop(ref, ACCESSIBLE, "Parent")
         if not value or value[1] in ("/org/a11y/atspi/null", ""):

@@ -499,14 +499,14 @@ class AtspiConnection:
         if len(r.asked) + len(fresh) > MAX_READ_CALLS:
             r.capped = True
             fresh = fresh[: max(0, MAX_READ_CALLS - len(r.asked))]
-            calls = [c for c in calls if c in r.asked or c in fresh]
         r.asked.update(fresh)
         r.queue.extendleft(reversed(fresh))  # what a round needs goes before what it may need
         for c in plan:
             if c not in r.asked:
                 r.asked.add(c)
                 r.queue.append(c)
-        need = {c for c in calls if c not in r.replies}
+        # One reply per call, in order: a call past the cap is answered CAPPED, never sent.
+        need = {c for c in calls if c in r.asked and c not in r.replies}
         while need and not r.dead:
             try:
                 self._send_queued(r)
@@ -521,7 +521,7 @@ class AtspiConnection:
             if answered is not None:
                 r.replies[answered] = Failed(reply.error) if reply.error else reply.body
                 need.discard(answered)
-        r.used.extend(calls)
+        r.used.extend(c for c in calls if c in r.asked)
         return [r.replies.get(c, TIMED_OUT if c in r.asked else CAPPED) for c in calls]
 
     def _send_queued(self, r: _Read) -> None:
@@ -635,6 +635,7 @@ class AtspiConnection:
         (``_read_visible``). Each pass may reach more such nodes: at most ``COMPLETE_PASSES``."""
         bus = snap.bus
         done: set[str] = set()
+        probes: _Probes = {}
         root = snap.nodes.get(ROOT_PATH)
         for _ in range(COMPLETE_PASSES):
             leaves: list[Node] = []
@@ -645,7 +646,10 @@ class AtspiConnection:
             for n in candidates:
                 if n.path in done:
                     continue
-                if _visible.must_not_enumerate(n.states, n.child_count):
+                if _unlisted_menu(n):
+                    done.add(n.path)
+                    leaves.append(n)  # GTK 3 caches a menu's child count as -1: its items are few
+                elif _visible.must_not_enumerate(n.states, n.child_count):
                     done.add(n.path)
                     frontier.extend(self._read_visible(snap, n, r))
                 elif not _children_known(snap, n):
@@ -663,12 +667,15 @@ class AtspiConnection:
                 node.child_count = len(node.children)
                 if node is root:
                     snap.windows = list(node.children)
-                frontier.extend((p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes)
-            if frontier and not self._walk_from(snap, frontier, r):
+                items = [(p, node.path, i) for i, p in enumerate(node.children) if p not in snap.nodes]
+                frontier.extend(_probe_menu(node, items, probes))
+            if frontier and not self._walk_from(snap, frontier, r, probes):
                 return False
         return True
 
-    def _walk_from(self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: _Read) -> bool:
+    def _walk_from(
+        self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: _Read, probes: _Probes | None = None
+    ) -> bool:
         """Breadth-first below shown nodes only; False on timeout.
 
         Every node's role and states are read; its children, name and description only when it
@@ -679,6 +686,7 @@ class AtspiConnection:
         previous read's verdict lets that go out with its state. Interfaces (fixed by the
         object's type) are read once per object."""
         bus, nodes = snap.bus, snap.nodes
+        probes = probes if probes is not None else {}
         while frontier:
             frontier = frontier[: max(0, MAX_WALK_NODES - len(nodes))]
             first: list[list[Call]] = []
@@ -720,16 +728,7 @@ class AtspiConnection:
                     unread.append(node)
             if unread and not self._children_of(snap, unread, r):
                 return False
-            nxt: list[tuple[str, str, int]] = []
-            for path, _parent, _i in frontier:
-                got = nodes.get(path)
-                if got is None or not got.showing:
-                    continue
-                if got.role == ROLE_MENU and not got.states & STATE_EXPANDED:
-                    got.children = []  # a closed menu's items are hidden: not read at all
-                    continue
-                nxt.extend((cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes)
-            frontier = nxt
+            frontier = _next_frontier(frontier, nodes, probes)
         return True
 
     def _children_of(self, snap: Snapshot, unread: list[Node], r: _Read) -> bool:
@@ -757,6 +756,9 @@ class AtspiConnection:
         entries; sets the node's children and what part of them they are."""
         bus = snap.bus
         if node.role == ROLE_MENU and not node.states & STATE_EXPANDED:
+            shown = [c for c in node.children if (k := snap.nodes.get(c)) is not None and k.showing]
+            if shown:
+                return []  # an open GTK 3 menu (not EXPANDED): its cached items are SHOWING, keep them
             node.children, node.child_count = [], 0  # a closed menu shows nothing
             return []
 
@@ -922,6 +924,45 @@ def _children_known(snap: Snapshot, node: Node) -> bool:
     if len(kids) != node.child_count:
         return False
     return all((n := snap.nodes.get(k)) is not None and n.index == i for i, k in enumerate(kids))
+
+
+#: First item of a menu that says nothing of being open -> (the menu, its other items).
+_Probes = dict[str, tuple[Node, list[tuple[str, str, int]]]]
+
+
+def _unlisted_menu(node: Node) -> bool:
+    return node.role == ROLE_MENU and node.child_count < 0 and not node.states & STATE_MANAGES_DESCENDANTS
+
+
+def _probe_menu(node: Node, items: list[tuple[str, str, int]], probes: _Probes) -> list[tuple[str, str, int]]:
+    """The walk frontier for ``node``'s unread children. A menu that does not say it is open (GTK 3
+    sets no EXPANDED on an open menu) gets only its first item read: if that is SHOWING the menu
+    is open and the others follow (``_next_frontier``), else it counts as closed, unread."""
+    if node.role == ROLE_MENU and not node.states & STATE_EXPANDED and items:
+        probes[items[0][0]] = (node, items[1:])
+        return items[:1]
+    return items
+
+
+def _next_frontier(
+    frontier: list[tuple[str, str, int]], nodes: dict[str, Node], probes: _Probes
+) -> list[tuple[str, str, int]]:
+    """The children to read after ``frontier`` (breadth first, shown nodes only, menus probed)."""
+    nxt: list[tuple[str, str, int]] = []
+    for path, _parent, _i in frontier:
+        got = nodes.get(path)
+        probe = probes.pop(path, None)
+        if probe is not None:
+            menu, rest = probe
+            if got is not None and got.showing:
+                nxt.extend(rest)  # the menu is open: its other items too
+            else:
+                menu.children = []  # a closed menu's items are hidden: not read at all
+        if got is None or not got.showing:
+            continue
+        items = [(cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes]
+        nxt.extend(_probe_menu(got, items, probes))
+    return nxt
 
 
 def _shown(snap: Snapshot) -> Iterable[Node]:

@@ -20,18 +20,17 @@ what is captured, and the same frame is what the screenshot transform maps back 
 
 from __future__ import annotations
 
+import io
 import threading
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-import cv2
-import numpy as np
-import simplejpeg
 from Xlib import X
 
+from deskhand.backends.linux import _imaging
 from deskhand.backends.linux._windows import WindowInfo, frames_above
 from deskhand.backends.linux._x11 import XConnection, XError
-from deskhand.backends.linux._xshm import ShmError, ShmReader
+from deskhand.backends.linux._xshm import Pixels, ShmError, ShmReader
 from deskhand.core import screenshot
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
@@ -47,7 +46,7 @@ CHROMA_SUBSAMPLING: Final = "420"
 class Capture:
     """The window's pixels (BGRX rows, top-left first) and where they came from."""
 
-    pixels: Any  # numpy uint8 array, shape (height, width, 4)
+    pixels: Pixels
     frame: Rect  # the captured frame in root coordinates (points = pixels on X11)
     window_id: int
     source: str  # "xshm" or "composite"
@@ -111,25 +110,27 @@ class Grabber:
                     out.append((int(child.id), r))
         return out
 
-    def _compose(self, pixels: Any, frame: Rect, popup: int, where: Rect) -> Any:
+    def _compose(self, pixels: Pixels, frame: Rect, popup: int, where: Rect) -> Pixels:
         """``pixels`` (the frame's) with the popup's own pixels over the part they cover; a popup
         that cannot be read (it just closed) is left out."""
         try:
             top = self._pixmap_pixels(popup)
         except NativeError:
             return pixels
-        frame_h, frame_w = pixels.shape[:2]
+        frame_h, frame_w = pixels.height, pixels.width
         x0, y0 = int(where.x - frame.x), int(where.y - frame.y)  # the popup, relative to the frame
         sx0, sy0 = max(0, -x0), max(0, -y0)
         dx0, dy0 = max(0, x0), max(0, y0)
-        w = min(top.shape[1] - sx0, frame_w - dx0)
-        h = min(top.shape[0] - sy0, frame_h - dy0)
+        w = min(top.width - sx0, frame_w - dx0)
+        h = min(top.height - sy0, frame_h - dy0)
         if w <= 0 or h <= 0:
             return pixels
-        if not pixels.flags.writeable:
-            pixels = pixels.copy()
-        pixels[dy0 : dy0 + h, dx0 : dx0 + w] = top[sy0 : sy0 + h, sx0 : sx0 + w]
-        return pixels
+        out = bytearray(pixels.data)
+        for row in range(h):  # 4 bytes a pixel, rows top first
+            dst = ((dy0 + row) * frame_w + dx0) * 4
+            src = ((sy0 + row) * top.width + sx0) * 4
+            out[dst : dst + w * 4] = top.data[src : src + w * 4]
+        return Pixels(bytes(out), frame_w, frame_h)
 
     def _unobscured(self, window: WindowInfo) -> bool:
         f = window.frame
@@ -178,7 +179,7 @@ class Grabber:
                 self._shm_failed = True
         return self._shm
 
-    def _grab_root(self, r: Rect) -> Any:
+    def _grab_root(self, r: Rect) -> Pixels | None:
         with self._shm_lock:
             reader = self._reader()
             if reader is None:
@@ -188,10 +189,10 @@ class Grabber:
             except ShmError:
                 return None
 
-    def _grab_composite(self, window: WindowInfo) -> Any:
+    def _grab_composite(self, window: WindowInfo) -> Pixels:
         return self._pixmap_pixels(window.frame_id)
 
-    def _pixmap_pixels(self, wid: int) -> Any:
+    def _pixmap_pixels(self, wid: int) -> Pixels:
         """A top-level window's pixels from its XComposite pixmap (BGRX rows)."""
         with self._shm_lock, self.x.lock:
             frame = self.x.window(wid)
@@ -217,7 +218,7 @@ class Grabber:
                     pixmap.free()
                     self.x.display.flush()
         data = image.data if isinstance(image.data, bytes) else bytes(image.data)
-        return np.frombuffer(data, np.uint8).reshape(geo.height, geo.width, 4)
+        return Pixels(data, geo.width, geo.height)
 
     def close(self) -> None:
         with self._shm_lock:
@@ -226,21 +227,46 @@ class Grabber:
                 self._shm = None
 
 
-def encode(pixels: Any, width: int, height: int) -> bytes:
-    """Resize BGRX pixels to ``width``×``height`` (bilinear, never up) and encode JPEG q80."""
-    h, w = pixels.shape[:2]
-    if (w, h) != (width, height):
-        pixels = cv2.resize(pixels, (width, height), interpolation=cv2.INTER_LINEAR)
-    data = simplejpeg.encode_jpeg(
-        np.ascontiguousarray(pixels),
-        quality=screenshot.JPEG_QUALITY_PERCENT,
-        colorspace="BGRX",
-        colorsubsampling=CHROMA_SUBSAMPLING,
+def encode(pixels: Pixels, width: int, height: int) -> bytes:
+    """Resize BGRX pixels to ``width``×``height`` (bilinear, never up) and encode JPEG q80 4:2:0.
+
+    pixman scales and libjpeg-turbo encodes (``_imaging``, through ctypes: as fast as OpenCV and
+    simplejpeg in ``make bench``, with no Python imaging package); Pillow, when installed, is the
+    fallback where those libraries are missing.
+    """
+    missing = _imaging.unavailable_reason()
+    if missing is None:
+        data = pixels.data
+        if (pixels.width, pixels.height) != (width, height):
+            data = _imaging.scale_bgrx(data, pixels.width, pixels.height, width, height)
+        return _imaging.encode_jpeg(
+            data, width, height, quality=screenshot.JPEG_QUALITY_PERCENT, subsampling=CHROMA_SUBSAMPLING
+        )
+    try:
+        return encode_pillow(pixels, width, height)
+    except ImportError as err:
+        raise NativeError("capture_failed", missing) from err
+
+
+def encode_pillow(pixels: Pixels, width: int, height: int) -> bytes:
+    """:func:`encode` on Pillow (its bilinear resize and libjpeg-turbo), when it is installed."""
+    from PIL import Image  # noqa: PLC0415 - optional: the system libraries are the main route
+
+    image = Image.frombuffer("RGBX", (pixels.width, pixels.height), pixels.data, "raw", "BGRX", 0, 1)
+    if (pixels.width, pixels.height) != (width, height):
+        image = image.resize((width, height), Image.Resampling.BILINEAR)
+    out = io.BytesIO()
+    image.convert("RGB").save(
+        out, "JPEG", quality=screenshot.JPEG_QUALITY_PERCENT, subsampling=_PIL_SUBSAMPLING[CHROMA_SUBSAMPLING]
     )
-    return bytes(data)
+    return out.getvalue()
 
 
-def _pid(x: XConnection, win: Any) -> int | None:
+#: Pillow's names for the chroma subsampling modes.
+_PIL_SUBSAMPLING: Final = {"444": 0, "422": 1, "420": 2}
+
+
+def _pid(x: XConnection, win: object) -> int | None:
     value = x.property(win, "_NET_WM_PID")
     return int(value[0]) if value is not None and len(value) else None
 

@@ -6,6 +6,11 @@ its ``ElementPrimitives`` over AT-SPI and maps its result to the reply.
 
 * Text entries (EditableText) get a real click: it focuses them and places the caret where
   clicked (``prefers_pointer``).
+* So do menus in a menu bar and menu items that are on screen (``MENU_ROLES``, SHOWING, with a
+  frame): Qt 5 answers a menu-bar item's press action "done" and opens nothing, and performs a
+  menu item's action but leaves its menu open; a real click opens the menu, or activates the item
+  and closes the menu, as a person's does, in every toolkit. A menu item that is not showing
+  (its menu is closed) keeps its accessible action.
 * Tier 1 walks up to ``ROW_ANCESTOR_HOPS`` ancestors for a row (``ROW_ROLES``) whose parent has
   the Selection interface and selects it there (``SelectChild``).
 * Press actions are ``_a11y_act.PRESS_ACTIONS`` (first present wins), menu actions
@@ -21,6 +26,7 @@ from typing import Final
 
 from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
 from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
+from deskhand.backends.linux._atspi import STATE_SHOWING
 from deskhand.backends.linux._pointer import Pointer
 from deskhand.backends.linux._session import LinuxSession
 from deskhand.core import clicktiers
@@ -31,6 +37,9 @@ __all__ = ("AtspiElement", "ElementClicks")
 
 #: How far up a row is searched for its list (6.3 tier 1).
 ROW_ANCESTOR_HOPS: Final = 8
+#: AT-SPI roles clicked for real while on screen: check menu item, menu, menu item, radio menu
+#: item, tearoff menu item (the module docstring).
+MENU_ROLES: Final = frozenset({8, 33, 35, 45, 59})
 
 
 class AtspiElement:
@@ -44,7 +53,13 @@ class AtspiElement:
         self._s.verify_identity(self._app)
 
     def prefers_pointer(self, node: Ref) -> bool:
-        return "org.a11y.atspi.EditableText" in self._s.a11y.interfaces(node)
+        a11y = self._s.a11y
+        if "org.a11y.atspi.EditableText" in a11y.interfaces(node):
+            return True
+        if a11y.role(node) not in MENU_ROLES or not a11y.states(node) & STATE_SHOWING:
+            return False
+        ext = a11y.extents(node)
+        return ext is not None and ext[2] > 0 and ext[3] > 0
 
     def select_row(self, node: Ref) -> Outcome:
         a11y = self._s.a11y

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Final
 
+from deskhand.backends.base import RunningApp
 from deskhand.backends.linux import _identity, _inventory
 from deskhand.backends.linux import _windows as windows
 from deskhand.backends.linux._atspi import ACCESSIBLE, PROPERTIES, ROOT_PATH, AtspiConnection, Call, Deadline, Failed
@@ -30,6 +31,8 @@ class Discovery:
         self.atspi = atspi
         self._installed: list[_inventory.DesktopApp] | None = None
         self._program_ids: dict[str, str] | None = None
+        #: The last listing's processes by pid, for ``resolve``'s proof of a pid selector.
+        self._by_pid: dict[int, _inventory.Found] = {}
 
     def installed(self) -> list[_inventory.DesktopApp]:
         if self._installed is None:
@@ -77,7 +80,25 @@ class Discovery:
             out.append(
                 _inventory.Found(proc, frozenset(known), frozenset(titles.get(pid, set()) - {""}), argv0, tuple(mine))
             )
+        self._by_pid = {f.process.identity.pid: f for f in out}
         return out
+
+    def resolve(self, selector: str) -> RunningApp:
+        """``_inventory.resolve`` over the running apps.
+
+        A pid selector of a process the last listing found is proven by its identity alone: when
+        ``/proc`` shows the same pid, start time, executable and app id, it is the same process the
+        listing would find again, so the listing (a dozen D-Bus and X round trips, the cost of
+        every action a ``js`` cell sends by pid) is skipped. Anything else lists again.
+        """
+        wanted = selector.strip()
+        if wanted.isascii() and wanted.isdigit():
+            hit = self._by_pid.get(int(wanted))
+            if hit is not None and _identity.read_identity(hit.process.identity.pid, self.program_ids()) == (
+                hit.process.identity
+            ):
+                return _inventory.resolve(wanted, [hit])
+        return _inventory.resolve(selector, self.found())
 
     def _app_names(self, buses: list[str], deadline: Deadline) -> list[str | None]:
         replies = self.atspi.pipeline(

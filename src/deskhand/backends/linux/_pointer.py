@@ -22,6 +22,19 @@ then the burst is split after the press and waits for the manager to answer a no
 request (``_grabs.ReplayWaiter``, typically about 1 ms; at most ``_grabs.REPLAY_TIMEOUT_S``, after
 which the motions are posted anyway and the path may be lost). Clicks need no wait: a freeze only
 delays a press and its release, it keeps their order and place.
+
+Drag-and-drop (a Linux addition to 6.4, same five events in the same order): a toolkit starts an
+XDND session on the motion past its threshold, and drops on the release only once the target
+has answered the motion over it with ``XdndStatus``; a release in the same burst comes too early
+and the drag is cancelled (Thunar only selects the file). So the drag is posted in three parts:
+press and the motions to the origin and the midpoint; then, if ``XdndSelection`` gets an owner
+(``_xdnd.XdndWatch``; at most ``DND_START_S``, less once the app answered a ping without one),
+the motion to the destination and a wait for the target's answer (the source's drag cursor
+changes; at most ``DND_FIRST_STATUS_S``). GTK sends its first ``XdndPosition`` only on the motion
+after the one that found the target, so without an answer the pointer moves one pixel off the
+destination and back, and the wait goes on (at most ``DND_STATUS_S``); then the release, at the
+destination. The five events keep their order and points; only these two motions, inside the
+destination, are added. Without a session the rest follows at once.
 """
 
 from __future__ import annotations
@@ -33,7 +46,8 @@ from typing import Final
 from deskhand.backends.base import ActionResult, MouseButton, RunningApp
 from deskhand.backends.linux._input import PointerState
 from deskhand.backends.linux._session import Gate, LinuxSession
-from deskhand.core import clicktiers
+from deskhand.backends.linux._xdnd import XdndWatch
+from deskhand.core import clicktiers, effects
 from deskhand.core import pointer as corepointer
 from deskhand.core.geometry import Point
 
@@ -41,6 +55,12 @@ __all__ = ("Bursts", "Pointer")
 
 #: Server-side delay before each later press of a multi-click (``Pointer.post_events``).
 MULTI_CLICK_DELAY_MS: Final = 1
+#: How long a drag waits for an XDND session to start, and then for the target's answer.
+DND_START_S: Final = 0.5
+DND_FIRST_STATUS_S: Final = 0.3
+DND_STATUS_S: Final = 1.0
+#: Events of the drag posted before the XDND check: press, motion at the origin, at the midpoint.
+DND_FIRST_PART: Final = 3
 
 
 class Bursts:
@@ -74,10 +94,24 @@ class Pointer:
 
     def __init__(self, session: LinuxSession) -> None:
         self._s = session
+        self._xdnd: XdndWatch | None = None
 
     @property
     def session(self) -> LinuxSession:
         return self._s
+
+    def close(self) -> None:
+        if self._xdnd is not None:
+            self._xdnd.close()
+            self._xdnd = None
+
+    def _watch(self) -> XdndWatch | None:
+        if self._xdnd is None:
+            try:
+                self._xdnd = XdndWatch(self._s.d.get_display_name())
+            except Exception:  # no XFixes or no connection: drags go unwatched
+                return None
+        return self._xdnd if self._xdnd.available else None
 
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], button: MouseButton
@@ -86,8 +120,67 @@ class Pointer:
         gate = s.gate(app, points=(start, end), button=corepointer.X_BUTTONS[button])
         a, b = gate.points
         events = corepointer.drag_events(a, b, button, s.numbers)
-        self.post_events(events, gate.pointer, grabbed_by_wm=gate.window if gate.grabbed else None)
-        return ActionResult("Dragged.", {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)})
+        grabbed = gate.window if gate.grabbed else None
+        structured: dict[str, object] = {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)}
+        watch = self._watch()
+        if watch is None:
+            self.post_events(events, gate.pointer, grabbed_by_wm=grabbed)
+            return ActionResult("Dragged.", structured, effects.judge("synthetic_events", []))
+        watch.reset()
+        first, rest = events[:DND_FIRST_PART], events[DND_FIRST_PART:]
+        self.post_events(first, gate.pointer, grabbed_by_wm=grabbed)
+        try:
+            started = watch.wait_started(DND_START_S, done=self._answered_ping(gate.window))
+            seen: list[effects.Evidence] = []
+            status = False
+            if started:
+                seen.append(effects.Evidence("event_receipt", "the source started an XDND session"))
+                before = watch.cursor_changes()
+                self._post_rest(rest[:-1])
+                status = watch.wait_cursor_change(before, DND_FIRST_STATUS_S)
+                if not status:
+                    # GTK answers the target only from the motion after the one that found it
+                    self._nudge(rest[-2].point)
+                    status = watch.wait_cursor_change(before, DND_STATUS_S)
+                if status:
+                    seen.append(effects.Evidence("event_receipt", "the target answered (the drag cursor changed)"))
+                rest = rest[-1:]
+        finally:
+            self._post_rest(rest)  # the release always goes out: never leave the button pressed
+        structured["xdnd"] = {"started": started, "status_seen": status}
+        return ActionResult("Dragged.", structured, effects.judge("synthetic_events", seen))
+
+    def _answered_ping(self, window: int) -> Callable[[], bool] | None:
+        """A check that the app has handled the input so far (one ping), or None without pings."""
+        pinger = self._s.pinger()
+        token = pinger.send(window)
+        if token is None:
+            return None
+
+        def done() -> bool:
+            if pinger.answered(token):
+                pinger.forget(token)
+                return True
+            return False
+
+        return done
+
+    def _nudge(self, at: Point) -> None:
+        """One pixel off the destination and back: motions that end where the drag ends."""
+        inp = self._s.input
+        self._s.post([partial(inp.move, at.x + 1, at.y), partial(inp.move, at.x, at.y)])
+
+    def _post_rest(self, events: Sequence[corepointer.PointerEvent]) -> None:
+        """The drag's later events as they are, in order (the pointer is already on the path)."""
+        inp = self._s.input
+        steps: list[Callable[[], None]] = []
+        for ev in events:
+            if ev.kind == "up":
+                steps.append(partial(inp.button_up, corepointer.X_BUTTONS[ev.button]))
+            else:
+                steps.append(partial(inp.move, ev.point.x, ev.point.y))
+        if steps:
+            self._s.post(steps)
 
     def click_point(self, app: RunningApp, point: tuple[float, float], button: MouseButton, count: int) -> ActionResult:
         """A synthetic click at screenshot pixels of the latest observation (``core.clicktiers``)."""

@@ -17,15 +17,23 @@ import ctypes
 import mmap
 import os
 import threading
+from dataclasses import dataclass
 from typing import Any, Final
-
-import numpy as np
 
 __all__ = ()
 
 #: ZPixmap: whole pixels, 32 bits each for depths 24 and 32.
 _Z_PIXMAP: Final = 2
 _ALL_PLANES: Final = 0xFFFFFFFF
+
+
+@dataclass(frozen=True, slots=True)
+class Pixels:
+    """A rectangle of 32-bit pixels, rows top-left first (BGRX for depth 24, BGRA for depth 32)."""
+
+    data: bytes
+    width: int
+    height: int
 
 
 class ShmError(Exception):
@@ -137,9 +145,9 @@ class ShmReader:
             self.close()
             raise ShmError(f"MIT-SHM {version[0]}.{version[1]} has no file-descriptor segments (needs 1.2).")
 
-    def read(self, drawable: int, x: int, y: int, width: int, height: int) -> Any:
-        """A copy of the drawable's ``width``×``height`` pixels at (``x``, ``y``): uint8, shape
-        (height, width, 4), BGRX for depth 24 and BGRA for depth 32.
+    def read(self, drawable: int, x: int, y: int, width: int, height: int) -> Pixels:
+        """A copy of the drawable's ``width``×``height`` pixels at (``x``, ``y``), 4 bytes each:
+        BGRX for depth 24 and BGRA for depth 32.
 
         Raises:
             ShmError: the drawable is gone, the rectangle is outside it, or its format is not 32 bpp.
@@ -162,7 +170,7 @@ class ShmReader:
         self._libc.free(reply)
         if got != size:
             raise ShmError(f"ShmGetImage of {drawable:#x} returned {got} bytes for {width}x{height}; not 32 bpp.")
-        return np.frombuffer(buf, np.uint8, count=size).reshape(height, width, 4).copy()
+        return Pixels(buf[:size], width, height)
 
     def _segment(self, size: int) -> mmap.mmap:
         """The attached segment, replaced by a larger one when ``size`` does not fit."""

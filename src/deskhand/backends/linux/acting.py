@@ -60,6 +60,7 @@ class LinuxActor:
                 return
             self._closed = True
             try:
+                self.pointer.close()
                 self.typing.release_keycodes()
             finally:  # a failed restore (the X server went away) still closes the rest
                 self.session.close()

@@ -25,6 +25,7 @@ identity is compared once both have finished.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import time
 from concurrent import futures
@@ -45,6 +46,7 @@ from deskhand.backends.base import (
     ProcessIdentity,
     RunningApp,
     SelectionType,
+    WindowEntry,
 )
 from deskhand.backends.linux import _identity, _inventory, _mapping, _transients
 from deskhand.backends.linux import _windows as windows
@@ -167,7 +169,45 @@ class LinuxExecutor:
 
     @guard(acting=False)
     def resolve(self, selector: str) -> RunningApp:
-        return _inventory.resolve(selector, self.discovery.found())
+        return self.discovery.resolve(selector)
+
+    def list_windows(self, pid: int | None = None) -> list[WindowEntry]:
+        """Every top-level X11 window with a known owner (of ``pid`` when given), bottom to top.
+
+        ``app`` is the owner's app id as ``/proc`` proves it now (empty when it cannot be read);
+        ``is_key`` marks the window ``get_app_state`` observes and coordinate actions map into.
+        """
+        ids = self._desktop_ids()
+        with self.x.lock:
+            clients = windows.client_ids(self.x)
+            owners = windows.window_pids(self.x, clients)
+            found = [
+                w
+                for i, wid in enumerate(clients)
+                if (owner := owners.get(wid)) is not None and (pid is None or owner == pid)
+                if (w := windows.info(self.x, wid, stacking=i, pid=owner)) is not None
+            ]
+        apps: dict[int, str] = {}
+        keys: dict[int, int | None] = {}
+        for w in found:
+            if w.pid not in apps:
+                identity = _identity.read_identity(w.pid, ids)
+                apps[w.pid] = identity.app_id if identity is not None else ""
+                key = windows.key_window(self.x, w.pid, [v for v in found if v.pid == w.pid])
+                keys[w.pid] = key.id if key is not None else None
+        return [
+            WindowEntry(
+                window_id=w.id,
+                pid=w.pid,
+                app=apps[w.pid],
+                title=w.title,
+                bounds=(w.frame.x, w.frame.y, w.frame.width, w.frame.height),
+                z_index=w.stacking,
+                is_on_screen=w.mapped,
+                is_key=keys[w.pid] == w.id,
+            )
+            for w in found
+        ]
 
     # -- helpers for the actor (public) ------------------------------------------------------
 
@@ -205,7 +245,8 @@ class LinuxExecutor:
         """The element behind a ``gN:id`` handle; ``element.ref`` is its ``_mapping.AtspiRef``.
 
         The element is fetched again from the app and must still be the one observed (same
-        role, name and bounds; section 3.3 step 6), so an action never lands on what replaced it.
+        role and name, still on screen; section 3.3 step 6), so an action never lands on what
+        replaced it; one that moved is returned with its bounds now.
 
         Raises:
             NativeError: ``stale_snapshot``, ``stale_process``, ``bad_index`` (checked in the
@@ -219,7 +260,9 @@ class LinuxExecutor:
             raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
         if isinstance(found.ref, _mapping.AtspiRef):
             observed = Fingerprint(found.ref.role, found.title or "", found.frame)
-            check_fingerprint(handle, observed, _transients.refetch(self.atspi, app, found.ref))
+            now = check_fingerprint(handle, observed, _transients.refetch(self.atspi, app, found.ref))
+            if now is not found.frame:
+                found = dataclasses.replace(found, frame=now)  # it moved: act where it is now
         return found
 
     def observed_key_window(self, app: RunningApp) -> int | None:

@@ -10,13 +10,22 @@ this module supplies its three small interfaces on Linux:
   (``TextEvents``, counted on a second bus connection), and ctrl+v posted through the actor's gates;
 * the core's ``SystemClock``.
 
+``AtspiPasteTarget`` is also a ``core.paste.WatchedTarget``: the text often goes elsewhere than
+the element focused before (Writer makes new paragraph objects for a rich paste, Chromium's
+events come from the field's editable root), so after the read it also counts text-changed and
+caret-moved events from anywhere in the app and children-changed events from the focused
+element's ancestors (its document and frame), reads back the element focused now (its text
+changed, or it is a new element holding a line of what was pasted), and the frame's name (the
+window title's modified mark, ``*Untitled 1 - Mousepad``).
+
 What it needs from the actor is ``PasteSeam`` (``_typing.Typing`` supplies it).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Final, Protocol
+from typing import Final, Protocol, cast
 
 from jeepney.bus_messages import MatchRule, message_bus
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
@@ -26,14 +35,25 @@ from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
 from deskhand.backends.linux._a11y_act import A11y, Ref
 from deskhand.backends.linux._clipboard import ClipboardOwner, Item, Snapshot
 from deskhand.core import deadline as call_deadline
+from deskhand.core import effects
 from deskhand.core.errors import NativeError
-from deskhand.core.paste import READ_TIMEOUT_S, PastePayload, PasteTransaction
+from deskhand.core.paste import READ_TIMEOUT_S, PastePayload, PasteReceipt, PasteTransaction
 
 __all__ = ("AtspiPasteTarget", "PasteSeam", "TextEvents", "X11Clipboard", "paste_into")
 
 EVENT_INTERFACE: Final = "org.a11y.atspi.Event.Object"
+ROLE_APPLICATION: Final = 75
 #: AT-SPI event names (registered with the registry) and their D-Bus signal members.
 TEXT_EVENTS: Final = {"object:text-changed": "TextChanged", "object:text-caret-moved": "TextCaretMoved"}
+#: Events of the document around the element (``AtspiPasteTarget`` as a watched target).
+DOCUMENT_EVENTS: Final = {**TEXT_EVENTS, "object:children-changed": "ChildrenChanged"}
+#: How far up from the focused element the document's ancestors are collected.
+ANCESTOR_HOPS: Final = 12
+#: The read-back of the focused element is at most this often (it takes a tree walk).
+READBACK_EVERY_S: Final = 0.2
+#: A pasted line is looked for in a new focused element only when it is at least this long.
+MIN_LINE_CHARS: Final = 3
+_MARKUP_MARKS = "#*_`>-+ \t"
 
 #: The type atom each served target carries (ICCCM: STRING is Latin-1, the rest UTF-8).
 _TYPES = {"STRING": "STRING", "TEXT": "UTF8_STRING"}
@@ -85,28 +105,54 @@ class X11Clipboard:
 
 
 class AtspiPasteTarget:
-    """``core.paste.PasteTarget``: the app's focused text element and the actor's ctrl+v."""
+    """``core.paste.PasteTarget`` and ``WatchedTarget``: the app's focused text element, the document
+    around it, and the actor's ctrl+v (module docstring)."""
 
-    def __init__(self, actor: PasteSeam, app: RunningApp, window: int, ref: Ref | None) -> None:
+    def __init__(self, actor: PasteSeam, app: RunningApp, window: int, ref: Ref | None, text: str = "") -> None:
         self._actor = actor
         self._app = app
         self._window = window
         self._ref = ref
+        self._lines = _pasted_lines(text)
         self._events: TextEvents | None = None
+        self._frame: Ref | None = None
+        self._title: str | None = None
+        self._text: str | None = None
+        self._doc_at_read = 0
+        self._next_readback = 0.0
 
     def baseline(self) -> Mapping[str, object]:
         got = self.read(("characters", "caret"))
+        if self._ref is not None:
+            self._text = self._actor.a11y.text(self._ref)
         return {k: v for k, v in (got or {}).items() if v is not None}
 
     def subscribe(self) -> bool:
         if self._ref is None:
             return False
+        scope = self._ancestors(self._ref)
         try:
-            self._actor.register_events(TEXT_EVENTS)
-            self._events = TextEvents(self._actor.a11y_address, self._ref)
+            self._actor.register_events(DOCUMENT_EVENTS)
+            self._events = TextEvents(self._actor.a11y_address, self._ref, scope)
         except (OSError, ConnectionError, TimeoutError):
             return False
         return True
+
+    def _ancestors(self, ref: Ref) -> frozenset[str]:
+        """The element's ancestors' paths up to the app; remembers the last one (the frame) and its name."""
+        a11y = self._actor.a11y
+        paths = {ref.path}
+        node: Ref | None = ref
+        for _ in range(ANCESTOR_HOPS):
+            parent = a11y.parent(node) if node is not None else None
+            if parent is None or parent.path in paths or a11y.role(parent) == ROLE_APPLICATION:
+                break
+            paths.add(parent.path)
+            node = parent
+        if node is not None and node != ref:
+            self._frame = node
+            self._title = a11y.name(node)
+        return frozenset(paths)
 
     def event_count(self) -> int:
         return self._events.count() if self._events is not None else 0
@@ -126,6 +172,43 @@ class AtspiPasteTarget:
                 out["caret"] = caret
         return out
 
+    # -- the watched target -------------------------------------------------------------------
+    def mark_read(self) -> None:
+        self._doc_at_read = self._events.document_count() if self._events is not None else 0
+        self._next_readback = time.monotonic() + READBACK_EVERY_S / 4
+
+    def seen(self) -> Sequence[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        if self._events is not None:
+            n = self._events.document_count() - self._doc_at_read
+            if n > 0:
+                out.append(("text_signal", f"{n} text, caret or children event(s) from the focused document"))
+        if self._frame is not None and self._title is not None:
+            title = self._actor.a11y.name(self._frame)
+            if title is not None and title != self._title:
+                out.append(("window_change", f"the window title changed to {title!r}"))
+        if not out and time.monotonic() >= self._next_readback:
+            self._next_readback = time.monotonic() + READBACK_EVERY_S
+            found = self._readback()
+            if found is not None:
+                out.append(("value_readback", found))
+        return out
+
+    def _readback(self) -> str | None:
+        """The element focused now: the same one reads differently, or a new one holds a pasted line."""
+        a11y = self._actor.a11y
+        now = self._actor.focused_text(self._app)
+        if now is None:
+            return None
+        text = a11y.text(now)
+        if text is None:
+            return None
+        if now == self._ref:
+            return "the focused element's text changed" if self._text is not None and text != self._text else None
+        if any(line in text for line in self._lines):
+            return "the element focused now holds a pasted line"
+        return None
+
     def send_paste_keys(self) -> None:
         self._actor.post_chord(self._app, self._window, "ctrl+v")
 
@@ -135,42 +218,64 @@ class AtspiPasteTarget:
             self._events = None
 
 
+def _pasted_lines(text: str) -> tuple[str, ...]:
+    """Lines of what was pasted as they can read in the app: markdown's marks stripped at both ends."""
+    lines = (line.strip(_MARKUP_MARKS) for line in text.splitlines())
+    return tuple(line for line in lines if len(line) >= MIN_LINE_CHARS)
+
+
 class TextEvents:
-    """Counts one element's text-changed and caret-moved signals on a second bus connection.
+    """Counts the app's text, caret and children events on a second bus connection.
 
     atk-bridge emits an event only while some client has registered for it with the registry, so
-    both are registered (``PasteSeam.register_events``, once per actor; an app learns of it asynchronously, so the
-    first paste after that may see no events and rely on the baseline values alone). Matching is
-    by sender (the app's bus name) and object path: only the focused element's own events count.
+    they are registered (``PasteSeam.register_events``, once per actor; an app learns of it
+    asynchronously, so the first paste after that may see no events and rely on the baseline
+    values alone). Matching is by sender (the app's bus name). ``count`` is the focused
+    element's own text and caret events (the contract's signals); ``document_count`` is every
+    text or caret event of the app and the children events of the element's ancestors (``scope``).
     """
 
-    def __init__(self, address: str, ref: Ref) -> None:
+    def __init__(self, address: str, ref: Ref, scope: Collection[str] = ()) -> None:
         self._ref = ref
+        self._scope = frozenset(scope) | {ref.path}
         self._seen = 0
+        self._document = 0
         self._conn: DBusConnection = open_dbus_connection(bus=address)
         try:
-            for member in TEXT_EVENTS.values():
-                rule = MatchRule(type="signal", sender=ref.bus, interface=EVENT_INTERFACE, member=member, path=ref.path)
+            for member in DOCUMENT_EVENTS.values():
+                rule = MatchRule(type="signal", sender=ref.bus, interface=EVENT_INTERFACE, member=member)
                 self._conn.send_and_get_reply(message_bus.AddMatch(rule), timeout=2.0)
         except BaseException:
             self._conn.close()
             raise
 
-    def count(self) -> int:
-        """Signals received so far (reads what is waiting, never blocks)."""
-        members = set(TEXT_EVENTS.values())
+    def _drain(self) -> None:
+        text_members = set(TEXT_EVENTS.values())
         while True:
             try:
                 msg = self._conn.receive(timeout=0)
             except TimeoutError:
-                return self._seen
+                return
             h = msg.header
-            if (
-                h.message_type == MessageType.signal
-                and h.fields.get(3) in members  # MEMBER
-                and h.fields.get(1) == self._ref.path  # PATH
-            ):
-                self._seen += 1
+            if h.message_type != MessageType.signal:
+                continue
+            member, path = h.fields.get(3), h.fields.get(1)  # MEMBER, PATH
+            if member in text_members:
+                self._document += 1
+                if path == self._ref.path:
+                    self._seen += 1
+            elif member == DOCUMENT_EVENTS["object:children-changed"] and path in self._scope:
+                self._document += 1
+
+    def count(self) -> int:
+        """The element's own signals received so far (reads what is waiting, never blocks)."""
+        self._drain()
+        return self._seen
+
+    def document_count(self) -> int:
+        """The document's signals received so far (``count``'s and the rest; never blocks)."""
+        self._drain()
+        return self._document
 
     def close(self) -> None:
         self._conn.close()
@@ -179,7 +284,7 @@ class TextEvents:
 def paste_into(actor: PasteSeam, app: RunningApp, window: int, text: str, fmt: PasteFormat) -> ActionResult:
     """Run one paste transaction into the app's focused element; raise its error if it failed."""
     payload = PastePayload.build(text, fmt)
-    target = AtspiPasteTarget(actor, app, window, actor.focused_text(app))
+    target = AtspiPasteTarget(actor, app, window, actor.focused_text(app), text)
     # the read window never outlasts the call's deadline (a js cell's timeout_ms)
     timeout_s = max(0.05, call_deadline.bound(READ_TIMEOUT_S))
     receipt = PasteTransaction(payload, X11Clipboard(actor.clipboard()), target, timeout_s=timeout_s).run()
@@ -196,4 +301,11 @@ def paste_into(actor: PasteSeam, app: RunningApp, window: int, text: str, fmt: P
             )
             raise NativeError(error.code, late, dispatched=error.dispatched, details=error.details)
         raise error
-    return ActionResult(receipt.message, {**receipt.summary(), "receipt": receipt.to_json()})
+    return ActionResult(receipt.message, {**receipt.summary(), "receipt": receipt.to_json()}, outcome(receipt, text))
+
+
+def outcome(receipt: PasteReceipt, text: str) -> effects.Outcome:
+    """The completed paste as the caller is told it: confirmed only by what showed the effect."""
+    seen = [effects.Evidence("event_receipt", "the app read the paste content from the clipboard")]
+    seen += [effects.Evidence(cast("effects.EvidenceKind", kind), detail) for kind, detail in receipt.evidence]
+    return effects.judge("clipboard_paste", seen, length=len(text))

@@ -29,6 +29,7 @@ from deskhand.backends.base import (
     ProcessIdentity,
     RunningApp,
     SelectionType,
+    WindowEntry,
 )
 from deskhand.backends.macos import _apps, _ax, _axerrors, _identity, _mapping, _quartz_screen
 from deskhand.backends.macos._windows import CGWindow, capture_window, match_ax_window, of_pid
@@ -66,6 +67,10 @@ class MacExecutor:
 
     def resolve(self, selector: str) -> RunningApp:
         return _identity.resolve(selector, _apps.running())
+
+    def list_windows(self, pid: int | None = None) -> list[WindowEntry]:
+        """Not on macOS: its guidance is the App workflow; the exact-window workflow is Linux's."""
+        raise NativeError("unsupported_platform", "list_windows is supported only by the Linux driver.")
 
     def verify_identity(self, app: RunningApp) -> ProcessIdentity:
         return _identity.verify(app.identity, _apps.identity_of(app.pid))

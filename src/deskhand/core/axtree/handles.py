@@ -144,13 +144,16 @@ class Fingerprint:
     bounds: Rect | None
 
 
-def check_fingerprint(handle: str, observed: Fingerprint, live: Fingerprint | None) -> None:
-    """Raise ``stale_element`` (before dispatch) unless ``live`` is the ``observed`` element.
+def check_fingerprint(handle: str, observed: Fingerprint, live: Fingerprint | None) -> Rect | None:
+    """Raise ``stale_element`` (before dispatch) unless ``live`` is the ``observed`` element, and
+    return where it is now.
 
-    ``live`` is None when the element could not be fetched again (it no longer exists). Bounds
-    match within ``BOUNDS_TOLERANCE`` per edge; an element that lost its bounds changed. When
-    the observation has no bounds for it (a read cut short, or none reported), role and name
-    decide: nothing was shown, so nothing at an old position can be hit.
+    ``live`` is None when the element could not be fetched again (it no longer exists). The
+    same object with the same role and name is the same element even when it moved or was
+    resized (a row below one that expanded, a cell re-laid out): the action then goes to its
+    bounds now, never to the observed spot, which may hold something else. Without bounds now
+    (GTK tree rows report none for a moment after a change) the observed ones stay. When the
+    observation had no bounds for it (a read cut short, or none reported), role and name decide.
     """
     if live is None:
         what = "it no longer exists"
@@ -158,10 +161,10 @@ def check_fingerprint(handle: str, observed: Fingerprint, live: Fingerprint | No
         what = "its role changed"
     elif live.name != observed.name:
         what = f"its name changed to {live.name!r}" if len(live.name) <= 60 else "its name changed"
-    elif observed.bounds is not None and not _same_bounds(observed.bounds, live.bounds):
-        what = "it moved or was resized"
     else:
-        return
+        if observed.bounds is not None and live.bounds is not None and not _same_bounds(observed.bounds, live.bounds):
+            return live.bounds
+        return observed.bounds
     raise NativeError(
         "stale_element",
         f"Element {handle} is stale: {what} since the last get_app_state. Observe the app again.",

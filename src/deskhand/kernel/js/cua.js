@@ -333,6 +333,10 @@ function nativePoint(input) {
 const computer = Object.freeze({
   target: __cuTarget,
   list_apps: tracked(() => listApps({ emit: false })),
+  list_windows: tracked(async (input) => {  // an addition (seed 2's exact-window workflow)
+    const result = await invoke("list_windows", input?.pid === undefined ? {} : { pid: input.pid });
+    return Array.isArray(result.windows) ? result.windows : [];
+  }),
   get_app_state: tracked(async (input) => {
     requireApp(input);
     let result;
@@ -388,6 +392,172 @@ const computer = Object.freeze({
   type_text: tracked(async (input) => { await nativeAction("type_text", { app: input?.app, text: input?.text }); }),
 });
 
+// --- The exact-window workflow of seed 2: a deskhand addition (the seed-1 surface above is unchanged).
+// A window is {pid, windowId} from listWindows(). Each Window method first checks, before dispatch,
+// that the window still exists and is its app's key window (the one observed and acted on); the
+// backend refuses coordinates after another window became key, so no event reaches another window.
+function windowError(code, message) {
+  const error = new Error(message);
+  error.code = code;
+  error.dispatched = false;
+  return error;
+}
+
+function exactAddress(input) {
+  const pid = input?.pid;
+  const windowId = input?.windowId;
+  if (!Number.isSafeInteger(pid) || pid < 1 || pid > 4294967295) throw new TypeError("pid must be an integer from 1 to 4294967295");
+  if (!Number.isSafeInteger(windowId) || windowId < 1) throw new TypeError("windowId must be a positive safe integer");
+  return { pid, windowId };
+}
+
+// Like invoke, and an error refused before dispatch carries dispatched === false.
+async function invokeExact(method, args) {
+  const result = await __cuInvoke(method, args);
+  if (result !== null && typeof result === "object" && result.isError === true) {
+    const error = rebuildError(method, result);
+    if (result.nativeCallNotDispatched === true) error.dispatched = false;
+    throw error;
+  }
+  return result;
+}
+
+async function listWindows(options) {
+  const args = options?.pid === undefined ? {} : { pid: exactAddress({ pid: options.pid, windowId: 1 }).pid };
+  const result = await invokeExact("list_windows", args);
+  const windows = Array.isArray(result.windows) ? result.windows : [];
+  emitText(JSON.stringify(windows), options);
+  return windows;
+}
+
+const observedWindows = new Map();
+
+async function keyWindow(pid, windowId) {
+  const found = (await listWindows({ pid, emit: false })).find((w) => String(w.window_id) === String(windowId));
+  if (found === undefined) throw windowError("window_not_found", `Window ${windowId} of pid ${pid} does not exist.`);
+  if (found.is_key !== true) {
+    throw windowError("window_not_key", `Window ${windowId} of pid ${pid} is not its app's key window; deskhand observes and acts on the key window only.`);
+  }
+  return found;
+}
+
+function stateMode(text) {
+  if (text.includes(NO_CHANGE)) return "no_change";
+  return text.includes(DIFF_HEADER) ? "diff" : "full";
+}
+
+async function observeExact(input) {
+  const { pid, windowId } = exactAddress(input);
+  await keyWindow(pid, windowId);
+  const result = await invokeExact("get_app_state", { app: String(pid), ...(input.disableDiff === true ? { disableDiff: true } : {}) });
+  observedWindows.set(pid, windowId);
+  await keyWindow(pid, windowId);
+  const text = textOf(result);
+  remember(indicesFor(String(pid)), text);
+  const image = imageOf(result);
+  const state = { pid, windowId, mode: stateMode(text), text };
+  if (input.includeScreenshot === true && image !== undefined) state.screenshot = { mimeType: image.mimeType, data: image.data };
+  return state;
+}
+
+function makeWindow(pid, windowId) {
+  const act = async (method, args, coordinates) => {
+    await keyWindow(pid, windowId);
+    if (coordinates && observedWindows.get(pid) !== windowId) {
+      throw windowError("app_screenshot_required", `Observe window ${windowId} (observeWindow) before using its coordinates.`);
+    }
+    return invokeExact(method, { app: String(pid), ...args }).then(actionResult);
+  };
+  const xy = (x, y) => { const [px, py] = point([x, y], "coordinate"); return { x: px, y: py }; };
+  const chord = (keys) => {
+    if (!Array.isArray(keys) || keys.length < 2 || !keys.every((k) => typeof k === "string" && k.trim() !== "" && !k.includes("+"))) {
+      throw new TypeError("hotkey keys must list at least two key names, e.g. ['ctrl','c']");
+    }
+    return keys.map((k) => k.trim()).join("+");
+  };
+  return Object.freeze({
+    pid, windowId,
+    observe: tracked((options) => observeExact({ ...options, pid, windowId })),
+    click: tracked(async (input) => act("click", { ...xy(input?.x, input?.y), ...optional("mouse_button", mouseButton(input?.button)), ...optional("click_count", input?.count) }, true)),
+    doubleClick: tracked(async (input) => act("click", { ...xy(input?.x, input?.y), click_count: 2 }, true)),
+    rightClick: tracked(async (input) => act("click", { ...xy(input?.x, input?.y), mouse_button: "right" }, true)),
+    drag: tracked(async (input) => {
+      const [from_x, from_y] = point([input?.fromX, input?.fromY], "from");
+      const [to_x, to_y] = point([input?.toX, input?.toY], "to");
+      return act("drag", { from_x, from_y, to_x, to_y }, true);
+    }),
+    scroll: tracked(async (input) => {
+      checkPages(input?.pages);
+      return act("scroll", { ...xy(input?.x, input?.y), direction: direction(input?.direction), ...optional("pages", input?.pages) }, true);
+    }),
+    pressKey: tracked(async (input) => {
+      if (typeof input?.key !== "string" || input.key.trim() === "") throw new TypeError("key is required");
+      return act("press_key", { key: input.key }, false);
+    }),
+    hotkey: tracked(async (input) => act("press_key", { key: chord(input?.keys) }, false)),
+    typeText: tracked(async (input) => {
+      if (typeof input?.text !== "string") throw new TypeError("text must be a string");
+      return act("type_text", { text: input.text }, false);
+    }),
+  });
+}
+
+async function getWindow(input) {
+  const { pid, windowId } = exactAddress(input);
+  const found = (await listWindows({ pid, emit: false })).some((w) => String(w.window_id) === String(windowId));
+  if (!found) throw windowError("window_not_found", `Window ${windowId} of pid ${pid} does not exist.`);
+  return makeWindow(pid, windowId);
+}
+
+function expectList(expect) {
+  if (!Array.isArray(expect) || expect.length === 0 || !expect.every((e) => typeof e === "string" && e !== "")) {
+    throw new TypeError("expect must be a non-empty array of non-empty strings");
+  }
+  return expect;
+}
+
+async function verifyState(input) {
+  const { pid, windowId } = exactAddress(input);
+  const expect = expectList(input.expect);
+  const timeoutMs = input.timeoutMs ?? 2000;
+  const stableSamples = input.stableSamples ?? 1;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > 10000) throw new TypeError("timeoutMs must be an integer from 0 to 10000");
+  if (!Number.isSafeInteger(stableSamples) || stableSamples < 1 || stableSamples > 5) throw new TypeError("stableSamples must be an integer from 1 to 5");
+  const deadline = Date.now() + timeoutMs;
+  let run = 0; let samples = 0; let missing = expect;
+  for (;;) {
+    const { text } = await observeExact({ pid, windowId, disableDiff: true });
+    samples += 1;
+    missing = expect.filter((e) => !text.includes(e));
+    run = missing.length === 0 ? run + 1 : 0;
+    if (run >= stableSamples || Date.now() >= deadline) break;
+  }
+  const satisfied = run >= stableSamples;
+  const compared = { expect, found: expect.filter((e) => !missing.includes(e)), missing, samples };
+  return { status: satisfied ? "satisfied" : "unsatisfied", stable: satisfied, effect: satisfied ? "confirmed" : "unverifiable", compared };
+}
+
+async function actAndVerify(input) {
+  const { pid, windowId } = exactAddress(input);
+  const expect = expectList(input.expect);
+  if (typeof input.act !== "function") throw new TypeError("act must be a function (window) => action");
+  const window = await getWindow({ pid, windowId });
+  const before = await observeExact({ pid, windowId, disableDiff: true });
+  const heldBefore = expect.filter((e) => before.text.includes(e));
+  let action;
+  try {
+    action = await input.act(window);
+  } catch (error) {
+    if (error?.dispatched === false || error instanceof TypeError) {
+      return { effect: "refused", code: error.code, message: String(error.message), compared: { expect } };
+    }
+    throw error;
+  }
+  const verified = await verifyState({ pid, windowId, expect, timeoutMs: input.timeoutMs, stableSamples: input.stableSamples });
+  const effect = verified.status === "satisfied" && heldBefore.length < expect.length ? "confirmed" : "unverifiable";
+  return { effect, status: verified.status, action, compared: { ...verified.compared, heldBefore } };
+}
+
 const output = Object.freeze({
   write: tracked(async (value) => {
     let text = typeof value === "string" ? value : JSON.stringify(value);
@@ -413,6 +583,12 @@ const api = Object.freeze({
   listApps: tracked(listApps),
   getState: tracked(getState),
   computer,
+  // Additions: the exact-window workflow (seed 2).
+  listWindows: tracked(listWindows),
+  getWindow: tracked(getWindow),
+  observeWindow: tracked(observeExact),
+  verifyState: tracked(verifyState),
+  actAndVerify: tracked(actAndVerify),
 });
 Object.defineProperty(globalThis, "cua", { value: api, writable: false, enumerable: false, configurable: false });
 Object.defineProperty(globalThis, "nodeRepl", { value: output, writable: false, enumerable: false, configurable: false });
