@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import mmap
 import os
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any, Final
@@ -177,6 +178,8 @@ class ShmReader:
         if self._buf is not None and len(self._buf) >= size:
             return self._buf
         self._release_segment()
+        if sys.platform != "linux":  # memfd is Linux's (and this module the Linux backend's)
+            raise ShmError("MIT-SHM segments need Linux's memfd_create")
         fd = os.memfd_create("deskhand-shm", os.MFD_CLOEXEC)
         try:
             os.ftruncate(fd, size)
