@@ -132,7 +132,7 @@ def _server_pid() -> int:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == me and b"serve" in cmdline:
+        if int(stat.rsplit(")", 1)[1].split()[1]) == me and b"deskhand\x00serve" in cmdline:
             return int(entry.name)
     raise AssertionError("no deskhand serve child found")
 

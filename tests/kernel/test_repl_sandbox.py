@@ -13,6 +13,7 @@ import pytest
 from _kernel_support import FakeCaller, run, session_run, texts
 
 from deskhand.kernel import KernelSession
+from deskhand.kernel.process import WORKER_SCRIPT
 
 
 def test_worker_env_is_private_and_directory_is_removed() -> None:
@@ -196,14 +197,16 @@ def _home(pid: int) -> Path:
 
 
 def _children() -> set[int]:
-    """Our live child processes, from /proc (the workers are direct children)."""
+    """Our live js worker processes, from /proc (the workers are direct children; a session's
+    desktop, started by tests that ran before, is a child too and is not counted)."""
     found = set()
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
         except (OSError, IndexError):
             continue
-        if int(fields[1]) == os.getpid():
+        if int(fields[1]) == os.getpid() and str(WORKER_SCRIPT).encode() in cmdline:
             found.add(int(stat.parent.name))
     return found
 

@@ -70,7 +70,7 @@ def _check(seen: dict[str, Any]) -> None:
     assert cell["isError"] is False, cell["texts"]
     assert any(f"Value: {TYPED}" in text for text in cell["texts"]), cell["texts"]  # the app's own tree
     assert seen["progress"] == list(range(1, len(seen["progress"]) + 1)) and len(seen["progress"]) >= 3
-    assert seen["prompts"] == ["deskhand", "deskhand-linux", "deskhand-macos"]
+    assert seen["prompts"] == ["deskhand"]  # the Skill: the entry plus the listed platform's document
     assert seen["resourceStart"].startswith("# deskhand on Linux")
     assert seen["unknownTool"]["code"] == -32602
     assert "Unknown tool: no_such_tool" in seen["unknownTool"]["message"]

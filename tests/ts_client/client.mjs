@@ -41,7 +41,7 @@ out.cell = {
 };
 out.progress = progress;
 out.prompts = (await client.listPrompts()).prompts.map((p) => p.name);
-const resource = await client.readResource({ uri: "deskhand://guidance/linux" });
+const resource = await client.readResource({ uri: "deskhand://guidance/linux.md" });
 out.resourceStart = resource.contents[0].text.slice(0, 40);
 try {
   await client.callTool({ name: "no_such_tool", arguments: {} });
