@@ -90,10 +90,10 @@ class AppState:
 
 @dataclass(frozen=True, slots=True)
 class ActionResult:
-    """The outcome of an action: a model-facing text, optional structured fields, and what was
-    seen of its effect (``core.effects``; the actor fills a default from the route when unset)."""
+    """The outcome of an action: its structured fields and what was seen of its effect
+    (``core.effects``; the actor fills a default from the route when unset). The model-facing
+    text is the host's: the contract's fixed receipt, then the outcome's summary."""
 
-    text: str
     structured: dict[str, object] = field(default_factory=dict)
     outcome: Outcome | None = None
 

@@ -111,9 +111,7 @@ class ElementClicks:
         )
         if done.route == "synthetic" and done.point is not None:
             at = done.point
-            return ActionResult(
-                "Clicked.", {"route": "synthetic", "point": [at.x, at.y], "button": button, "count": count}
-            )
+            return ActionResult({"route": "synthetic", "point": [at.x, at.y], "button": button, "count": count})
         if button == "right":
-            return ActionResult("Opened the menu.", {"route": done.route})
-        return ActionResult("Clicked.", {"route": done.route})
+            return ActionResult({"route": done.route})
+        return ActionResult({"route": done.route})

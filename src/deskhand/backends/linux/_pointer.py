@@ -125,7 +125,7 @@ class Pointer:
         watch = self._watch()
         if watch is None:
             self.post_events(events, gate.pointer, grabbed_by_wm=grabbed)
-            return ActionResult("Dragged.", structured, effects.judge("synthetic_events", []))
+            return ActionResult(structured, effects.judge("synthetic_events", []))
         watch.reset()
         first, rest = events[:DND_FIRST_PART], events[DND_FIRST_PART:]
         self.post_events(first, gate.pointer, grabbed_by_wm=grabbed)
@@ -148,7 +148,7 @@ class Pointer:
         finally:
             self._post_rest(rest)  # the release always goes out: never leave the button pressed
         structured["xdnd"] = {"started": started, "status_seen": status}
-        return ActionResult("Dragged.", structured, effects.judge("synthetic_events", seen))
+        return ActionResult(structured, effects.judge("synthetic_events", seen))
 
     def _answered_ping(self, window: int) -> Callable[[], bool] | None:
         """A check that the app has handled the input so far (one ping), or None without pings."""
@@ -187,9 +187,7 @@ class Pointer:
         gate = self._s.gate(app, points=(point,))
         at = gate.points[0]
         clicktiers.synthetic_click(self.bursts(app, gate), at, button, count)
-        return ActionResult(
-            "Clicked.", {"route": "coordinates", "point": [at.x, at.y], "button": button, "count": count}
-        )
+        return ActionResult({"route": "coordinates", "point": [at.x, at.y], "button": button, "count": count})
 
     def bursts(self, app: RunningApp, gate: Gate | None = None) -> Bursts:
         """The synthetic click's primitives for ``app`` (``gate``: one just passed, used by the hover)."""

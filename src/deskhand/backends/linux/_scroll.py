@@ -107,11 +107,11 @@ class Scrolling:
             delta = corescroll.scroll_delta(direction, 1.0, extent)
             done = self.scroll_by_value(app, ref, direction, delta, hops=1)
             if done is not None:
-                return ActionResult(done.text, {"action": raw, **done.structured})
+                return ActionResult({"action": raw, **done.structured})
         if frame is None:
             raise not_dispatched("no_action", "The element has no scroll bar and no frame to scroll.")
         done = self.scroll_wheel(app, corescroll.plan_indexed(direction, 1.0, frame), direction)
-        return ActionResult(done.text, {"action": raw, **done.structured})
+        return ActionResult({"action": raw, **done.structured})
 
     def _visible_extent(self, ref: Ref, vertical: bool) -> int | None:
         """The height (or width) of a scroll area's viewport: its first child with a frame that is
@@ -164,9 +164,6 @@ class Scrolling:
         exact = moved == changed and (changed == round(step) or target != current + step)
         dx, dy = (0, -moved) if vertical else (-moved, 0)
         return ActionResult(
-            "Scrolled."
-            if exact
-            else "Scrolled through the scroll bar; the achieved distance differs from the request.",
             {"route": "scroll_bar_value", "requested": [delta.dx, delta.dy], "achieved": [dx, dy], "exact": exact},
         )
 
@@ -235,7 +232,6 @@ class Scrolling:
             clicks = max(1, round(amount / WHEEL_NOTCH_PX))  # at least one notch
             self._wheel(app, plan.point, button, clicks)
             return ActionResult(
-                "Scrolled with the wheel; the app decides the distance per notch.",
                 {"route": "wheel", "requested": requested, "clicks": clicks, "exact": False},
                 effects.judge("wheel", []),
             )
@@ -282,13 +278,7 @@ class Scrolling:
             outcome = effects.Outcome("partial", "wheel", tuple(seen), {"achieved": achieved})
         else:
             outcome = effects.Outcome("suspected_noop", "wheel", tuple(seen), {"achieved": achieved})
-        text = (
-            f"Scrolled {moved} px with the wheel (requested {amount} px)."
-            if moved > 0
-            else "Scrolled with the wheel; the content under the point did not move."
-        )
         return ActionResult(
-            text,
             {"route": "wheel", "requested": requested, "achieved": achieved, "clicks": net, "exact": moved == amount},
             outcome,
         )

@@ -118,20 +118,20 @@ class Typing:
                 raise not_dispatched("unknown_key", f'Unknown key "{chord.key}".')
             plan.append((tuple(name_keysym(m) for m in mods), keysym))
         self._type_keysyms(app, window, plan)
-        return ActionResult("Pressed.", {"chords": len(chords)})
+        return ActionResult({"chords": len(chords)})
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
         """Type ``text``: through EditableText when the focused field takes it and the text reads
         back as typed, else as key events (a line break is the Return key, as a person types it),
         else (a character without a key) by paste. Each route reports what it saw."""
         if not text:
-            return ActionResult("Nothing to type.", {"route": "none"}, effects.judge("none", []))
+            return ActionResult({"route": "none"}, effects.judge("none", []))
         window = self._s.bind_keyboard(app)
         focused = self._focused_after_input(app, window)
         if focused is not None and not any(ch in text for ch in LINE_BREAKS):
             typed = self._replace_text(app, focused, text)
             if typed is not None:
-                return ActionResult("Typed.", {"route": "accessible_text"}, typed)
+                return ActionResult({"route": "accessible_text"}, typed)
         before = self._readable_text(focused)
         plan = [((), char_keysym(ch)) for ch in text]
         try:
@@ -140,7 +140,7 @@ class Typing:
             if err.code != "unknown_key":
                 raise
             return self.paste(app, text, "text")
-        return ActionResult("Typed.", {"route": "key_events"}, self._key_outcome(window, focused, before))
+        return ActionResult({"route": "key_events"}, self._key_outcome(window, focused, before))
 
     def _readable_text(self, ref: Ref | None) -> str | None:
         if ref is None or TEXT_INTERFACE not in self._s.a11y.interfaces(ref):

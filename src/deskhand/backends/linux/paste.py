@@ -301,7 +301,7 @@ def paste_into(actor: PasteSeam, app: RunningApp, window: int, text: str, fmt: P
             )
             raise NativeError(error.code, late, dispatched=error.dispatched, details=error.details)
         raise error
-    return ActionResult(receipt.message, {**receipt.summary(), "receipt": receipt.to_json()}, outcome(receipt, text))
+    return ActionResult({**receipt.summary(), "receipt": receipt.to_json()}, outcome(receipt, text))
 
 
 def outcome(receipt: PasteReceipt, text: str) -> effects.Outcome:
