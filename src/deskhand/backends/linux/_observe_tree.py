@@ -17,6 +17,7 @@ from typing import Final
 from deskhand.backends.base import ProcessIdentity, RunningApp
 from deskhand.backends.linux import _identity, _mapping, _transients
 from deskhand.backends.linux._atspi import AtspiConnection, Deadline, Snapshot
+from deskhand.backends.linux._atspi_enums import Role, role_set
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.core.axtree import notices as advisory
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach_menu_bar
@@ -25,8 +26,8 @@ from deskhand.core.geometry import Rect
 
 #: Bus names (and toolkits) remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
-_WINDOW_ROLES: Final = frozenset({2, 16, 23, 28, 69})
-_ROLE_FRAME: Final = 23
+_WINDOW_ROLES: Final = role_set(Role.ALERT, Role.DIALOG, Role.FRAME, Role.INTERNAL_FRAME, Role.WINDOW)
+_ROLE_FRAME: Final = Role.FRAME.value
 
 #: The app's windows and key window, as the capture worker read them.
 Seen = Future[tuple[list[WindowInfo], WindowInfo | None]]

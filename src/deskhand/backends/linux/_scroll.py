@@ -17,6 +17,7 @@ from typing import Final
 from deskhand.backends.base import ActionResult, Direction, Handle, RunningApp
 from deskhand.backends.linux._a11y_act import A11y, Ref
 from deskhand.backends.linux._atspi import ROOT_PATH, Deadline
+from deskhand.backends.linux._atspi_enums import Role, role_set
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
 from deskhand.core import effects
 from deskhand.core import scroll as corescroll
@@ -27,9 +28,9 @@ __all__ = ("Scrolling",)
 
 _log = logging.getLogger(__name__)
 
-ROLE_FILLER: Final = 20
-ROLE_SCROLL_BAR: Final = 48
-ROLE_SCROLL_PANE: Final = 49
+ROLE_FILLER: Final = Role.FILLER.value
+ROLE_SCROLL_BAR: Final = Role.SCROLL_BAR.value
+ROLE_SCROLL_PANE: Final = Role.SCROLL_PANE.value
 #: One wheel notch per this many pixels, the step GTK3 uses for a 210-point page (pow(page, 2/3)):
 #: the estimate when nothing under the point can be measured.
 WHEEL_NOTCH_PX: Final = 53
@@ -43,7 +44,7 @@ MIN_NOTCH_PX: Final = 20
 WITNESS_DEPTH: Final = 25
 WITNESS_SEARCH_DEPTH: Final = 8
 WITNESS_SEARCH_NODES: Final = 400
-DOCUMENT_ROLES: Final = frozenset({82, 95})
+DOCUMENT_ROLES: Final = role_set(Role.DOCUMENT_FRAME, Role.DOCUMENT_WEB)
 #: The measured position: polled this often, settled once unchanged this long after it moved, given
 #: up as not moving after this long unchanged, and never waited on longer than the last.
 SETTLE_POLL_S: Final = 0.015

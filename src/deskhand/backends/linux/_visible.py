@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from deskhand.backends.linux._atspi_enums import State
+
 #: Interfaces (names as AT-SPI spells them).
 COMPONENT: Final = "org.a11y.atspi.Component"
 TABLE: Final = "org.a11y.atspi.Table"
@@ -31,7 +33,7 @@ ACCESSIBLE: Final = "org.a11y.atspi.Accessible"
 PROPERTIES: Final = "org.freedesktop.DBus.Properties"
 
 #: AtspiStateType MANAGES_DESCENDANTS.
-STATE_MANAGES_DESCENDANTS: Final = 1 << 31
+STATE_MANAGES_DESCENDANTS: Final = State.MANAGES_DESCENDANTS.value
 #: A container reporting more children than this is never enumerated either.
 MAX_ENUMERABLE_CHILDREN: Final = 10_000
 #: Cells read from a table's visible range, and the columns of it (the rest is summarized).
