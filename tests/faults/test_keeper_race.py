@@ -44,7 +44,7 @@ def _copy_when_a_window_appears(
                 if ev.type == X.CreateNotify:
                     copier.own(text_items(text))
                     return
-        except Exception as exc:  # noqa: BLE001 -- reported by the test
+        except Exception as exc:
             errors.append(repr(exc))
         finally:
             d.close()

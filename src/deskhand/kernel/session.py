@@ -19,6 +19,7 @@ import binascii
 import contextlib
 import json
 import re
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol
@@ -403,8 +404,8 @@ class KernelSession:
                 return
             except (EOFError, ConnectionError):
                 await asyncio.sleep(0.05)  # let the stderr tail arrive
-                code = kernel.worker.process.returncode
-                self._failed(kernel, f"Computer Use JavaScript kernel exited ({code}). {kernel.worker.stderr_text()}")
+                how = _exit_text(kernel.worker.process.returncode)
+                self._failed(kernel, f"Computer Use JavaScript kernel exited ({how}). {kernel.worker.stderr_text()}")
                 return
             kind = message["type"]
             if kind == "ready":
@@ -556,3 +557,13 @@ def _default_target(caller: object) -> str:
     if isinstance(platform, str) and platform:
         return js_target(platform)
     return js_target(from_sys_platform() or "linux")
+
+
+def _exit_text(code: int | None) -> str:
+    """A worker's end in words: ``killed by SIGKILL`` for a signal, else its exit code."""
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
