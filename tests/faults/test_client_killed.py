@@ -142,3 +142,44 @@ def test_serve_virtual_tears_its_desktop_down_when_its_client_is_killed(tmp_path
         _end(client)
         if alive(server):
             os.kill(server, signal.SIGKILL)
+
+
+def test_a_client_killed_during_pastes_leaves_the_users_clipboard(launch, ex, desktop, tmp_path):
+    """The sharper case for the clipboard: the cell pastes again and again, so the client dies while
+    deskhand may be holding the agent's text. What outlives the server is the user's clipboard,
+    byte for byte, never the agent's text; every paste the app logged is whole."""
+    running = launch.gtk_fixture()
+    running.events.wait_for("ready")
+    items = _user_items()
+    expected = {t: hashlib.sha256(items[t].data).hexdigest() for t in ("UTF8_STRING", "text/html", "image/png")}
+    user = ClipboardOwner(desktop.env["DISPLAY"])
+    env = {**os.environ, **desktop.env}
+    client: subprocess.Popen[bytes] | None = None
+    server = 0
+    try:
+        user.own(items)
+        code = (f"const app = await cua.getApp({running.pid});"
+                "const s = await app.getAXState({disableDiffing: true, emit: false});"
+                "await app.click(s.match(/(g\\d+:\\d+) text \\(settable, string\\) Name/)[1]);"
+                "await app.getScreenshot();"
+                "for (let i = 0; i < 100; i++) await app.paste('<agent>');")  # fmt: skip
+        since = time.monotonic()
+        client, server = _start_client(env, [], code)
+        pasted = lambda: [e for e in running.events.of_type("text", since=since) if e.get("name") == "Name"]  # noqa: E731
+        poll(lambda: sum(e["text"].count("<agent>") for e in pasted()[-1:]) >= 3, 30.0, "three pastes")
+        user.close(hand_off=False)  # the user's app goes away: the server holds the user's clipboard
+        _, took = _kill_client(client, server)
+        print(f"the server was gone {took:.3f} s after its client was killed")
+        got = {t: hashlib.sha256(_xclip(env, t)).hexdigest() for t in expected}
+        assert got == expected, "the user's clipboard was lost with the server"
+        last = pasted()[-1]["text"]
+        assert last.replace("<agent>", "") == "", last  # whole pastes only
+        assert nothing_held(desktop) == ((), set())
+    finally:
+        user.close(hand_off=False)
+        if client is not None:
+            _end(client)
+        if server and alive(server):
+            os.kill(server, signal.SIGKILL)
+        for pid in keepers(desktop.env["DISPLAY"]):
+            os.kill(pid, signal.SIGKILL)
