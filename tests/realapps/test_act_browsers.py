@@ -7,7 +7,7 @@ listener), and the tests read that log.
 * wheel scroll of 0.5 and 1.5 pages in Chromium and Firefox lands within 15 % of the request as
   the page reports it, and the outcome's measured distance agrees;
 * the omnibox burst (ctrl+l, the URL typed, Return, no observation between): Chromium stays up
-  and loads the page.
+  and loads the page, and the typing is confirmed by the omnibox's read-back.
 
 One desktop and one instance of each browser for the module (issue 12 items 4, 6, 9).
 """
@@ -377,12 +377,6 @@ def _settled_scroll(server: PageServer, ua: str, moved_from: int | None = None) 
     return 0 if got == -1 else got
 
 
-@pytest.mark.xfail(
-    reason="known gap, about one run in three: right after ctrl+l Chromium sometimes takes the typed URL "
-    "before its omnibox has the focus (type_text cannot see that focus: Chromium keeps FOCUSED on the page), "
-    "or the long page's scroll report does not arrive; issue 12 keeps it open",
-    strict=False,
-)
 @pytest.mark.parametrize("pages", [0.5, 1.5])
 def test_wheel_scroll_in_chromium_lands_on_the_request(
     ex: LinuxExecutor, chromium: Browser, server: PageServer, pages: float
@@ -390,7 +384,8 @@ def test_wheel_scroll_in_chromium_lands_on_the_request(
     app = chromium.app
     if not server.of_kind("scroll", chromium.ua):
         ex.press_key(app, "ctrl+l")
-        ex.type_text(app, server.url("/long"))
+        typed = ex.type_text(app, server.url("/long"))
+        assert typed.outcome is not None and typed.outcome.effect == "confirmed", typed
         ex.press_key(app, "Return")
         poll(lambda: server.of_kind("scroll", chromium.ua), 15.0, "the long page loaded")
     _scroll_case(ex, chromium, server, pages)
@@ -404,12 +399,6 @@ def test_wheel_scroll_in_firefox_lands_on_the_request(
     _scroll_case(ex, firefox, server, pages)
 
 
-@pytest.mark.xfail(
-    reason="known gap, about one run in three: right after ctrl+l Chromium sometimes takes the typed URL "
-    "before its omnibox has the focus (type_text cannot see that focus: Chromium keeps FOCUSED on the page), "
-    "or the long page's scroll report does not arrive; issue 12 keeps it open",
-    strict=False,
-)
 # -- the omnibox burst (item 9) ---------------------------------------------------------------
 def test_an_omnibox_burst_loads_each_page_and_chromium_stays_up(
     ex: LinuxExecutor, chromium: Browser, server: PageServer
@@ -419,7 +408,9 @@ def test_an_omnibox_burst_loads_each_page_and_chromium_stays_up(
     app = chromium.app
     for i in range(3):
         ex.press_key(app, "ctrl+l")
-        ex.type_text(app, server.url(f"/other?n={i}&w=caf\u00e9\u00f1{i}"))
+        typed = ex.type_text(app, server.url(f"/other?n={i}&w=caf\u00e9\u00f1{i}"))
+        # the omnibox's read-back shows the URL (never suspected_noop when it arrived)
+        assert typed.outcome is not None and typed.outcome.effect == "confirmed", typed
         ex.press_key(app, "Return")
         want = f"/other?n={i}&w=caf%C3%A9%C3%B1{i}"
         try:

@@ -1,0 +1,132 @@
+"""Where the keyboard focus is now, as the apps announce it: AT-SPI ``object:state-changed:focused``.
+
+Typing needs the element that will receive the next key. An app's FOCUSED states can lag behind
+its real focus: a browser hands a key to the page's process first and handles its own shortcut
+(ctrl+l) only when the page gives the key back unhandled, tens of milliseconds after the browser
+answered the ping that says it received the key (``_typing``). Until then the page keeps its
+FOCUSED state, and keys typed in that window go to the page. The focus event the browser emits
+when its shortcut moves the focus is the first sign that it has.
+
+``FocusWatch`` reads those events on a bus connection of its own, opened before the key that may
+move the focus is posted, and keeps for each app (bus name) the element that last gained focus and
+the time of its last focus event. It never blocks except in ``wait_quiet``, reads only what is
+waiting, and reconnects if the bus dropped it. Nothing it sees is acted on; it only tells the
+typist where to look and how long to wait.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Final, NamedTuple
+
+from jeepney import DBusAddress, new_method_call
+from jeepney.bus_messages import MatchRule, message_bus
+from jeepney.io.blocking import DBusConnection, open_dbus_connection
+from jeepney.low_level import HeaderFields, MessageType
+
+from deskhand.core import deadline as call_deadline
+
+__all__ = ("FOCUS_EVENT", "FocusWatch", "Gained")
+
+#: The AT-SPI event the registry is told about (toolkits emit only registered events).
+FOCUS_EVENT: Final = "object:state-changed:focused"
+_INTERFACE: Final = "org.a11y.atspi.Event.Object"
+_REGISTRY: Final = DBusAddress("/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "org.a11y.atspi.Registry")
+
+
+class Gained(NamedTuple):
+    """The element that last gained the focus in one app, and when its event was read."""
+
+    path: str
+    at: float
+
+
+class FocusWatch:
+    """Focus events per app bus name; see the module docstring."""
+
+    def __init__(self, address: str) -> None:
+        self._address = address
+        self._conn: DBusConnection | None = None
+        self._gained: dict[str, Gained] = {}
+        self._last: dict[str, float] = {}
+
+    def open(self) -> bool:
+        """Connect and subscribe (once); False when the bus refuses (the typist then does without)."""
+        if self._conn is not None:
+            return True
+        try:
+            conn = open_dbus_connection(self._address)
+        except (OSError, ConnectionError, TimeoutError):
+            return False
+        try:
+            rule = MatchRule(type="signal", interface=_INTERFACE, member="StateChanged")
+            rule.add_arg_condition(0, "focused")
+            conn.send_and_get_reply(message_bus.AddMatch(rule), timeout=2.0)
+            register = new_method_call(_REGISTRY, "RegisterEvent", "sass", (FOCUS_EVENT, [], ""))
+            conn.send_and_get_reply(register, timeout=2.0)
+        except (OSError, ConnectionError, TimeoutError):
+            conn.close()
+            return False
+        self._conn = conn
+        return True
+
+    def close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(OSError):
+                self._conn.close()
+            self._conn = None
+
+    def gained(self, bus: str) -> Gained | None:
+        """The element of ``bus`` that last gained the focus (after reading what is waiting)."""
+        self._drain(0.0)
+        return self._gained.get(bus)
+
+    def last_event(self, bus: str) -> float | None:
+        """When the last focus event (gained or lost) of ``bus`` was read."""
+        self._drain(0.0)
+        return self._last.get(bus)
+
+    def wait_quiet(self, bus: str, *, since: float, quiet_s: float, cap_s: float) -> float:
+        """Wait until ``bus`` has had no focus event for ``quiet_s``, counting from ``since`` or its
+        last focus event, whichever is later; at most until ``since + cap_s`` and the call's
+        deadline. Returns the seconds waited (0 without a connection)."""
+        start = time.monotonic()
+        if self._conn is None:
+            return 0.0
+        cap = min(since + cap_s, start + call_deadline.bound(cap_s))
+        while True:
+            self._drain(0.0)
+            now = time.monotonic()
+            quiet_from = max(since, self._last.get(bus, since))
+            left = min(quiet_from + quiet_s, cap) - now
+            if left <= 0:
+                return now - start
+            self._drain(left)
+
+    def _drain(self, timeout_s: float) -> None:
+        """Read the events waiting; with ``timeout_s``, also wait that long for the first one."""
+        conn = self._conn
+        if conn is None:
+            return
+        wait = timeout_s
+        while True:
+            try:
+                msg = conn.receive(timeout=wait)
+            except TimeoutError:
+                return
+            except (OSError, ConnectionError, ValueError):
+                self.close()  # dropped by the bus (a long unread backlog): reopen on next use
+                self.open()
+                return
+            wait = 0.0
+            h = msg.header
+            sender = h.fields.get(HeaderFields.sender)
+            path = h.fields.get(HeaderFields.path)
+            if h.message_type != MessageType.signal or not isinstance(sender, str) or not isinstance(path, str):
+                continue
+            now = time.monotonic()
+            self._last[sender] = now
+            body = msg.body
+            if len(body) > 1 and body[0] == "focused" and body[1] == 1:
+                self._gained[sender] = Gained(path, now)
