@@ -1,8 +1,8 @@
 """AT-SPI roles, states, values and actions mapped onto the core's element model (Linux).
 
 The core renders in the macOS vocabulary (``AXButton``, ``AXTextField``, ...), so each AT-SPI
-role number maps to one AX role, and ``role_description`` keeps the AT-SPI role name ("push
-button", "check box") so that the state text reads as the toolkit names things. Only shown
+role number maps to one AX role (``_roles``), and ``role_description`` keeps the AT-SPI role name
+("push button", "check box") so that the state text reads as the toolkit names things. Only shown
 nodes (state SHOWING) become elements; hidden subtrees such as closed menus are left out.
 
 The locator step of an element is its AT-SPI role number plus its object path: paths are the
@@ -21,7 +21,6 @@ scroll pane it is: it reads "scroll pane" like GTK's, and the contract's rule fo
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -32,217 +31,40 @@ from deskhand.backends.linux._atspi import (
     Node,
     Snapshot,
 )
+from deskhand.backends.linux._roles import (
+    ACTION_NAMES,
+    BOOLEAN_ROLES,
+    CHECKED,
+    EDITABLE,
+    ENABLED,
+    EXPANDED,
+    FLOAT_SETTABLE_ROLES,
+    FOCUS_ACTIONS,
+    FOCUSED,
+    GTK4_WIDGET_ACTION_GROUPS,
+    GTK_TYPE_NAME,
+    HORIZONTAL,
+    HORIZONTAL_PAGE_ACTIONS,
+    MULTI_LINE,
+    PRESSED,
+    READ_ONLY,
+    ROLE_FILLER,
+    ROLE_NAMES,
+    ROLE_SCROLL_BAR,
+    ROLE_SCROLL_PANE,
+    ROLE_STATIC,
+    ROLE_TO_AX,
+    ROW_CHILD_ROLES,
+    SELECTED,
+    SENSITIVE,
+    VERTICAL,
+    VERTICAL_PAGE_ACTIONS,
+)
 from deskhand.core.axtree.model import Element, ValueType
 from deskhand.core.geometry import Rect
 
 #: The embedded-object character: where a child object (a link) sits in its parent's text.
 OBJECT_CHAR: Final = "\ufffc"
-
-#: AtspiRole numbers → their AT-SPI names (the ``role_description`` we show).
-ROLE_NAMES: Final[dict[int, str]] = {
-    1: "accelerator label",
-    2: "alert",
-    3: "animation",
-    4: "arrow",
-    5: "calendar",
-    6: "canvas",
-    7: "check box",
-    8: "check menu item",
-    9: "color chooser",
-    10: "column header",
-    11: "combo box",
-    12: "date editor",
-    13: "desktop icon",
-    14: "desktop frame",
-    15: "dial",
-    16: "dialog",
-    17: "directory pane",
-    18: "drawing area",
-    19: "file chooser",
-    20: "filler",
-    21: "focus traversable",
-    22: "font chooser",
-    23: "frame",
-    24: "glass pane",
-    25: "html container",
-    26: "icon",
-    27: "image",
-    28: "internal frame",
-    29: "label",
-    30: "layered pane",
-    31: "list",
-    32: "list item",
-    33: "menu",
-    34: "menu bar",
-    35: "menu item",
-    36: "option pane",
-    37: "page tab",
-    38: "page tab list",
-    39: "panel",
-    40: "password text",
-    41: "popup menu",
-    42: "progress bar",
-    43: "push button",
-    44: "radio button",
-    45: "radio menu item",
-    46: "root pane",
-    47: "row header",
-    48: "scroll bar",
-    49: "scroll pane",
-    50: "separator",
-    51: "slider",
-    52: "spin button",
-    53: "split pane",
-    54: "status bar",
-    55: "table",
-    56: "table cell",
-    57: "table column header",
-    58: "table row header",
-    59: "tearoff menu item",
-    60: "terminal",
-    61: "text",
-    62: "toggle button",
-    63: "tool bar",
-    64: "tool tip",
-    65: "tree",
-    66: "tree table",
-    67: "unknown",
-    68: "viewport",
-    69: "window",
-    70: "extended",
-    71: "header",
-    72: "footer",
-    73: "paragraph",
-    74: "ruler",
-    75: "application",
-    76: "autocomplete",
-    77: "editbar",
-    78: "embedded",
-    79: "entry",
-    80: "chart",
-    81: "caption",
-    82: "document frame",
-    83: "heading",
-    84: "page",
-    85: "section",
-    86: "redundant object",
-    87: "form",
-    88: "link",
-    89: "input method window",
-    90: "table row",
-    91: "tree item",
-    92: "document spreadsheet",
-    93: "document presentation",
-    94: "document text",
-    95: "document web",
-    96: "document email",
-    97: "comment",
-    98: "list box",
-    99: "grouping",
-    100: "image map",
-    101: "notification",
-    102: "info bar",
-    103: "level bar",
-    104: "title bar",
-    105: "block quote",
-    106: "audio",
-    107: "video",
-    108: "definition",
-    109: "article",
-    110: "landmark",
-    111: "log",
-    112: "marquee",
-    113: "math",
-    114: "rating",
-    115: "timer",
-    116: "static",
-    129: "push button menu",
-}
-
-_AX_ROLES: Final[dict[str, tuple[int, ...]]] = {
-    "AXWindow": (2, 16, 23, 28, 69),
-    "AXButton": (43, 129),
-    "AXCheckBox": (7, 62),
-    "AXRadioButton": (37, 44),
-    "AXMenuItem": (8, 35, 45, 59),
-    "AXMenuBar": (34,),
-    "AXMenu": (41,),
-    "AXTextField": (40, 52, 79),
-    "AXStaticText": (1, 29, 73, 81, 116),
-    "AXHeading": (83,),
-    "AXList": (31, 98),
-    "AXOutline": (65, 66),
-    "AXTable": (55, 92),
-    "AXRow": (32, 90, 91),
-    "AXCell": (10, 47, 56, 57, 58),
-    "AXScrollArea": (49,),
-    "AXScrollBar": (48,),
-    "AXSlider": (15, 51),
-    "AXProgressIndicator": (42,),
-    "AXLevelIndicator": (103,),
-    "AXComboBox": (11,),
-    "AXTabGroup": (38,),
-    "AXToolbar": (63,),
-    "AXImage": (26, 27),
-    "AXLink": (88,),
-    "AXWebArea": (95,),
-    "AXHelpTag": (64,),
-    "AXRuler": (74,),
-    "AXSplitGroup": (53,),
-    "AXUnknown": (50, 67, 86),
-}
-ROLE_TO_AX: Final[dict[int, str]] = {n: ax for ax, nums in _AX_ROLES.items() for n in nums}
-
-# AtspiStateType bits.
-CHECKED: Final = 1 << 4
-EDITABLE: Final = 1 << 7
-ENABLED: Final = 1 << 8
-EXPANDED: Final = 1 << 10
-FOCUSED: Final = 1 << 12
-HORIZONTAL: Final = 1 << 14
-MULTI_LINE: Final = 1 << 17
-PRESSED: Final = 1 << 20
-SELECTED: Final = 1 << 23
-SENSITIVE: Final = 1 << 24
-VERTICAL: Final = 1 << 29
-READ_ONLY: Final = 1 << 43
-
-_BOOLEAN_ROLES: Final = frozenset({7, 8, 44, 45, 62})
-_FLOAT_SETTABLE_ROLES: Final = frozenset({15, 48, 51, 52})
-_ROW_CHILD_ROLES: Final = frozenset({32, 90, 91})
-ROLE_FILLER: Final = 20
-ROLE_STATIC: Final = 116
-ROLE_SCROLL_BAR: Final = 48
-ROLE_SCROLL_PANE: Final = 49
-#: Page-scroll actions a scroll area gets per axis of its shown scroll bars (contract 6.8 names).
-VERTICAL_PAGE_ACTIONS: Final = ("AXScrollUpByPage", "AXScrollDownByPage")
-HORIZONTAL_PAGE_ACTIONS: Final = ("AXScrollLeftByPage", "AXScrollRightByPage")
-
-#: AT-SPI action names → the contract's AX names (the renderer hides AXPress and friends).
-ACTION_NAMES: Final[dict[str, str]] = {
-    "click": "AXPress",
-    "press": "AXPress",
-    "activate": "AXPress",
-    "toggle": "AXPress",
-    "jump": "AXPress",
-    "open": "AXPress",
-    "select": "AXPick",
-    "showmenu": "AXShowMenu",
-    "show menu": "AXShowMenu",
-    "menu": "AXShowMenu",
-    "increase": "AXIncrement",
-    "decrease": "AXDecrement",
-    "expand or contract": "AXExpandOrContract",
-}
-#: Actions that only move the keyboard focus: not shown as secondary actions.
-_FOCUS_ACTIONS: Final = frozenset({"setfocus", "set focus", "focus", "grab focus"})
-#: GTK 4 lists every widget's built-in action groups as actions ("clipboard.copy" on each label):
-#: the groups that every widget of a kind has are not shown (an app's own, "win."/"app.", are).
-_GTK4_WIDGET_ACTION_GROUPS: Final = frozenset(
-    {"clipboard", "selection", "link", "menu", "text", "misc", "default", "window", "context-menu", "gesture"}
-)
-#: GTK 4 names a widget that has no accessible name after its type ("GtkButton", "AdwGizmo").
-_GTK_TYPE_NAME: Final = re.compile(r"(Gtk|Adw|Gdk|Gsk)[A-Z][A-Za-z]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,7 +113,7 @@ def _map(snap: Snapshot, path: str, focused: list[Element], mapped: dict[str, El
         # Inline static text (Chromium's "static" children) is in the text itself, not embedded.
         embedded = [n for c in node.children if (n := snap.nodes.get(c)) is None or n.role != ROLE_STATIC]
         el.value = _with_embedded(node.text, embedded) or None
-    rows = [c for c in node.children if (n := snap.nodes.get(c)) is not None and n.role in _ROW_CHILD_ROLES]
+    rows = [c for c in node.children if (n := snap.nodes.get(c)) is not None and n.role in ROW_CHILD_ROLES]
     shown_rows = sum(1 for c in el.children if c.role == "AXRow")
     total = len(rows)
     if rows and node.child_count > len(node.children):  # only the visible part was read
@@ -391,7 +213,7 @@ def _ax_role(node: Node, parent_role: int | None) -> str:
 
 
 def _value(node: Node, ax: str) -> str | float | bool | None:
-    if node.role in _BOOLEAN_ROLES:
+    if node.role in BOOLEAN_ROLES:
         return bool(node.states & (CHECKED | PRESSED))
     if node.role == 37:  # page tab: on when selected
         return bool(node.states & SELECTED)
@@ -430,14 +252,14 @@ def _content(node: Node) -> str | None:
 def _settable(node: Node) -> ValueType | None:
     if EDITABLE_TEXT in node.interfaces and node.states & EDITABLE and not node.states & READ_ONLY:
         return "string"
-    if VALUE in node.interfaces and node.role in _FLOAT_SETTABLE_ROLES and not node.states & READ_ONLY:
+    if VALUE in node.interfaces and node.role in FLOAT_SETTABLE_ROLES and not node.states & READ_ONLY:
         return "float"
     return None
 
 
 def _name(name: str) -> str | None:
     """The accessible name, without GTK 4's fallback to the widget's type name."""
-    if not name or _GTK_TYPE_NAME.fullmatch(name):
+    if not name or GTK_TYPE_NAME.fullmatch(name):
         return None
     return name
 
@@ -446,7 +268,7 @@ def _actions(names: tuple[str, ...]) -> tuple[str, ...]:
     out: list[str] = []
     for name in names:
         key = name.strip().lower()
-        if not key or key in _FOCUS_ACTIONS or (key.split(".", 1)[0] in _GTK4_WIDGET_ACTION_GROUPS and "." in key):
+        if not key or key in FOCUS_ACTIONS or (key.split(".", 1)[0] in GTK4_WIDGET_ACTION_GROUPS and "." in key):
             continue
         mapped = ACTION_NAMES.get(key, name)
         if mapped not in out:

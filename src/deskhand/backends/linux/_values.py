@@ -11,7 +11,7 @@ from typing import Final
 
 from deskhand.backends.base import ActionResult, Handle, RunningApp, SelectionType
 from deskhand.backends.linux._a11y_act import STATE_EDITABLE, Ref
-from deskhand.backends.linux._mapping import ACTION_NAMES
+from deskhand.backends.linux._roles import ACTION_NAMES
 from deskhand.backends.linux._scroll import Scrolling
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
 from deskhand.core import effects, textmatch
@@ -110,7 +110,7 @@ class Values:
         """Perform an element's action by the name the state text shows or by a raw name (6.8).
 
         The raw names on Linux are the element's AT-SPI action names ("Toggle", "Expand or
-        contract"), their contract names (``_mapping.ACTION_NAMES``: ``AXPress``,
+        contract"), their contract names (``_roles.ACTION_NAMES``: ``AXPress``,
         ``AXExpandOrContract``, ``AXIncrement``, ...) and the page-scroll actions the element was
         observed with (``_mapping`` gives them to scroll areas). The core's matcher picks one:
         exact raw names first, then their matcher forms, case-insensitively. Nothing is sent for a

@@ -3,6 +3,7 @@
 model.py     Element / WindowTree / AppTree, filled by backends
 text.py      sanitization, role text, values, traits, secondary action names
 line.py      one element's line suffix, elision, row texts, link text
+rows.py      compact grid rows: one line a row with its cells' texts
 render.py    the walk (caps, elision, rows, links), full text, context tail, envelope
 handles.py   gN:id handles, the epoch counter, id reconciliation, refresh policy
 diff.py      the diff text with ~ and + markers and removed-id ranges

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from deskhand.core.axtree import rows as compact
 from deskhand.core.axtree import text as t
 from deskhand.core.axtree.model import Element
 from deskhand.core.geometry import Rect
@@ -41,6 +42,9 @@ class Line:
     inline_texts: tuple[str, ...]
     #: Links with a URL and menu bar items do not render their children.
     suppress_children: bool
+    #: A row of a grid rendered as one line (``rows.py``): what is acted on inside it is
+    #: rendered below it, its cell texts are not.
+    compact: bool
     #: A featureless AXGroup/AXUnknown wrapper: skipped, children render at its depth.
     elide: bool
 
@@ -67,8 +71,11 @@ def describe(element: Element, *, in_web_area: bool) -> Line:
     label = t.sanitized_or_none(element.description)
     value = t.display_value(element, base_role)
     identifier = t.display_identifier(element.identifier)
-    row_texts = _row_texts(element) if role == "AXRow" else ()
+    cells = compact.compact_cells(element) if role == "AXRow" else None
+    row_texts = _row_texts(element) if role == "AXRow" and cells is None else ()
     title = _preferred_title(element, base_role, label=label, identifier=identifier, value=value, rows=row_texts)
+    if cells is not None:
+        title = compact.compact_title(title, cells)
     link_text = _markdown_link(element, title, label, value) if role == "AXLink" else None
     facts = _Facts(
         element=element,
@@ -101,6 +108,7 @@ def describe(element: Element, *, in_web_area: bool) -> Line:
         focus_suffix=_join(head, fields, head_has_text=head_has_text),
         inline_texts=row_texts if t.sanitized_or_none(element.title) else row_texts[1:],
         suppress_children=role == "AXMenuBarItem" or (role == "AXLink" and link_text is not None),
+        compact=cells is not None,
         elide=_should_elide(facts, in_web_area=in_web_area),
     )
 

@@ -1,6 +1,7 @@
 """The walk that turns an observed ``AppTree`` into numbered-later lines, and the text around them.
 
-``walk`` visits windows then the menu bar, elides featureless wrappers, inlines row cells,
+``walk`` visits windows then the menu bar, elides featureless wrappers, inlines row cells (a
+grid's row as one line, ``rows.py``),
 suppresses link children, renders an element listed under two parents once (at its first place),
 leaves out blank cells of partly read containers and labels repeating their control's title,
 and stops at depth 20 or 1500 emitted lines (``truncated``). Its
@@ -16,6 +17,7 @@ from typing import Final
 
 from deskhand.core.axtree.line import describe
 from deskhand.core.axtree.model import AppTree, Element
+from deskhand.core.axtree.rows import actionable
 from deskhand.core.axtree.text import display_window_title, sanitize
 
 MAX_DEPTH: Final = 20
@@ -157,7 +159,13 @@ class _Walker:
         if element is self.focused and result.focus is None:
             result.focus = (len(result.nodes) - 1, line.focus_suffix)
         if element.role == "AXRow" and not element.selected:
-            self._row_texts(element, key, line.inline_texts, depth + 1)
+            if line.compact:
+                for i, inner_element in enumerate(actionable(element)):
+                    self.visit(
+                        inner_element, key, i, depth=depth + 1, in_web_area=child_web, ancestors=inner, owner=element
+                    )
+            else:
+                self._row_texts(element, key, line.inline_texts, depth + 1)
             return
         if not line.suppress_children:
             self._children(element, key, depth=depth + 1, in_web_area=child_web, ancestors=inner, owner=element)
