@@ -12,22 +12,41 @@ move the focus is posted, and keeps for each app (bus name) the element that las
 the time of its last focus event. It never blocks except in ``wait_quiet``, reads only what is
 waiting, and reconnects if the bus dropped it. Nothing it sees is acted on; it only tells the
 typist where to look and how long to wait.
+
+``Focus`` is what the typist and the paste ask: the app's bus name, the element focused now (the
+one that gained the focus last while it still reads FOCUSED, else the FOCUSED states of a tree
+read), and, after a key in a browser (``ASYNC_KEY_TOOLKITS``), a wait until its focus events have
+been quiet for ``FOCUS_QUIET_S`` after the key, at most ``FOCUS_CAP_S`` and the call's deadline.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from jeepney import DBusAddress, new_method_call
 from jeepney.bus_messages import MatchRule, message_bus
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 from jeepney.low_level import HeaderFields, MessageType
 
+from deskhand.backends.base import RunningApp
+from deskhand.backends.linux._a11y_act import STATE_FOCUSED, Ref
+from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
+from deskhand.backends.linux._atspi import Deadline
 from deskhand.core import deadline as call_deadline
 
-__all__ = ("FOCUS_EVENT", "FocusWatch", "Gained")
+if TYPE_CHECKING:
+    from deskhand.backends.linux._session import LinuxSession
+
+__all__ = ("FOCUS_EVENT", "Focus", "FocusWatch", "Gained")
+
+#: Toolkits (AT-SPI ``ToolkitName``, lowercased) that run their own shortcuts after the page did.
+ASYNC_KEY_TOOLKITS: Final = ("chromium", "gecko")
+#: After a key in such an app, typing waits for this much quiet in its focus events ...
+FOCUS_QUIET_S: Final = 0.3
+#: ... but never longer than this after the key.
+FOCUS_CAP_S: Final = 1.0
 
 #: The AT-SPI event the registry is told about (toolkits emit only registered events).
 FOCUS_EVENT: Final = "object:state-changed:focused"
@@ -130,3 +149,79 @@ class FocusWatch:
             body = msg.body
             if len(body) > 1 and body[0] == "focused" and body[1] == 1:
                 self._gained[sender] = Gained(path, now)
+
+
+class Focus:
+    """Where an app's keyboard focus is, for the typist and the paste (module docstring)."""
+
+    def __init__(self, session: LinuxSession) -> None:
+        self._s = session
+        self._watch = FocusWatch(session.a11y_address)
+        #: when ``press_key`` last posted a key (typing waits for the focus it may move)
+        self._key_at: float | None = None
+
+    def open(self) -> None:
+        self._watch.open()
+
+    def close(self) -> None:
+        self._watch.close()
+
+    def key_posted(self) -> None:
+        self._key_at = time.monotonic()
+
+    def bus(self, app: RunningApp) -> str | None:
+        """The app's bus name on the accessibility bus."""
+        conn = self._s.observed.atspi
+        buses = conn.apps(Deadline(2.0))
+        return next((b for b, pid in conn.pids(buses, Deadline(2.0)).items() if pid == app.pid), None)
+
+    def is_async(self, bus: str) -> bool:
+        """Whether the app hands keys to a page first (``ASYNC_KEY_TOOLKITS``)."""
+        return self._s.a11y.toolkit(bus).startswith(ASYNC_KEY_TOOLKITS)
+
+    def now(self, bus: str) -> Ref | None:
+        """The element that gained the focus last (its event, when it still reads FOCUSED), else
+        the one the FOCUSED states show (preferring one with the Text interface)."""
+        gained = self._watch.gained(bus)
+        if gained is not None:
+            ref = Ref(bus, gained.path)
+            if self._s.a11y.states(ref) & STATE_FOCUSED:
+                return ref
+        snap = self._s.observed.atspi.snapshot(bus, Deadline(2.0))
+        focused = [n for n in snap.nodes.values() if n.states & STATE_FOCUSED]
+        focused.sort(key=lambda n: TEXT_INTERFACE not in n.interfaces)
+        return Ref(bus, focused[0].path) if focused else None
+
+    def settle(self, bus: str) -> float:
+        """After ``press_key`` in a browser: wait for its focus to settle (module docstring).
+        Returns the seconds waited."""
+        key_at, self._key_at = self._key_at, None
+        if key_at is None or not self.is_async(bus):
+            return 0.0
+        return self._watch.wait_quiet(bus, since=key_at, quiet_s=FOCUS_QUIET_S, cap_s=FOCUS_CAP_S)
+
+    def text(self, ref: Ref | None) -> str | None:
+        """The element's text, when it has the Text interface."""
+        if ref is None or TEXT_INTERFACE not in self._s.a11y.interfaces(ref):
+            return None
+        return self._s.a11y.text(ref)
+
+    def typed_readback(
+        self, bus: str | None, ref: Ref | None, before: str | None, text: str
+    ) -> tuple[str | None, bool]:
+        """After typing ``text`` into ``ref`` (which read ``before``): what shows it, if anything
+        (the element focused now holds it, or ``ref`` reads differently), and whether some focused
+        text was readable at all."""
+        now = self.now(bus) if bus is not None else None
+        readable = before is not None
+        if now is not None and now != ref:
+            got = self.text(now)
+            lines = [seg for seg in text.replace("\r", "\n").split("\n") if seg]
+            if got is not None:
+                readable = True
+                if lines and max(lines, key=len) in got:
+                    return "the element focused now holds the typed text", True
+        after = self.text(ref)
+        if before is not None and after is not None and after != before:
+            return "the focused text changed", True
+        return None, readable

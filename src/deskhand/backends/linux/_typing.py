@@ -18,14 +18,9 @@ waits for those answers up to ``PING_TIMEOUT_S`` and otherwise fails before post
 was posted since the last answer (the click that focused a field, say), they first wait for an
 answer, so the focus they read is the one that input produced, not the previously focused field.
 
-Browsers (``ASYNC_KEY_TOOLKITS``) answer that ping before they have handled a key: with the focus
-in a page, Chromium and Firefox send each key to the page's process first and run their own
-shortcut (ctrl+l, ctrl+t, F6) only when the page gives it back unhandled, some tens of
-milliseconds later, and only then move the focus. Keys typed in between go to the page and are
-lost. So after ``press_key`` in such an app the next typing or paste also waits until the app's
-focus events (``_focuswatch``) have been quiet for ``FOCUS_QUIET_S`` after the key, at most
-``FOCUS_CAP_S`` (and the call's deadline), and takes the element that gained the focus last as the
-focused one: the browser's FOCUSED states lag behind (the page keeps its state for a while).
+Browsers answer that ping before they have handled a key (their page's process gets it first),
+so after ``press_key`` in a browser the next typing or paste also waits for the app's focus to
+settle, and the focused element is the one that gained the focus last (``_focuswatch``).
 
 Typing by key events is verified on the element focused when the keys have been processed, which
 may be another than the one focused before (a key can move the focus): the same element reads
@@ -42,10 +37,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
-from deskhand.backends.linux._a11y_act import STATE_EDITABLE, STATE_FOCUSED, A11y, Ref
-from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
-from deskhand.backends.linux._atspi import Deadline
-from deskhand.backends.linux._focuswatch import FocusWatch
+from deskhand.backends.linux._a11y_act import STATE_EDITABLE, A11y, Ref
+from deskhand.backends.linux._focuswatch import Focus
 from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
 from deskhand.backends.linux.paste import paste_into
@@ -64,12 +57,6 @@ __all__ = ("Typing",)
 PING_TIMEOUT_S: Final = 1.0
 #: How long ``type_text`` re-reads the focus when, right after input, no element has it yet.
 FOCUS_SETTLE_S: Final = 0.2
-#: Toolkits (AT-SPI ``ToolkitName``, lowercased) that handle their shortcuts after the page did.
-ASYNC_KEY_TOOLKITS: Final = ("chromium", "gecko")
-#: After a key in such an app, typing waits for this much quiet in its focus events ...
-FOCUS_QUIET_S: Final = 0.3
-#: ... but never longer than this after the key.
-FOCUS_CAP_S: Final = 1.0
 #: How long a browser's typed text is looked for in the focused element after the keys.
 READBACK_S: Final = 1.0
 #: Keys per burst at most: between bursts a long text checks the call's deadline.
@@ -93,17 +80,15 @@ class Typing:
         self.keymap = Keymap(session.d)
         #: temporary keycode -> the ping sent after the last burst that used it (None: no ping)
         self._keys_unconfirmed: dict[int, int | None] = {}
-        #: when ``press_key`` last posted a key (a focus it may move is waited for by typing)
-        self._key_at: float | None = None
-        self._watch: FocusWatch | None = None
+        #: where the app's focus is (and, after ``press_key`` in a browser, when it has settled)
+        self.focus = Focus(session)
 
     def close(self) -> None:
         """Empty the temporary keycodes (``release_keycodes``) and close the focus watch."""
         try:
             self.release_keycodes()
         finally:
-            if self._watch is not None:
-                self._watch.close()
+            self.focus.close()
 
     def release_keycodes(self) -> None:
         """Empty every temporary keycode left, waiting up to ``PING_TIMEOUT_S`` for answers."""
@@ -129,8 +114,8 @@ class Typing:
 
     def focused_text(self, app: RunningApp) -> Ref | None:
         """The element focused now (no wait): the paste's read-back."""
-        bus = self._bus(app)
-        return self._focused_now(bus) if bus is not None else None
+        bus = self.focus.bus(app)
+        return self.focus.now(bus) if bus is not None else None
 
     def focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
         """The paste's target: the focused element once the app processed the input before it."""
@@ -158,9 +143,9 @@ class Typing:
             if not keysym:
                 raise not_dispatched("unknown_key", f'Unknown key "{chord.key}".')
             plan.append((tuple(name_keysym(m) for m in mods), keysym))
-        self._open_watch()  # before the key: the focus change it may cause must not be missed
+        self.focus.open()  # before the key: the focus change it may cause must not be missed
         self._type_keysyms(app, window, plan)
-        self._key_at = time.monotonic()
+        self.focus.key_posted()
         return ActionResult("Pressed.", {"chords": len(chords)})
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
@@ -171,12 +156,12 @@ class Typing:
             return ActionResult("Nothing to type.", {"route": "none"}, effects.judge("none", []))
         window = self._s.bind_keyboard(app)
         focused = self._focused_after_input(app, window)
-        bus = focused.bus if focused is not None else self._bus(app)
+        bus = focused.bus if focused is not None else self.focus.bus(app)
         if focused is not None and not any(ch in text for ch in LINE_BREAKS):
             typed = self._replace_text(app, focused, text)
             if typed is not None:
                 return ActionResult("Typed.", {"route": "accessible_text"}, typed)
-        before = self._readable_text(focused)
+        before = self.focus.text(focused)
         plan = [((), char_keysym(ch)) for ch in text]
         try:
             self._type_keysyms(app, window, plan)
@@ -187,11 +172,6 @@ class Typing:
         outcome = self._key_outcome(window, bus, focused, before, text)
         return ActionResult("Typed.", {"route": "key_events"}, outcome)
 
-    def _readable_text(self, ref: Ref | None) -> str | None:
-        if ref is None or TEXT_INTERFACE not in self._s.a11y.interfaces(ref):
-            return None
-        return self._s.a11y.text(ref)
-
     def _key_outcome(
         self, window: int, bus: str | None, ref: Ref | None, before: str | None, text: str
     ) -> effects.Outcome:
@@ -200,10 +180,10 @@ class Typing:
         seen: list[effects.Evidence] = []
         if self._confirm_input(window):
             seen.append(effects.Evidence("event_receipt", "the app processed the key events"))
-        wait = READBACK_S if bus is not None and self._async_keys(bus) else 0.0
+        wait = READBACK_S if bus is not None and self.focus.is_async(bus) else 0.0
         deadline = time.monotonic() + call_deadline.bound(wait)
         while True:
-            found, readable = self._typed_readback(bus, ref, before, text)
+            found, readable = self.focus.typed_readback(bus, ref, before, text)
             if found is not None:
                 seen.append(effects.Evidence("value_readback", found))
                 break
@@ -212,63 +192,7 @@ class Typing:
             time.sleep(0.03)  # polling the app's text until the deadline above
         return effects.judge("synthetic_events", seen, expected_change=readable)
 
-    def _typed_readback(
-        self, bus: str | None, ref: Ref | None, before: str | None, text: str
-    ) -> tuple[str | None, bool]:
-        """What shows the typed text, if anything, and whether some focused text was readable."""
-        now = self._focused_now(bus) if bus is not None else None
-        readable = before is not None
-        if now is not None and now != ref:
-            got = self._readable_text(now)
-            lines = [seg for seg in text.replace("\r", "\n").split("\n") if seg]
-            if got is not None:
-                readable = True
-                if lines and max(lines, key=len) in got:
-                    return "the element focused now holds the typed text", True
-        after = self._readable_text(ref)
-        if before is not None and after is not None and after != before:
-            return "the focused text changed", True
-        return None, readable
-
     # -- focus and EditableText ---------------------------------------------------------------
-    def _bus(self, app: RunningApp) -> str | None:
-        """The app's bus name on the accessibility bus."""
-        conn = self._s.observed.atspi
-        buses = conn.apps(Deadline(2.0))
-        return next((b for b, pid in conn.pids(buses, Deadline(2.0)).items() if pid == app.pid), None)
-
-    def _focused(self, bus: str) -> Ref | None:
-        """The app's focused element (FOCUSED state), preferring one with the Text interface."""
-        snap = self._s.observed.atspi.snapshot(bus, Deadline(2.0))
-        focused = [n for n in snap.nodes.values() if n.states & STATE_FOCUSED]
-        focused.sort(key=lambda n: TEXT_INTERFACE not in n.interfaces)
-        return Ref(bus, focused[0].path) if focused else None
-
-    def _focused_now(self, bus: str) -> Ref | None:
-        """The element that gained the focus last (its event, when it still reads FOCUSED), else
-        the one the FOCUSED states show."""
-        gained = self._watch.gained(bus) if self._watch is not None else None
-        if gained is not None:
-            ref = Ref(bus, gained.path)
-            if self._s.a11y.states(ref) & STATE_FOCUSED:
-                return ref
-        return self._focused(bus)
-
-    def _open_watch(self) -> None:
-        if self._watch is None:
-            self._watch = FocusWatch(self._s.a11y_address)
-        self._watch.open()
-
-    def _async_keys(self, bus: str) -> bool:
-        return self._s.a11y.toolkit(bus).startswith(ASYNC_KEY_TOOLKITS)
-
-    def _settle_focus(self, bus: str) -> None:
-        """After ``press_key`` in a browser: wait for its focus to settle (module docstring)."""
-        key_at, self._key_at = self._key_at, None
-        if key_at is None or self._watch is None or not self._async_keys(bus):
-            return
-        self._watch.wait_quiet(bus, since=key_at, quiet_s=FOCUS_QUIET_S, cap_s=FOCUS_CAP_S)
-
     def _focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
         """The focused element once the app processed our earlier input (module docstring).
 
@@ -277,17 +201,18 @@ class Typing:
         click none may be: then the read is repeated until one is, for up to ``FOCUS_SETTLE_S``.
         """
         just_confirmed = self._confirm_input(window)
-        self._open_watch()
-        bus = self._bus(app)
+        focus = self.focus
+        focus.open()
+        bus = focus.bus(app)
         if bus is None:
             return None
-        self._settle_focus(bus)
-        focused = self._focused_now(bus)
+        focus.settle(bus)
+        focused = focus.now(bus)
         if focused is not None or not just_confirmed:
             return focused
         deadline = time.monotonic() + call_deadline.bound(FOCUS_SETTLE_S)
         while focused is None and time.monotonic() < deadline:
-            focused = self._focused_now(bus)
+            focused = focus.now(bus)
         return focused
 
     def _replace_text(self, app: RunningApp, ref: Ref, text: str) -> effects.Outcome | None:
