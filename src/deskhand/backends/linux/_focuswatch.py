@@ -15,8 +15,10 @@ typist where to look and how long to wait.
 
 ``Focus`` is what the typist and the paste ask: the app's bus name, the element focused now (the
 one that gained the focus last while it still reads FOCUSED, else the FOCUSED states of a tree
-read), and, after a key in a browser (``ASYNC_KEY_TOOLKITS``), a wait until its focus events have
-been quiet for ``FOCUS_QUIET_S`` after the key, at most ``FOCUS_CAP_S`` and the call's deadline.
+read), and, after a key in a browser (``ASYNC_KEY_TOOLKITS``), a wait until its focus has settled:
+``FOCUS_AFTER_GAIN_S`` of quiet once an element gained the focus after the key (the shortcut moved
+it), else ``FOCUS_QUIET_S`` after the key (a key that moves nothing, or a browser slower than
+that: the keys then go where the focus is), at most ``FOCUS_CAP_S`` and the call's deadline.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ __all__ = ("FOCUS_EVENT", "Focus", "FocusWatch", "Gained")
 ASYNC_KEY_TOOLKITS: Final = ("chromium", "gecko")
 #: After a key in such an app, typing waits for this much quiet in its focus events ...
 FOCUS_QUIET_S: Final = 0.3
+#: ... or this much once an element gained the focus after the key (the move came) ...
+FOCUS_AFTER_GAIN_S: Final = 0.05
 #: ... but never longer than this after the key.
 FOCUS_CAP_S: Final = 1.0
 
@@ -106,10 +110,11 @@ class FocusWatch:
         self._drain(0.0)
         return self._last.get(bus)
 
-    def wait_quiet(self, bus: str, *, since: float, quiet_s: float, cap_s: float) -> float:
-        """Wait until ``bus`` has had no focus event for ``quiet_s``, counting from ``since`` or its
-        last focus event, whichever is later; at most until ``since + cap_s`` and the call's
-        deadline. Returns the seconds waited (0 without a connection)."""
+    def wait_quiet(self, bus: str, *, since: float, quiet_s: float, after_gain_s: float, cap_s: float) -> float:
+        """Wait until ``bus``'s focus has settled after ``since`` (a key): ``after_gain_s`` of quiet
+        once an element gained the focus after it, else ``quiet_s`` from ``since``; at most until
+        ``since + cap_s`` and the call's deadline. Returns the seconds waited (0 without a
+        connection)."""
         start = time.monotonic()
         if self._conn is None:
             return 0.0
@@ -117,8 +122,12 @@ class FocusWatch:
         while True:
             self._drain(0.0)
             now = time.monotonic()
-            quiet_from = max(since, self._last.get(bus, since))
-            left = min(quiet_from + quiet_s, cap) - now
+            gained = self._gained.get(bus)
+            if gained is not None and gained.at > since:  # the key moved the focus: wait out its burst
+                end = max(gained.at, self._last.get(bus, since)) + after_gain_s
+            else:
+                end = max(since, self._last.get(bus, since)) + quiet_s
+            left = min(end, cap) - now
             if left <= 0:
                 return now - start
             self._drain(left)
@@ -161,7 +170,9 @@ class Focus:
         self._key_at: float | None = None
 
     def open(self) -> None:
+        """Connect (once) and read the events waiting: those are older than a key posted next."""
         self._watch.open()
+        self._watch.last_event("")
 
     def close(self) -> None:
         self._watch.close()
@@ -198,7 +209,9 @@ class Focus:
         key_at, self._key_at = self._key_at, None
         if key_at is None or not self.is_async(bus):
             return 0.0
-        return self._watch.wait_quiet(bus, since=key_at, quiet_s=FOCUS_QUIET_S, cap_s=FOCUS_CAP_S)
+        return self._watch.wait_quiet(
+            bus, since=key_at, quiet_s=FOCUS_QUIET_S, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=FOCUS_CAP_S
+        )
 
     def text(self, ref: Ref | None) -> str | None:
         """The element's text, when it has the Text interface."""
