@@ -29,12 +29,13 @@ has answered the motion over it with ``XdndStatus``; a release in the same burst
 and the drag is cancelled (Thunar only selects the file). So the drag is posted in three parts:
 press and the motions to the origin and the midpoint; then, if ``XdndSelection`` gets an owner
 (``_xdnd.XdndWatch``; at most ``DND_START_S``, less once the app answered a ping without one),
-the motion to the destination and a wait for the target's answer (the source's drag cursor
-changes; at most ``DND_FIRST_STATUS_S``). GTK sends its first ``XdndPosition`` only on the motion
-after the one that found the target, so without an answer the pointer moves one pixel off the
-destination and back, and the wait goes on (at most ``DND_STATUS_S``); then the release, at the
-destination. The five events keep their order and points; only these two motions, inside the
-destination, are added. Without a session the rest follows at once.
+the motion to the destination and a wait for the target's answer (its ``XdndStatus`` seen
+through RECORD, or the source's drag cursor change; at most ``DND_FIRST_STATUS_S``). GTK
+sends its first ``XdndPosition`` only on the motion after the one that found the target, so
+without an answer the pointer moves one pixel off the destination and back, and the wait goes on
+(at most ``DND_STATUS_S``); then the release, at the destination. The five events keep their
+order and points; only these two motions, inside the destination, are added. Without a session
+the rest follows at once.
 """
 
 from __future__ import annotations
@@ -133,21 +134,25 @@ class Pointer:
             started = watch.wait_started(DND_START_S, done=self._answered_ping(gate.window))
             seen: list[effects.Evidence] = []
             status = False
+            before = (0, 0)
             if started:
                 seen.append(effects.Evidence("event_receipt", "the source started an XDND session"))
-                before = watch.cursor_changes()
+                before = watch.answers()
                 self._post_rest(rest[:-1])
-                status = watch.wait_cursor_change(before, DND_FIRST_STATUS_S)
+                status = watch.wait_answer(before, DND_FIRST_STATUS_S)
                 if not status:
                     # GTK answers the target only from the motion after the one that found it
                     self._nudge(rest[-2].point)
-                    status = watch.wait_cursor_change(before, DND_STATUS_S)
+                    status = watch.wait_answer(before, DND_STATUS_S)
                 if status:
-                    seen.append(effects.Evidence("event_receipt", "the target answered (the drag cursor changed)"))
+                    seen.append(effects.Evidence("event_receipt", _answer(watch, before)))
                 rest = rest[-1:]
         finally:
             self._post_rest(rest)  # the release always goes out: never leave the button pressed
-        structured["xdnd"] = {"started": started, "status_seen": status}
+        xdnd: dict[str, object] = {"started": started, "status_seen": status}
+        if status and watch.status_seen_since(before):
+            xdnd["accepted"] = watch.accepted()
+        structured["xdnd"] = xdnd
         return ActionResult("Dragged.", structured, effects.judge("synthetic_events", seen))
 
     def _answered_ping(self, window: int) -> Callable[[], bool] | None:
@@ -232,3 +237,9 @@ class Pointer:
         """After a grabbed press: flush it, then wait until the manager replayed it to the app."""
         self._s.input.flush()
         self._s.replay_waiter().wait(window)
+
+
+def _answer(watch: XdndWatch, since: tuple[int, int]) -> str:
+    if not watch.status_seen_since(since):
+        return "the target answered (the drag cursor changed)"
+    return f"the target answered with XdndStatus ({'accepts' if watch.accepted() else 'refuses'} the drop)"
