@@ -35,6 +35,14 @@ after the one that found the target, so without an answer the pointer moves one 
 destination and back, and the wait goes on (at most ``DND_STATUS_S``); then the release, at the
 destination. The five events keep their order and points; only these two motions, inside the
 destination, are added. Without a session the rest follows at once.
+
+That wait costs every drag at least ``_xdnd.AFTER_PING_S`` (an app answers a ping before its
+toolkit has handled the last motion: GTK 3 holds it back until its next frame), so it is made
+only where a drop can happen. A drag is one burst, with no wait, when it cannot: the app's toolkit
+never starts an XDND session (``NO_XDND_SOURCE``: Tk without tkdnd, SDL, Xaw, Xt/Motif), or the
+top-level window under the release is the app's own window and it has neither ``XdndAware`` nor
+``XdndProxy`` (``_gate.WindowProbe.accepts_drops``; an XDND source drops nowhere else, so a
+session there would end without a drop either way).
 """
 
 from __future__ import annotations
@@ -43,7 +51,8 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Final
 
-from deskhand.backends.base import ActionResult, MouseButton, RunningApp
+from deskhand.backends.base import ActionResult, MouseButton, ProcessIdentity, RunningApp
+from deskhand.backends.linux import _identity
 from deskhand.backends.linux._input import PointerState
 from deskhand.backends.linux._session import Gate, LinuxSession
 from deskhand.backends.linux._xdnd import XdndWatch
@@ -61,6 +70,11 @@ DND_FIRST_STATUS_S: Final = 0.3
 DND_STATUS_S: Final = 1.0
 #: Events of the drag posted before the XDND check: press, motion at the origin, at the midpoint.
 DND_FIRST_PART: Final = 3
+#: Toolkits (``_identity.toolkit``) that never start an XDND session: Tk (unless the tkdnd
+#: extension is loaded), SDL, Xaw, and Xt/Motif (whose drags use the Motif protocol).
+NO_XDND_SOURCE: Final = frozenset({"tk", "sdl1", "sdl2", "xaw", "xt"})
+#: Identities whose toolkit was read (then the memo starts over).
+MAX_TOOLKITS: Final = 256
 
 
 class Bursts:
@@ -95,6 +109,7 @@ class Pointer:
     def __init__(self, session: LinuxSession) -> None:
         self._s = session
         self._xdnd: XdndWatch | None = None
+        self._toolkits: dict[ProcessIdentity, str | None] = {}
 
     @property
     def session(self) -> LinuxSession:
@@ -122,7 +137,7 @@ class Pointer:
         events = corepointer.drag_events(a, b, button, s.numbers)
         grabbed = gate.window if gate.grabbed else None
         structured: dict[str, object] = {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)}
-        watch = self._watch()
+        watch = self._watch() if self._may_drop(app, gate.window, b) else None
         if watch is None:
             self.post_events(events, gate.pointer, grabbed_by_wm=grabbed)
             return ActionResult("Dragged.", structured, effects.judge("synthetic_events", []))
@@ -149,6 +164,20 @@ class Pointer:
             self._post_rest(rest)  # the release always goes out: never leave the button pressed
         structured["xdnd"] = {"started": started, "status_seen": status}
         return ActionResult("Dragged.", structured, effects.judge("synthetic_events", seen))
+
+    def _may_drop(self, app: RunningApp, window: int, end: Point) -> bool:
+        """Whether this drag could start an XDND session that drops (module docstring)."""
+        kit = self._toolkit(app.identity)
+        if kit in NO_XDND_SOURCE and not (kit == "tk" and _identity.maps_library(app.pid, "libtkdnd")):
+            return False
+        return self._s.accepts_drops(window, end)
+
+    def _toolkit(self, identity: ProcessIdentity) -> str | None:
+        if identity not in self._toolkits:
+            if len(self._toolkits) >= MAX_TOOLKITS:
+                self._toolkits.clear()
+            self._toolkits[identity] = _identity.toolkit(identity.pid)
+        return self._toolkits[identity]
 
     def _answered_ping(self, window: int) -> Callable[[], bool] | None:
         """A check that the app has handled the input so far (one ping), or None without pings."""
