@@ -36,13 +36,22 @@ destination and back, and the wait goes on (at most ``DND_STATUS_S``); then the 
 destination. The five events keep their order and points; only these two motions, inside the
 destination, are added. Without a session the rest follows at once.
 
-That wait costs every drag at least ``_xdnd.AFTER_PING_S`` (an app answers a ping before its
-toolkit has handled the last motion: GTK 3 holds it back until its next frame), so it is made
-only where a drop can happen. A drag is one burst, with no wait, when it cannot: the app's toolkit
-never starts an XDND session (``NO_XDND_SOURCE``: Tk without tkdnd, SDL, Xaw, Xt/Motif), or the
-top-level window under the release is the app's own window and it has neither ``XdndAware`` nor
-``XdndProxy`` (``_gate.WindowProbe.accepts_drops``; an XDND source drops nowhere else, so a
-session there would end without a drop either way).
+That wait costs a drag at least ``_xdnd.AFTER_PING_S`` (an app may answer a ping before its
+toolkit has handled the last motion: GTK 3 holds it back until its next frame), so it is cut
+where it cannot matter:
+
+* no drop can happen, so the drag is one burst: the app's toolkit never starts an XDND session
+  (``NO_XDND_SOURCE``: Tk without tkdnd, SDL, Xaw, Xt/Motif), or the top-level window under the
+  release is the app's own and has neither ``XdndAware`` nor ``XdndProxy``
+  (``_gate.WindowProbe.accepts_drops``; an XDND source drops nowhere else, so a session there
+  would end without a drop either way);
+* no drag began, in a GTK 3 app (``FENCED``): the press and first motions are followed by a
+  fenced ping (``_input.AppPing``: answered only after GTK has handled them). GTK begins a drag
+  inside that motion's handler, grabbing the pointer with its drag cursor, so a fence answered
+  with no cursor change and no ``XdndSelection`` owner means no drag began, and the rest follows
+  at once (a cursor change for any other reason only keeps the wait).
+
+Other toolkits keep the timed wait.
 """
 
 from __future__ import annotations
@@ -73,6 +82,8 @@ DND_FIRST_PART: Final = 3
 #: Toolkits (``_identity.toolkit``) that never start an XDND session: Tk (unless the tkdnd
 #: extension is loaded), SDL, Xaw, and Xt/Motif (whose drags use the Motif protocol).
 NO_XDND_SOURCE: Final = frozenset({"tk", "sdl1", "sdl2", "xaw", "xt"})
+#: Toolkits whose apps answer a fenced ping only after handling the input before it (module docstring).
+FENCED: Final = frozenset({"gtk3"})
 #: Identities whose toolkit was read (then the memo starts over).
 MAX_TOOLKITS: Final = 256
 
@@ -145,7 +156,9 @@ class Pointer:
         first, rest = events[:DND_FIRST_PART], events[DND_FIRST_PART:]
         self.post_events(first, gate.pointer, grabbed_by_wm=grabbed)
         try:
-            started = watch.wait_started(DND_START_S, done=self._answered_ping(gate.window))
+            started = False
+            if not self._no_drag_began(app, gate.window, watch):
+                started = watch.wait_started(DND_START_S, done=self._answered_ping(gate.window))
             seen: list[effects.Evidence] = []
             status = False
             if started:
@@ -164,6 +177,21 @@ class Pointer:
             self._post_rest(rest)  # the release always goes out: never leave the button pressed
         structured["xdnd"] = {"started": started, "status_seen": status}
         return ActionResult("Dragged.", structured, effects.judge("synthetic_events", seen))
+
+    def _no_drag_began(self, app: RunningApp, window: int, watch: XdndWatch) -> bool:
+        """True once a fenced ping proves the app handled the drag's first part without beginning a
+        drag (``FENCED`` toolkits; module docstring); False when unknown."""
+        if self._toolkit(app.identity) not in FENCED:
+            return False
+        pinger = self._s.pinger()
+        token = pinger.send(window, fence=True)
+        if token is None:
+            return False
+        try:
+            answered = pinger.answered(token, DND_START_S)
+        finally:
+            pinger.forget(token)
+        return answered and watch.cursor_changes() == 0 and not watch.wait_started(0.0)
 
     def _may_drop(self, app: RunningApp, window: int, end: Point) -> bool:
         """Whether this drag could start an XDND session that drops (module docstring)."""
