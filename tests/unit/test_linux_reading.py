@@ -113,3 +113,30 @@ def test_a_node_under_two_parents_maps_to_one_element() -> None:
     root, _ = element_tree(snap, "/w")
     assert root is not None
     assert root.children[0].children[0] is root.children[1].children[0]
+
+
+def test_a_sheet_cell_keeps_its_locator_when_the_app_gives_it_a_new_object() -> None:
+    """LibreOffice Calc creates a cell's accessible anew for each read: the cell is known by its
+    name in the sheet, not by its object path."""
+
+    def sheet(cell_path: str) -> Snapshot:
+        return snapshot(
+            node("/w", 23, "Book", children=["/table"]),
+            node("/table", 55, "Sheet1", parent="/w", children=[cell_path], child_count=-1, partial="rows 1-1"),
+            node(cell_path, 56, "A1", parent="/table", text="41"),
+        )
+
+    keys = []
+    for path in ("/cell/7", "/cell/93"):
+        root, _ = element_tree(sheet(path), "/w")
+        assert root is not None
+        keys.append(root.children[0].children[0].locator)
+    assert keys[0] == keys[1] == "56#A1"
+
+
+def test_an_enumerated_list_keeps_path_locators() -> None:
+    snap = snapshot(node("/w", 23, "W", children=["/l"]), node("/l", 31, parent="/w", children=["/i"], child_count=1),
+                    node("/i", 32, "Item", parent="/l"))  # fmt: skip
+    root, _ = element_tree(snap, "/w")
+    assert root is not None
+    assert root.children[0].children[0].locator == "32@i"

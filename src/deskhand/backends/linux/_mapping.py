@@ -7,7 +7,10 @@ nodes (state SHOWING) become elements; hidden subtrees such as closed menus are 
 
 The locator step of an element is its AT-SPI role number plus its object path: paths are the
 toolkit's own object ids (stable while the object lives), so an element keeps its handle when
-siblings are inserted before it, and a recreated object never inherits an old handle.
+siblings are inserted before it, and a recreated object never inherits an old handle. A cell of
+a container read only by its visible part (a spreadsheet) is the exception: the app creates its
+object anew for each read (LibreOffice Calc gives cell A1 a new path every time), so its step is
+its role and name ("A1"), and the same cell keeps its handle across reads.
 
 Scroll areas. AT-SPI scroll panes expose no page actions, so a scroll area that shows a scroll
 bar gets the contract's page-scroll actions (``AXScrollUpByPage``/``AXScrollDownByPage`` for a
@@ -24,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from deskhand.backends.linux import _visible
 from deskhand.backends.linux._atspi import (
     EDITABLE_TEXT,
     TEXT_VALUE_ROLES,
@@ -102,6 +106,8 @@ def _map(snap: Snapshot, path: str, focused: list[Element], mapped: dict[str, El
     parent = snap.nodes.get(node.parent)
     axes = scroll_axes(snap, node)
     el = element(node, snap.bus, parent_role=parent.role if parent else None, scroll_axes=axes)
+    if node.name and parent is not None and _read_by_position(parent):
+        el.locator = f"{node.role}#{node.name}"
     mapped[path] = el
     if node.states & FOCUSED:
         focused.append(el)
@@ -121,6 +127,11 @@ def _map(snap: Snapshot, path: str, focused: list[Element], mapped: dict[str, El
     if el.role in ("AXList", "AXOutline", "AXTable") and total > shown_rows:
         el.row_count = total
     return el
+
+
+def _read_by_position(container: Node) -> bool:
+    """Whether ``container``'s children were read through its visible part (``_visible``)."""
+    return container.partial is not None or _visible.must_not_enumerate(container.states, container.child_count)
 
 
 def element(
