@@ -23,9 +23,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from jeepney import DBusAddress, new_method_call
-from jeepney.io.blocking import open_dbus_connection
-
 from deskhand.backends.base import ActionResult, RunningApp
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
@@ -56,15 +53,6 @@ def _poll(fn: Callable[[], Any], timeout_s: float = 30.0, what: str = "condition
         if time.monotonic() > deadline:
             raise TimeoutError(f"{what} not reached within {timeout_s} s")
         time.sleep(0.02)
-
-
-def _enable_a11y(vd: VirtualDesktop) -> None:
-    conn = open_dbus_connection(bus=vd.env["DBUS_SESSION_BUS_ADDRESS"])
-    try:
-        addr = DBusAddress("/org/a11y/bus", bus_name="org.a11y.Bus", interface="org.freedesktop.DBus.Properties")
-        conn.send_and_get_reply(new_method_call(addr, "Set", "ssv", ("org.a11y.Status", "IsEnabled", ("b", True))))
-    finally:
-        conn.close()
 
 
 def _state(ex: LinuxExecutor, app: RunningApp, *, fresh: bool = False) -> str:
@@ -198,7 +186,6 @@ def _chromium(vd: VirtualDesktop, ex: LinuxExecutor, tmp: Path) -> None:
 def main() -> int:
     vd = VirtualDesktop()
     vd.start()
-    _enable_a11y(vd)
     ex = LinuxExecutor(display=vd.env["DISPLAY"], a11y_address=vd.env["AT_SPI_BUS_ADDRESS"])
     failed = 0
     try:

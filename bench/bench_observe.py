@@ -93,12 +93,12 @@ def main() -> int:
                 time.sleep(0.02)
 
             def capture() -> None:
-                cap = ex._grabber.grab(win)
+                cap = ex.shots.grabber.grab(win)
                 fitted = screenshot.fitted_size(cap.frame.width, cap.frame.height)
                 encode(cap.pixels, fitted.width, fitted.height)
 
             shot = timed(capture)
-            cap = ex._grabber.grab(win)
+            cap = ex.shots.grabber.grab(win)
             fit = screenshot.fitted_size(cap.frame.width, cap.frame.height)
             fit_default = timed(lambda: encode(cap.pixels, fit.width, fit.height))
             fit_opencv = timed(lambda: _opencv_encode(cap.pixels, fit.width, fit.height))

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "realapps")]
 
-from _apps import Apps, enable_accessibility  # noqa: E402
+from _apps import Apps, require_accessibility  # noqa: E402
 from _office import convert  # noqa: E402
 
 from deskhand.backends.linux.executor import LinuxExecutor  # noqa: E402
@@ -107,7 +107,7 @@ def main() -> int:
     rows: list[tuple[str, ...]] = []
     with tempfile.TemporaryDirectory(prefix="deskhand-bench-") as tmp_name, VirtualDesktop() as vd:
         tmp = Path(tmp_name)
-        enable_accessibility(vd)
+        require_accessibility(vd)
         launcher = Launcher(vd, tmp)
         apps = Apps(launcher, tmp)
         ex = LinuxExecutor(display=vd.env["DISPLAY"], a11y_address=vd.env["AT_SPI_BUS_ADDRESS"])

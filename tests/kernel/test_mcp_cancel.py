@@ -170,7 +170,8 @@ async def test_cancel_during_a_native_call_drains_it_and_the_next_cell_runs_afte
                 await _until(gate.entered.is_set)  # the first typeText is in flight, held by the gate
                 cancelled.cancel()
                 tg.start_soon(following)
-                await anyio.sleep(0.2)  # the following cell must wait for the drain, not overlap it
+                # the following cell reaches the session queue and waits there for the drain
+                await _until(lambda: service.host.queue_waiting() == 1)
                 assert not next_result
                 gate.release()
             assert cancelled.cancelled_caught

@@ -160,7 +160,7 @@ def test_idle_health_check_keeps_variables() -> None:
         session = KernelSession(FakeCaller(), limits=KernelLimits(health_check_s=0.05))
         try:
             await session.run("let retained = 7")
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(1.0)  # idle time is the subject: about 20 health-check rounds pass
             return texts(await session.run("nodeRepl.write(retained)"))
         finally:
             await session.close()

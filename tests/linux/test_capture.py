@@ -68,7 +68,7 @@ def test_covered_window_is_captured_from_its_own_pixels(launch, executor, deskto
             break
         assert time.monotonic() < deadline
         time.sleep(0.02)
-    cap = executor._grabber.grab(target)
+    cap = executor.shots.grabber.grab(target)
     assert cap.source == "composite"
     state = executor.get_app_state(app)
     img = simplejpeg.decode_jpeg(state.image.data, colorspace="RGB")

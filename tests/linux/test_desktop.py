@@ -196,3 +196,21 @@ def test_each_desktop_gives_apps_fresh_settings() -> None:
     with VirtualDesktop(wm=False) as second:
         assert second.app_env()["XDG_CONFIG_HOME"] != str(probe.parent)
         assert not (Path(second.app_env()["XDG_CONFIG_HOME"]) / "probe").exists()
+
+
+def test_wait_for_window_finds_a_tk_window_that_sets_no_net_wm_pid(desktop: VirtualDesktop) -> None:
+    """Tk sets no ``_NET_WM_PID``: the window is found through its X client's pid (X-Resource),
+    so ``serve --launch`` and ``Computer.launch`` of a Tk app do not time out."""
+    tk = Path(__file__).resolve().parent.parent / "apps" / "tk_canvas.py"
+    app = desktop.launch(["/usr/bin/python3", str(tk)], env={"DESKHAND_EVENT_LOG": os.devnull})
+    try:
+        wid = desktop.wait_for_window(app.pid, timeout_s=20)
+        d = xdisplay.Display(desktop.env["DISPLAY"])
+        try:
+            win = d.create_resource_object("window", wid)
+            assert win.get_full_property(d.intern_atom("_NET_WM_PID"), Xatom.CARDINAL) is None
+            assert win.get_wm_name() == "Deskhand Tk Canvas"
+        finally:
+            d.close()
+    finally:
+        app.stop()

@@ -93,7 +93,9 @@ async def _reset_scenario(service: Service, app, busy: str) -> dict[str, types.C
                 while not app.events.of_type("clicked"):
                     await anyio.sleep(0.01)  # poll the app's log with a deadline
             tg.start_soon(call, "queued", f'await cua.getApp("{app.pid}");')
-            await anyio.sleep(0.05)  # let the queued call reach the session queue
+            with anyio.fail_after(10):  # the queued cell waits on the host's session queue
+                while service.host.queue_waiting() < 1:
+                    await anyio.sleep(0.005)  # poll the queue's own count with a deadline
             results["reset"] = await client.call_tool("js_reset", {})
         results["after"] = await client.call_tool("js", {"code": "nodeRepl.write(typeof app)"})
     return results

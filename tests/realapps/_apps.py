@@ -3,8 +3,8 @@
 Each launcher returns a ``Running`` (see ``tests/desktop_support.py``) once the app is on the
 accessibility bus and has a mapped window. Apps get their own ``HOME`` and XDG folders and the
 in-memory GSettings backend, so nothing is restored from an earlier run and nothing the user has
-is touched. Accessibility is switched on the way the desktop does it for everybody
-(``org.a11y.Status.IsEnabled`` and the toolkit variables), see ``enable_accessibility``.
+is touched. Accessibility is on the way the desktop switches it on for everybody
+(``org.a11y.Status.IsEnabled`` at start, and the toolkit variables), see ``require_accessibility``.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
-from jeepney import DBusAddress, new_method_call
-from jeepney.io.blocking import open_dbus_connection
 
 from deskhand.desktop import VirtualDesktop
+from deskhand.desktop.atspi import a11y_status
 from desktop_support import Launcher, Running
 
 #: What toolkits read to load their AT-SPI bridge (GTK 3 apps, LibreOffice, Firefox, Qt, Chromium).
@@ -63,16 +62,11 @@ FIREFOX_PREFS = {
 }
 
 
-def enable_accessibility(desktop: VirtualDesktop) -> None:
-    """Set ``org.a11y.Status.IsEnabled`` on the desktop's session bus (Firefox and Chromium
-    register on the accessibility bus only when it is true)."""
-    conn = open_dbus_connection(bus=desktop.env["DBUS_SESSION_BUS_ADDRESS"])
-    try:
-        addr = DBusAddress("/org/a11y/bus", bus_name="org.a11y.Bus", interface="org.freedesktop.DBus.Properties")
-        msg = new_method_call(addr, "Set", "ssv", ("org.a11y.Status", "IsEnabled", ("b", True)))
-        conn.send_and_get_reply(msg, timeout=5.0)
-    finally:
-        conn.close()
+def require_accessibility(desktop: VirtualDesktop) -> None:
+    """The desktop switched ``org.a11y.Status.IsEnabled`` on at start (Firefox and Chromium
+    register on the accessibility bus only when it is true): check it rather than set it again."""
+    status = a11y_status(desktop.env["DBUS_SESSION_BUS_ADDRESS"])
+    assert status["IsEnabled"], f"the desktop started with accessibility off: {status}"
 
 
 def need(binary: str) -> str:

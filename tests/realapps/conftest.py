@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from _apps import Apps, enable_accessibility
+from _apps import Apps, require_accessibility
 
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
@@ -20,8 +20,8 @@ from desktop_support import Launcher
 
 @pytest.fixture(scope="session")
 def a11y_desktop(desktop: VirtualDesktop) -> VirtualDesktop:
-    """The session desktop with ``org.a11y.Status.IsEnabled`` set."""
-    enable_accessibility(desktop)
+    """The session desktop, checked to have ``org.a11y.Status.IsEnabled`` on."""
+    require_accessibility(desktop)
     return desktop
 
 

@@ -1,4 +1,4 @@
-"""When a cached node's children can be trusted (``_atspi._children_known``).
+"""When a cached node's children can be trusted (``_atspi_tree.children_known``).
 
 The cache answers each item's child count and index live; a node's cached children are its
 children only when they are exactly indices 0..count-1. Chromium's shape after a navigation
@@ -7,7 +7,8 @@ children only when they are exactly indices 0..count-1. Chromium's shape after a
 
 from __future__ import annotations
 
-from deskhand.backends.linux._atspi import Node, Snapshot, _children_known
+from deskhand.backends.linux._atspi_nodes import Node, Snapshot
+from deskhand.backends.linux._atspi_tree import children_known
 
 
 def snap(parent_count: int, kids: list[tuple[str, int]]) -> tuple[Snapshot, Node]:
@@ -20,38 +21,38 @@ def snap(parent_count: int, kids: list[tuple[str, int]]) -> tuple[Snapshot, Node
 
 def test_exact_indices_are_trusted() -> None:
     s, p = snap(3, [("/a", 0), ("/b", 1), ("/c", 2)])
-    assert _children_known(s, p)
+    assert children_known(s, p)
 
 
 def test_a_leaf_with_no_children_is_trusted() -> None:
     s, p = snap(0, [])
-    assert _children_known(s, p)
+    assert children_known(s, p)
 
 
 def test_a_child_missing_from_the_cache_is_not() -> None:
     s, p = snap(3, [("/a", 0), ("/c", 2)])
-    assert not _children_known(s, p)
+    assert not children_known(s, p)
 
 
 def test_chromium_after_a_navigation_is_not() -> None:
     # count 3 and three cached children, but the old document left (index -1) and the new
     # one (index 1) is not cached
     s, p = snap(3, [("/a", 0), ("/c", 2), ("/old", -1)])
-    assert not _children_known(s, p)
+    assert not children_known(s, p)
 
 
 def test_a_lazy_container_without_cached_children_is_not() -> None:
     s, p = snap(-1, [])
-    assert not _children_known(s, p)
+    assert not children_known(s, p)
 
 
 def test_a_menu_that_manages_its_descendants_keeps_the_cached_children() -> None:
     # GTK menus report a child count of -1; their items are cached with index -1
     s, p = snap(-1, [("/new", -1), ("/open", -1)])
-    assert _children_known(s, p)
+    assert children_known(s, p)
 
 
 def test_an_absurd_count_is_never_enumerated() -> None:
     # LibreOffice Calc's sheet: a few cells cached, a count of 2**31 - 1
     s, p = snap(2147483647, [("/a1", 0), ("/b1", 1)])
-    assert _children_known(s, p)
+    assert children_known(s, p)

@@ -1,4 +1,4 @@
-"""One tree read's calls (``AtspiConnection._ask``) against a fake app on a socket pair.
+"""One tree read's calls (``_atspi_read.Read.ask``) against a fake app on a socket pair.
 
 The fake app answers each method call with its member and path, in order, and counts what it
 received; it stays silent for ``Hang``, and one made with ``breaks=True`` closes its socket on
@@ -17,8 +17,9 @@ import pytest
 from jeepney import new_method_return
 from jeepney.low_level import MessageType, Parser
 
-from deskhand.backends.linux import _atspi
-from deskhand.backends.linux._atspi import TIMED_OUT, AtspiConnection, Call, Deadline
+from deskhand.backends.linux import _atspi_read
+from deskhand.backends.linux._atspi_calls import CAPPED, TIMED_OUT, Call, Deadline, Link, Links
+from deskhand.backends.linux._atspi_read import Read
 from deskhand.backends.linux._wire import ReplyReader
 
 BUS = ":1.42"
@@ -47,8 +48,8 @@ class FakeApp:
                     if member != "Hang":
                         sock.sendall(new_method_return(msg, "s", (f"{member} {path}",)).serialise(serial=1))
 
-    def link(self, *, direct: bool) -> _atspi._Link:
-        link = _atspi._Link.__new__(_atspi._Link)
+    def link(self, *, direct: bool) -> Link:
+        link = Link.__new__(Link)
         link.sock, link.reader, link.outgoing_serial, link.direct = self.ours, ReplyReader(), itertools.count(1), direct
         return link
 
@@ -60,19 +61,14 @@ def app() -> Iterator[FakeApp]:
     fake.ours.close()
 
 
-def connection(app: FakeApp, bus: FakeApp | None = None) -> AtspiConnection:
-    conn = AtspiConnection.__new__(AtspiConnection)
-    conn.lock = threading.RLock()
-    conn._wire_cache = {}
-    conn._peers = {BUS: app.link(direct=True)}
-    conn._bus = (bus or app).link(direct=False)
-    return conn
+def connection(app: FakeApp, bus: FakeApp | None = None) -> Links:
+    links = Links((bus or app).link(direct=False))
+    links.peers[BUS] = app.link(direct=True)
+    return links
 
 
-def read(conn: AtspiConnection, seconds: float) -> _atspi._Read:
-    link = conn._peers[BUS]
-    assert link is not None
-    return _atspi._Read(BUS, Deadline(seconds), link)
+def read(links: Links, seconds: float) -> Read:
+    return Read(BUS, Deadline(seconds), links)
 
 
 def call(member: str, path: str = "/a") -> Call:
@@ -82,9 +78,9 @@ def call(member: str, path: str = "/a") -> Call:
 def test_a_round_gets_its_replies_and_a_planned_call_is_sent_once(app: FakeApp) -> None:
     conn = connection(app)
     r = read(conn, 2.0)
-    assert conn._ask(r, [call("GetItems")], [call("GetRole", "/b"), call("GetState", "/b")]) == [("GetItems /a",)]
-    assert conn._ask(r, [call("GetRole", "/b"), call("GetChildren", "/c")]) == [("GetRole /b",), ("GetChildren /c",)]
-    assert conn._ask(r, [call("GetRole", "/b")]) == [("GetRole /b",)]
+    assert r.ask([call("GetItems")], [call("GetRole", "/b"), call("GetState", "/b")]) == [("GetItems /a",)]
+    assert r.ask([call("GetRole", "/b"), call("GetChildren", "/c")]) == [("GetRole /b",), ("GetChildren /c",)]
+    assert r.ask([call("GetRole", "/b")]) == [("GetRole /b",)]
     assert app.received[("GetRole", "/b")] == 1
     assert r.used == [call("GetItems"), call("GetRole", "/b"), call("GetChildren", "/c"), call("GetRole", "/b")]
 
@@ -92,9 +88,9 @@ def test_a_round_gets_its_replies_and_a_planned_call_is_sent_once(app: FakeApp) 
 def test_an_unanswered_call_times_out_by_the_deadline_and_the_read_ends(app: FakeApp) -> None:
     conn = connection(app)
     r = read(conn, 0.2)
-    assert conn._ask(r, [call("GetRole"), call("Hang")]) == [("GetRole /a",), TIMED_OUT]
+    assert r.ask([call("GetRole"), call("Hang")]) == [("GetRole /a",), TIMED_OUT]
     assert r.dead
-    assert conn._ask(r, [call("GetState")]) == [TIMED_OUT]  # nothing more is sent to a hung app
+    assert r.ask([call("GetState")]) == [TIMED_OUT]  # nothing more is sent to a hung app
     assert app.received[("GetState", "/a")] == 0
 
 
@@ -103,12 +99,12 @@ def test_a_broken_direct_link_is_dropped_and_the_unanswered_calls_go_over_the_bu
     try:
         conn = connection(app, bus)
         r = read(conn, 2.0)
-        assert conn._ask(r, [call("GetState"), call("Close"), call("GetRole")]) == [
+        assert r.ask([call("GetState"), call("Close"), call("GetRole")]) == [
             ("GetState /a",),
             ("Close /a",),
             ("GetRole /a",),
         ]
-        assert conn._peers[BUS] is None
+        assert conn.peers[BUS] is None
         assert app.received[("GetState", "/a")] == 1
         assert bus.received == Counter({("Close", "/a"): 1, ("GetRole", "/a"): 1})
     finally:
@@ -119,12 +115,12 @@ def test_a_broken_direct_link_is_dropped_and_the_unanswered_calls_go_over_the_bu
 def test_calls_past_the_cap_are_answered_capped_in_place_and_never_sent(
     app: FakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_atspi, "MAX_READ_CALLS", 3)
+    monkeypatch.setattr(_atspi_read, "MAX_READ_CALLS", 3)
     conn = connection(app)
     r = read(conn, 2.0)
     calls = [call("GetRole", f"/{i}") for i in range(5)]
-    replies = conn._ask(r, calls)
-    assert replies == [("GetRole /0",), ("GetRole /1",), ("GetRole /2",), _atspi.CAPPED, _atspi.CAPPED]
+    replies = r.ask(calls)
+    assert replies == [("GetRole /0",), ("GetRole /1",), ("GetRole /2",), CAPPED, CAPPED]
     assert r.capped and not r.dead
     assert app.received[("GetRole", "/3")] == 0 and app.received[("GetRole", "/4")] == 0
     assert r.used == calls[:3]

@@ -8,6 +8,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
+from axtree_json import read
 from deskhand.core.axtree import AppTree, Element, Observer, WindowTree, frame_envelope
 from deskhand.core.geometry import Rect
 
@@ -93,3 +96,16 @@ def test_golden_full_and_diff() -> None:
     check("axtree_editor_full.txt", frame_envelope(first.text) + "\n")
     second = observer.observe(editor("hello\nworld!", saved=True), app_key="editor", identity="E1", key_window_id=31)
     check("axtree_editor_diff.txt", frame_envelope(second.text) + "\n")
+
+
+@pytest.mark.parametrize("name", ["writer", "chromium"])
+def test_golden_real_app_states(name: str) -> None:
+    """A model recorded from the real app (``tests/realapps/test_golden_models.py``) renders to
+    the reviewed state text; with a second read the diff is empty of changes."""
+    tree = read(GOLDEN / f"realapp_{name}.json")
+    observer = Observer()
+    key = tree.windows[0].window_id
+    first = observer.observe(tree, app_key=name, identity="R1", key_window_id=key)
+    check(f"axtree_{name}_full.txt", frame_envelope(first.text) + "\n")
+    again = observer.observe(read(GOLDEN / f"realapp_{name}.json"), app_key=name, identity="R1", key_window_id=key)
+    check(f"axtree_{name}_again.txt", frame_envelope(again.text) + "\n")

@@ -49,14 +49,15 @@ def decode(stream: IO[bytes]) -> dict[str, Item]:
     return items
 
 
-def spawn_keeper(display_name: str, owner_window: int, items: Mapping[str, Item]) -> int | None:
-    """Start a keeper for ``items`` (it takes over from ``owner_window``); its pid, or None.
+def spawn_keeper(display_name: str, timestamp: int, items: Mapping[str, Item]) -> int | None:
+    """Start a keeper for ``items``; its pid, or None. It takes the selection as of ``timestamp``
+    (when deskhand took it), which the X server refuses if anyone copied since.
 
     The keeper detaches (its own session, and it is no child of ours: the process we start forks
     it and exits at once), so it outlives the server and nobody has to reap it.
     """
     proc = subprocess.Popen(  # our own interpreter and module
-        [sys.executable, "-m", "deskhand.backends.linux._clipkeeper", display_name, str(owner_window)],
+        [sys.executable, "-m", "deskhand.backends.linux._clipkeeper", display_name, str(timestamp)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Final
 
-from deskhand.backends.base import RunningApp
+from deskhand.backends.base import RunningApp, WindowEntry
 from deskhand.backends.linux import _identity, _inventory
 from deskhand.backends.linux import _windows as windows
 from deskhand.backends.linux._atspi import ACCESSIBLE, PROPERTIES, ROOT_PATH, AtspiConnection, Call, Deadline, Failed
@@ -24,7 +24,7 @@ NAME_TIMEOUT_S: Final = 0.5
 
 
 class Discovery:
-    """The installed entries (read once) and the running apps (read on every call)."""
+    """The installed entries (read once), the running apps and their windows (read on every call)."""
 
     def __init__(self, x: XConnection, atspi: AtspiConnection) -> None:
         self.x = x
@@ -99,6 +99,44 @@ class Discovery:
             ):
                 return _inventory.resolve(wanted, [hit])
         return _inventory.resolve(selector, self.found())
+
+    def window_entries(self, pid: int | None = None) -> list[WindowEntry]:
+        """Every top-level X11 window with a known owner (of ``pid`` when given), bottom to top.
+
+        ``app`` is the owner's app id as ``/proc`` proves it now (empty when it cannot be read);
+        ``is_key`` marks the window ``get_app_state`` observes and coordinate actions map into.
+        """
+        ids = self.program_ids()
+        with self.x.lock:
+            clients = windows.client_ids(self.x)
+            owners = windows.window_pids(self.x, clients)
+            found = [
+                w
+                for i, wid in enumerate(clients)
+                if (owner := owners.get(wid)) is not None and (pid is None or owner == pid)
+                if (w := windows.info(self.x, wid, stacking=i, pid=owner)) is not None
+            ]
+        apps: dict[int, str] = {}
+        keys: dict[int, int | None] = {}
+        for w in found:
+            if w.pid not in apps:
+                identity = _identity.read_identity(w.pid, ids)
+                apps[w.pid] = identity.app_id if identity is not None else ""
+                key = windows.key_window(self.x, w.pid, [v for v in found if v.pid == w.pid])
+                keys[w.pid] = key.id if key is not None else None
+        return [
+            WindowEntry(
+                window_id=w.id,
+                pid=w.pid,
+                app=apps[w.pid],
+                title=w.title,
+                bounds=(w.frame.x, w.frame.y, w.frame.width, w.frame.height),
+                z_index=w.stacking,
+                is_on_screen=w.mapped,
+                is_key=keys[w.pid] == w.id,
+            )
+            for w in found
+        ]
 
     def _app_names(self, buses: list[str], deadline: Deadline) -> list[str | None]:
         replies = self.atspi.pipeline(

@@ -7,30 +7,21 @@ action method is delegated to ``deskhand.backends.linux.acting.LinuxActor``, whi
 public helpers documented below (``verify_identity``, ``key_window``, ``activate``, ``element``,
 ``to_global``, ``mark_mutation``, ``atspi``, ``x``).
 
-An app missing from the accessibility bus whose toolkit has no accessibility (Tk, SDL, Xt/Xaw,
-plain Xlib; ``_identity.toolkit``) is observed without a tree: the ``App=`` and ``Window:`` lines,
-``notices.NO_ACCESSIBILITY`` and the screenshot, never diffed. One whose toolkit has accessibility
-is ``ax_failed`` with the fix for that toolkit (``notices.accessibility_off``). Keys, typing and
-paste are refused before dispatch for a key window that takes no focus (xeyes, xclock).
-
-An observation is bounded: the AT-SPI read has ``observe_timeout_s`` in total and 2 s per call,
-so a hung app yields a truncated state (with a notice) or an ``ax_failed`` error by then.
-
-The app's windows are read and the key window captured (MIT-SHM read, fit, JPEG) on a worker
-thread while the tree is read: the read mostly waits for the app, and the capture's native
-work releases the GIL. The worker reads the key window again right after the capture; the
-identity is compared once both have finished.
+An observation puts together the app's tree (``_observe_tree``: bounded by ``observe_timeout_s``),
+its key window's capture (``_observe_shot``: made on a worker thread while the tree is read) and
+the settle before it (``_observe_settle``). An app missing from the accessibility bus whose
+toolkit has no accessibility (Tk, SDL, Xt/Xaw, plain Xlib) is observed without a tree: the
+``App=`` and ``Window:`` lines, ``notices.NO_ACCESSIBILITY`` and the screenshot, never diffed.
+Keys, typing and paste are refused before dispatch for a key window that takes no focus (xeyes,
+xclock).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
-import time
 from concurrent import futures
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import (
@@ -39,7 +30,6 @@ from deskhand.backends.base import (
     AppState,
     Direction,
     Handle,
-    Image,
     MouseButton,
     PasteFormat,
     Platform,
@@ -51,37 +41,28 @@ from deskhand.backends.base import (
 from deskhand.backends.linux import _identity, _inventory, _mapping, _transients
 from deskhand.backends.linux import _windows as windows
 from deskhand.backends.linux import _xlost as xlost
-from deskhand.backends.linux._atspi import (
-    AtspiConnection,
-    Deadline,
-    Snapshot,
-)
-from deskhand.backends.linux._capture import Capture, Grabber, encode
+from deskhand.backends.linux._atspi import AtspiConnection
 from deskhand.backends.linux._discovery import Discovery
-from deskhand.backends.linux._quiet import Activity
+from deskhand.backends.linux._observe_settle import Settling
+from deskhand.backends.linux._observe_shot import Shots
+from deskhand.backends.linux._observe_tree import Seen, TreeObserver
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
 from deskhand.backends.linux._xlost import guard, lost_text
 from deskhand.core import screenshot
-from deskhand.core.axtree import notices as advisory
 from deskhand.core.axtree.handles import Fingerprint, check_fingerprint
-from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach
+from deskhand.core.axtree.model import AppTree, Element
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.axtree.render import full_text
-from deskhand.core.axtree.settle import SettleClock
 from deskhand.core.axtree.text import display_window_title, sanitize
 from deskhand.core.errors import BackendUnavailable, NativeError
-from deskhand.core.geometry import Point, Rect
+from deskhand.core.geometry import Point
 
 if TYPE_CHECKING:
     from deskhand.backends.linux.acting import LinuxActor
 
 #: The whole AT-SPI read of one observation (per call: 2 s, the AX messaging timeout).
 OBSERVE_TIMEOUT_S: Final = 3.0
-#: Bus names remembered per pid (then the memo starts over).
-MAX_KNOWN_BUSES: Final = 1024
-_WINDOW_ROLES: Final = frozenset({2, 16, 23, 28, 69})
-_ROLE_FRAME: Final = 23
 
 
 class LinuxExecutor:
@@ -101,23 +82,13 @@ class LinuxExecutor:
         #: The shared AT-SPI bus connection; hold ``atspi.lock`` for multi-call exchanges.
         self.atspi = AtspiConnection(a11y_address)
         self.observer = Observer()
-        self.settle = SettleClock()
-        self.observe_timeout_s = observe_timeout_s
-        self._grabber = Grabber(self.x)
-        self._capture_worker: ThreadPoolExecutor | None = None
-        #: pid -> the bus name it had on the accessibility bus (checked again before each use).
-        self._buses: dict[int, str] = {}
-        self._transforms: dict[int, screenshot.ShotTransform] = {}
-        #: app key -> (identity, hash) of its last capture, for the identical-capture notice.
-        self._captures: dict[str, tuple[ProcessIdentity, str]] = {}
         #: Running apps and installed entries (``_discovery``).
         self.discovery = Discovery(self.x, self.atspi)
-        #: identity -> its toolkit (``_identity.toolkit``), for apps missing from the bus.
-        self._toolkits: dict[ProcessIdentity, str | None] = {}
+        #: The observation's parts: the tree, the capture, the settle.
+        self.trees = TreeObserver(self.atspi, observe_timeout_s)
+        self.shots = Shots(self.x, self._desktop_ids)
+        self.settling = Settling(str(self.atspi.address), self.x.name)
         self._actor: LinuxActor | None = None
-        self._activity_watch: Activity | None = None
-        #: app key -> when its last observation was complete (what ``wait_for_change`` waits past)
-        self._observed_at: dict[str, float] = {}
         #: the X server went away (``_xlost``): the next call reconnects first
         self.x_lost = False
 
@@ -127,12 +98,11 @@ class LinuxExecutor:
         """Forget every X-side piece after the X server went away; returns the display's name."""
         self.x_lost = True
         actor, self._actor = self._actor, None
-        watch, self._activity_watch = self._activity_watch, None
-        for close in (actor.close if actor else None, watch.close if watch else None, self._grabber.close):
+        for close in (actor.close if actor else None, self.settling.close, self.shots.grabber.close):
             if close is not None:
                 with contextlib.suppress(Exception):
                     close()
-        self._transforms.clear()
+        self.shots.transforms.clear()
         return self.x.name
 
     def reconnect_x(self) -> None:
@@ -146,7 +116,7 @@ class LinuxExecutor:
         with contextlib.suppress(Exception):
             self.x.close()
         self.x = x
-        self._grabber = Grabber(x)
+        self.shots.reconnect(x)
         self.discovery = Discovery(x, self.atspi)
         self.x_lost = False
 
@@ -172,42 +142,7 @@ class LinuxExecutor:
         return self.discovery.resolve(selector)
 
     def list_windows(self, pid: int | None = None) -> list[WindowEntry]:
-        """Every top-level X11 window with a known owner (of ``pid`` when given), bottom to top.
-
-        ``app`` is the owner's app id as ``/proc`` proves it now (empty when it cannot be read);
-        ``is_key`` marks the window ``get_app_state`` observes and coordinate actions map into.
-        """
-        ids = self._desktop_ids()
-        with self.x.lock:
-            clients = windows.client_ids(self.x)
-            owners = windows.window_pids(self.x, clients)
-            found = [
-                w
-                for i, wid in enumerate(clients)
-                if (owner := owners.get(wid)) is not None and (pid is None or owner == pid)
-                if (w := windows.info(self.x, wid, stacking=i, pid=owner)) is not None
-            ]
-        apps: dict[int, str] = {}
-        keys: dict[int, int | None] = {}
-        for w in found:
-            if w.pid not in apps:
-                identity = _identity.read_identity(w.pid, ids)
-                apps[w.pid] = identity.app_id if identity is not None else ""
-                key = windows.key_window(self.x, w.pid, [v for v in found if v.pid == w.pid])
-                keys[w.pid] = key.id if key is not None else None
-        return [
-            WindowEntry(
-                window_id=w.id,
-                pid=w.pid,
-                app=apps[w.pid],
-                title=w.title,
-                bounds=(w.frame.x, w.frame.y, w.frame.width, w.frame.height),
-                z_index=w.stacking,
-                is_on_screen=w.mapped,
-                is_key=keys[w.pid] == w.id,
-            )
-            for w in found
-        ]
+        return self.discovery.window_entries(pid)
 
     # -- helpers for the actor (public) ------------------------------------------------------
 
@@ -280,71 +215,49 @@ class LinuxExecutor:
         current = _identity.read_identity(app.pid, self._desktop_ids())
         try:
             return screenshot.to_global(
-                self._transforms.get(app.pid), x, y, identity=current, key_window_id=kw.id if kw else None
+                self.shots.transforms.get(app.pid), x, y, identity=current, key_window_id=kw.id if kw else None
             )
         except NativeError as e:
             if e.details.get("drop_transform"):
-                self._transforms.pop(app.pid, None)
+                self.shots.transforms.pop(app.pid, None)
             raise
 
     def transform(self, app: RunningApp) -> screenshot.ShotTransform | None:
-        return self._transforms.get(app.pid)
+        return self.shots.transforms.get(app.pid)
 
     def mark_mutation(self, app: RunningApp) -> None:
         """Record that an action changed the app: its next capture waits by the settle rule."""
-        self.settle.mark_mutation(_app_key(app), time.monotonic())
+        self.settling.mark_mutation(_app_key(app))
 
-    def _settle(self, app: RunningApp) -> None:
-        """The UI settle before a capture after a mutation: the seed's fixed window (6.12), then,
-        while the app is still changing, until it has been quiet (``_quiet``)."""
-        key = _app_key(app)
-        since = self.settle.pending(key)
-        floor = self.settle.take(key, time.monotonic())
-        if since is None:
-            return
-        shot = self._transforms.get(app.pid)
-        window = shot.window_id if shot is not None else None
-        self._activity().wait_quiet(self._buses.get(app.pid), window, since=since, floor_s=floor)
-
-    def _wait_for_change(self, app: RunningApp, timeout_s: float) -> str:
-        """Wait up to ``timeout_s`` for the app to do something after its last observation (an
-        AT-SPI event, drawing in its window), then for it to go quiet; the notice says which."""
-        start = time.monotonic()
-        shot = self._transforms.get(app.pid)
-        bus, window = self._buses.get(app.pid), shot.window_id if shot is not None else None
-        activity = self._activity()
-        after = self._observed_at.get(_app_key(app), start)
-        last = activity.wait_for_activity(bus, window, after=after, timeout_s=timeout_s)
-        if last is not None:
-            activity.wait_quiet(bus, window, since=last, floor_s=0.0)
-        return advisory.waited_for_change((time.monotonic() - start) * 1000, changed=last is not None)
-
-    def _activity(self) -> Activity:
-        if self._activity_watch is None:
-            self._activity_watch = Activity(str(self.atspi.address), self.x.name)
-        return self._activity_watch
+    def _seen(self, app: RunningApp) -> tuple[str | None, int | None]:
+        """The app's bus name and the window of its last capture (None when unknown)."""
+        shot = self.shots.transforms.get(app.pid)
+        return self.trees.buses.get(app.pid), shot.window_id if shot is not None else None
 
     # -- observation -------------------------------------------------------------------------
 
     @guard(acting=False)
     def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
         identity = self.verify_identity(app)
-        waited = self._wait_for_change(app, wait_for_change_s) if wait_for_change_s > 0 else None
-        acted = self.settle.pending(_app_key(app))
-        self._settle(app)
-        before = self._transforms.pop(app.pid, None)
-        window = before.window_id if before is not None else None
-        reacted = acted is not None and (self._activity().last(self._buses.get(app.pid), window) or 0.0) >= acted
-        seen: Future[tuple[list[WindowInfo], WindowInfo | None]] = Future()
-        shot = self._capture_pool().submit(self._look, app, seen)
+        app_key = _app_key(app)
+        bus, window = self._seen(app)  # as the last observation left them
+        waited = (
+            self.settling.wait_for_change(app_key, bus, window, wait_for_change_s) if wait_for_change_s > 0 else None
+        )
+        acted = self.settling.clock.pending(app_key)
+        self.settling.settle(app_key, bus, window)
+        self.shots.transforms.pop(app.pid, None)
+        reacted = acted is not None and (self.settling.activity().last(bus, window) or 0.0) >= acted
+        seen: Seen = Future()
+        shot = self.shots.start(app, seen)
         try:
-            tree, notices, key = self._read_tree(app, identity, seen)
+            tree, notices, key = self.trees.read(app, identity, seen)
             accessible = tree is not None
             if tree is None:
                 tree = AppTree(app_label=app.identity.app_id, app_name=app.display_name, pid=app.pid, windows=[])
             obs = self.observer.observe(
                 tree,
-                app_key=_app_key(app),
+                app_key=app_key,
                 identity=identity,
                 key_window_id=key.id if key else None,
                 disable_diff=disable_diff or not accessible,
@@ -354,10 +267,10 @@ class LinuxExecutor:
                 futures.wait([shot])  # the X connection is shared: the capture ends before anything else uses it
             raise
         if key is not None:
-            self._activity().watch(key.id)  # damage on it counts as activity from now on
-        image = self._shoot(app, key, identity, shot) if key is not None else None
-        notices += self._advice(
-            app,
+            self.settling.activity().watch(key.id)  # damage on it counts as activity from now on
+        image = self.shots.finish(app, key, identity, shot) if key is not None else None
+        notices += self.shots.advice(
+            app_key,
             identity,
             key,
             image,
@@ -374,211 +287,11 @@ class LinuxExecutor:
             text = full_text(tree, title, [], [])
         if waited is not None:
             notices.append(waited)
-        self._observed_at[_app_key(app)] = time.monotonic()  # what this observation has seen
+        self.settling.observed(app_key)  # what this observation has seen
         if notices:
             text += "\n\n" + "\n".join(notices)
         title = key.title if key else (tree.windows[0].title if tree.windows else "")
         return AppState(text=text, image=image, window_title=title)
-
-    def _advice(
-        self,
-        app: RunningApp,
-        identity: ProcessIdentity,
-        key: WindowInfo | None,
-        image: Image | None,
-        full_text: str,
-        *,
-        complete: bool,
-        accessible: bool = True,
-        acted: bool = False,
-        reacted: bool = False,
-    ) -> list[str]:
-        """The advisory notices of section 3.2 (shell tree, off screen, covered, identical
-        capture) from this observation's facts; remembers the capture's hash for the next one."""
-        digest = None
-        if key is not None and image is not None:
-            digest = f"{key.id:x}:{hashlib.blake2b(image.data, digest_size=16).hexdigest()}"
-        previous = self._captures.pop(_app_key(app), None)
-        if digest is not None:
-            self._captures[_app_key(app)] = (identity, digest)
-        screen = self.x.display.screen()
-        return advisory.notices(
-            advisory.Facts(
-                lines=full_text.split("\n"),
-                window=key.frame if key is not None else None,
-                screen=Rect(0.0, 0.0, float(screen.width_in_pixels), float(screen.height_in_pixels)),
-                covered=key is not None and _transients.overlapped(key.frame, self._grabber.covers(key)),
-                capture_hash=digest,
-                previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
-                tree_complete=complete,
-                accessible=accessible,
-                acted=acted,
-                reacted=reacted,
-            )
-        )
-
-    def _read_tree(
-        self, app: RunningApp, identity: ProcessIdentity, seen: Future[tuple[list[WindowInfo], WindowInfo | None]]
-    ) -> tuple[AppTree | None, list[str], WindowInfo | None]:
-        """The app's tree (None: its toolkit has no accessibility), notices about it, and its key
-        window (``seen``: the app's windows and key window, read by the capture worker while the
-        tree is read).
-
-        Raises:
-            NativeError: ``ax_failed`` when the app's toolkit has accessibility but the app is not
-                on the bus (with the fix for that toolkit), or it did not answer in time.
-        """
-        bus = self._bus_of(app.pid)
-        notices: list[str] = []
-        if bus is None:
-            kit = self._toolkit(identity)
-            if advisory.has_accessibility(kit):
-                raise NativeError("ax_failed", advisory.accessibility_off(app.display_name, app.pid, kit))
-            return None, notices, seen.result()[1]
-        t0 = time.monotonic()
-        snap = self.atspi.snapshot(bus, Deadline(self.observe_timeout_s))
-        # the seconds it really waited (a call's own cap or the cell's deadline may come first)
-        waited = f"{time.monotonic() - t0:.1f}"
-        if snap.timed_out and not snap.nodes:
-            raise NativeError(
-                "ax_failed",
-                f"{app.display_name} (pid {app.pid}) did not answer accessibility requests for "
-                f"{waited} s; the app may be hung. Nothing was read.",
-            )
-        xwins, key = seen.result()
-        tree = self._app_tree(app, snap, key, xwins)
-        if snap.timed_out:
-            tree.truncated = tree.timed_out = True
-            notices.append(
-                f"The accessibility tree is incomplete: {app.display_name} stopped answering; deskhand "
-                f"waited {waited} s (the app may be busy or hung)."
-            )
-        return tree, notices, key
-
-    def _toolkit(self, identity: ProcessIdentity) -> str | None:
-        if identity not in self._toolkits:
-            if len(self._toolkits) >= MAX_KNOWN_BUSES:
-                self._toolkits.clear()
-            self._toolkits[identity] = _identity.toolkit(identity.pid)
-        return self._toolkits[identity]
-
-    def _bus_of(self, pid: int) -> str | None:
-        """The pid's bus name: the one found last time while the bus daemon still says it is
-        this pid's (unique names are never reused, so it is the same live connection), else the
-        registry's."""
-        known = self._buses.get(pid)
-        if known is not None and self.atspi.pids([known], Deadline(2.0)).get(known) == pid:
-            return known
-        buses = self.atspi.apps(Deadline(2.0))
-        pids = self.atspi.pids(buses, Deadline(2.0))
-        bus = next((b for b, p in pids.items() if p == pid), None)
-        if bus is None:
-            self._buses.pop(pid, None)
-        else:
-            if len(self._buses) >= MAX_KNOWN_BUSES:
-                self._buses.clear()
-            self._buses[pid] = bus
-        return bus
-
-    def _app_tree(self, app: RunningApp, snap: Snapshot, key: WindowInfo | None, xwins: list[WindowInfo]) -> AppTree:
-        trees: list[WindowTree] = []
-        focused: Element | None = None
-        menu_bar: Element | None = None
-        mapped: dict[str, Element] = {}  # one element per object, however many parents list it
-        for path in snap.windows:
-            node = snap.nodes.get(path)
-            if node is None or not node.showing:
-                continue
-            root, focus = _mapping.element_tree(snap, path, mapped)
-            if root is None:
-                continue
-            if node.role not in _WINDOW_ROLES:
-                root.role = "AXWindow"  # a top-level file chooser, menu or popup is a window too
-            xwin = _match_window(root, xwins)
-            if xwin is None and xwins and node.role == _ROLE_FRAME and not root.title:
-                continue  # an untitled frame no mapped window shows (Chromium keeps hidden ones SHOWING)
-            wid = xwin.id if xwin else 0
-            if key is not None and wid == key.id and menu_bar is None:
-                menu_bar = detach(root, "AXMenuBar")
-            focused = focused or focus
-            trees.append(WindowTree(wid, root.title or (xwin.title if xwin else ""), root, root.frame))
-        # The key window first: it is the one the state is about; an open menu of its menu bar
-        # is over it, in front of everything.
-        trees.sort(key=lambda t: key is None or t.window_id != key.id)
-        bars = [menu_bar] if menu_bar is not None else []
-        trees[:0] = _transients.open_menus(bars, trees)
-        return AppTree(
-            app_label=app.identity.app_id,
-            app_name=app.display_name,
-            pid=app.pid,
-            windows=trees,
-            focused=focused,
-            menu_bar=menu_bar,
-            truncated=snap.capped,
-        )
-
-    def _capture_pool(self) -> ThreadPoolExecutor:
-        if self._capture_worker is None:
-            self._capture_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deskhand-capture")
-        return self._capture_worker
-
-    def _look(self, app: RunningApp, seen: Future[tuple[list[WindowInfo], WindowInfo | None]]) -> _Shot | None:
-        """On the capture worker: the app's windows and key window (into ``seen``), then the
-        key window's capture."""
-        try:
-            xwins = self.windows(app)
-            key = self.key_window(app, xwins)
-        except BaseException as e:
-            seen.set_exception(e)
-            raise
-        seen.set_result((xwins, key))
-        return self._capture(app, key) if key is not None else None
-
-    def _capture(self, app: RunningApp, key: WindowInfo) -> _Shot | None:
-        """The key window's pixels, fitted and encoded, and the key window read again after the
-        capture (on the capture worker); None when it cannot be captured (the contract's
-        capture never throws: failure means text only)."""
-        try:
-            cap = self._grabber.grab(key)
-        except NativeError:
-            return None
-        fitted = screenshot.fitted_size(cap.frame.width, cap.frame.height)
-        return _Shot(cap, fitted, encode(cap.pixels, fitted.width, fitted.height), self.key_window(app))
-
-    def _shoot(
-        self, app: RunningApp, key: WindowInfo, identity: ProcessIdentity, shot: Future[_Shot | None]
-    ) -> Image | None:
-        """The capture's image once it is done, after the checks that follow every capture."""
-        got = shot.result()
-        if got is None:
-            return None
-        cap, fitted, data, now_key = got.capture, got.fitted, got.jpeg, got.key_after
-        if _identity.read_identity(app.pid, self._desktop_ids()) != identity:
-            raise NativeError("stale_process", screenshot.STALE_PROCESS_MESSAGE)
-        if now_key is None or now_key.id != key.id:
-            return None
-        if screenshot.record_allowed(
-            key_window_id=now_key.id,
-            shot_window_id=cap.window_id,
-            identity_proven=identity.proven,
-            point_width=cap.frame.width,
-            point_height=cap.frame.height,
-            pixels_per_point=fitted.pixels_per_point,
-            image_width=fitted.width,
-            image_height=fitted.height,
-        ):
-            self._transforms[app.pid] = screenshot.ShotTransform(
-                origin_x=cap.frame.x,
-                origin_y=cap.frame.y,
-                point_width=cap.frame.width,
-                point_height=cap.frame.height,
-                pixels_per_point=fitted.pixels_per_point,
-                image_width=fitted.width,
-                image_height=fitted.height,
-                window_id=cap.window_id,
-                identity=identity,
-            )
-        return Image(data, screenshot.MIME_TYPE, fitted.width, fitted.height)
 
     # -- actions: delegated to the actor -----------------------------------------------------
 
@@ -674,40 +387,11 @@ class LinuxExecutor:
     def close(self) -> None:
         if self._actor is not None:
             self._actor.close()
-        if self._activity_watch is not None:
-            self._activity_watch.close()
-        if self._capture_worker is not None:
-            self._capture_worker.shutdown(wait=True, cancel_futures=True)
-        self._grabber.close()
+        self.settling.close()
+        self.shots.close()
         self.atspi.close()
         self.x.close()
 
 
-@dataclass(frozen=True, slots=True)
-class _Shot:
-    """A capture made on the capture worker."""
-
-    capture: Capture
-    fitted: screenshot.FittedSize
-    jpeg: bytes
-    #: The key window as read again right after the capture (None: the app has none now).
-    key_after: WindowInfo | None
-
-
 def _app_key(app: RunningApp) -> str:
     return app.identity.app_id
-
-
-def _match_window(root: Element, xwins: list[WindowInfo]) -> WindowInfo | None:
-    """The X window of an AT-SPI window: same client rectangle, else the same title."""
-    frame = root.frame
-    if frame is not None:
-        for w in xwins:
-            if _same_rect(w.client, frame) or _same_rect(w.frame, frame):
-                return w
-    titled = [w for w in xwins if root.title and w.title == root.title]
-    return titled[0] if len(titled) == 1 else None
-
-
-def _same_rect(a: Rect, b: Rect) -> bool:
-    return (a.x, a.y, a.width, a.height) == (b.x, b.y, b.width, b.height)

@@ -1,0 +1,126 @@
+"""What a read of an app's AT-SPI tree returns: ``Node`` and ``Snapshot``, the state bits and
+roles the reader acts on, and the pure helpers that turn replies into node fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from deskhand.backends.linux._atspi_calls import ACTION, EDITABLE_TEXT, Failed
+
+#: A walk stops adding nodes beyond this many (the state text shows at most 1500 lines).
+MAX_WALK_NODES: Final = 5000
+# AT-SPI state bits (AtspiStateType) used by the reader; the full set is in ``_mapping``.
+STATE_EXPANDED: Final = 1 << 10
+STATE_FOCUSED: Final = 1 << 12
+STATE_SHOWING: Final = 1 << 25
+STATE_VISIBLE: Final = 1 << 30
+#: Not an AT-SPI state: SHOWING was inferred from VISIBLE (GTK 4), until the extents say the
+#: object has no size (a collapsed revealer's content, a hidden tab bar).
+STATE_SHOWN_BY_VISIBLE: Final = 1 << 62
+
+ROLE_MENU: Final = 33
+#: Document frame, document text, document web: their visible children are found down the middle.
+DOCUMENT_ROLES: Final = frozenset({82, 94, 95})
+#: Interfaces of a cell read by ``_visible`` that the details round still reads.
+CELL_LEFT_TO_READ: Final = frozenset({ACTION, EDITABLE_TEXT})
+#: Roles whose text content is read (entries, text areas, spin buttons, documents, paragraphs,
+#: headings, captions, table cells, list items, sections and static text of web content).
+TEXT_VALUE_ROLES: Final = frozenset({29, 32, 52, 56, 60, 61, 73, 79, 81, 82, 83, 85, 94, 116})
+STATE_MANAGES_DESCENDANTS: Final = 1 << 31
+ROLE_COMBO_BOX: Final = 11
+
+
+@dataclass(slots=True)
+class Node:
+    """One accessible object as read from an app (native AT-SPI values, not yet mapped)."""
+
+    path: str
+    role: int
+    name: str
+    description: str
+    states: int
+    interfaces: frozenset[str]
+    parent: str = ""
+    index: int = -1
+    children: list[str] = field(default_factory=list)
+    #: The child count the app reports (the cache may hold fewer children than this).
+    child_count: int = 0
+    accessible_id: str = ""
+    extents: tuple[int, int, int, int] | None = None
+    value: float | None = None  # Value.CurrentValue
+    text: str | None = None
+    selection: tuple[int, int] | None = None
+    actions: tuple[str, ...] = ()
+    #: Only the visible part of the children was read (a container that manages its
+    #: descendants): which part, e.g. ``rows 1-20, columns 1-12 of 1048576 x 16384``, or "".
+    partial: str | None = None
+
+    @property
+    def showing(self) -> bool:
+        return bool(self.states & STATE_SHOWING)
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """What one bounded read of an app's tree returned."""
+
+    bus: str
+    nodes: dict[str, Node]
+    #: Paths of the app root's children (the top-level windows), in order.
+    windows: list[str]
+    source: str  # "cache" or "walk"
+    timed_out: bool = False
+    #: The read stopped at ``MAX_READ_CALLS``.
+    capped: bool = False
+    elapsed_s: float = 0.0
+
+
+def shown(snap: Snapshot) -> Iterable[Node]:
+    """Nodes reachable from the windows through SHOWING nodes only."""
+    stack = list(reversed(snap.windows))
+    while stack:
+        node = snap.nodes.get(stack.pop())
+        if node is None or not node.showing:
+            continue
+        yield node
+        stack.extend(reversed(node.children))
+
+
+def apply_reply(node: Node, what: str, reply: tuple[Any, ...]) -> None:
+    if what == "extents":
+        x, y, w, h = reply[0]
+        node.extents = (int(x), int(y), int(w), int(h))
+    elif what == "value":
+        node.value = float(variant(reply[0], 0.0))
+    elif what == "text":
+        node.text = str(reply[0])
+    elif what == "selection":
+        start, end = int(reply[0]), int(reply[1])
+        node.selection = (start, end) if end > start else None
+    elif what == "actions":
+        node.actions = tuple(str(a[0]) for a in reply[0])
+
+
+def states_of(words: Sequence[int], *, visible_is_shown: bool = False) -> int:
+    """The state bits of an ``au`` reply; with ``visible_is_shown`` (GTK 4, which sets VISIBLE
+    but not SHOWING below its windows) a VISIBLE object counts as SHOWING."""
+    states = int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
+    if visible_is_shown and states & STATE_VISIBLE and not states & STATE_SHOWING:
+        states |= STATE_SHOWING | STATE_SHOWN_BY_VISIBLE
+    return states
+
+
+def has_size(extents: tuple[int, int, int, int] | None) -> bool:
+    return extents is not None and extents[2] > 0 and extents[3] > 0
+
+
+def variant(v: Any, default: Any) -> Any:
+    return v[1] if isinstance(v, tuple) and len(v) == 2 else default
+
+
+def prop_str(reply: Any) -> str:
+    """The string of a ``Properties.Get`` reply, or "" when it failed."""
+    return "" if isinstance(reply, Failed) else str(variant(reply[0], ""))

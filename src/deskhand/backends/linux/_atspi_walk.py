@@ -1,0 +1,244 @@
+"""The walk of an app's AT-SPI tree: breadth first, below shown nodes only (five pipelined calls
+per node), for apps that export no cache (Qt) and for what a cache does not hold.
+
+Hidden subtrees (not SHOWING) are not walked. Containers that manage their descendants (or
+report an absurd child count) are never asked for their children: only their visible part is
+read (``_visible``). A menu that does not say whether it is open has its first item read first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from deskhand.backends.linux import _visible
+from deskhand.backends.linux._atspi_calls import ACCESSIBLE, PROPERTIES, ROOT_PATH, TIMED_OUT, Call, Failed
+from deskhand.backends.linux._atspi_nodes import (
+    CELL_LEFT_TO_READ,
+    DOCUMENT_ROLES,
+    MAX_WALK_NODES,
+    ROLE_MENU,
+    STATE_EXPANDED,
+    STATE_MANAGES_DESCENDANTS,
+    Node,
+    Snapshot,
+    prop_str,
+    states_of,
+    variant,
+)
+from deskhand.backends.linux._atspi_read import Read
+
+#: Properties read per shown node in a walk.
+#: (Not AccessibleId: Qt fills it with a synthesized object path, not an app identifier.)
+WALK_PROPS: Final = ("Name", "Description")
+#: Objects whose interfaces and last shown state are remembered (then the memo starts over).
+MEMO_SIZE: Final = 100_000
+
+
+#: First item of a menu that says nothing of being open -> (the menu, its other items).
+Probes = dict[str, tuple[Node, list[tuple[str, str, int]]]]
+
+
+def unlisted_menu(node: Node) -> bool:
+    return node.role == ROLE_MENU and node.child_count < 0 and not node.states & STATE_MANAGES_DESCENDANTS
+
+
+def probe_menu(node: Node, items: list[tuple[str, str, int]], probes: Probes) -> list[tuple[str, str, int]]:
+    """The walk frontier for ``node``'s unread children. A menu that does not say it is open (GTK 3
+    sets no EXPANDED on an open menu) gets only its first item read: if that is SHOWING the menu
+    is open and the others follow (``next_frontier``), else it counts as closed, unread."""
+    if node.role == ROLE_MENU and not node.states & STATE_EXPANDED and items:
+        probes[items[0][0]] = (node, items[1:])
+        return items[:1]
+    return items
+
+
+def next_frontier(
+    frontier: list[tuple[str, str, int]], nodes: dict[str, Node], probes: Probes
+) -> list[tuple[str, str, int]]:
+    """The children to read after ``frontier`` (breadth first, shown nodes only, menus probed)."""
+    nxt: list[tuple[str, str, int]] = []
+    for path, _parent, _i in frontier:
+        got = nodes.get(path)
+        probe = probes.pop(path, None)
+        if probe is not None:
+            menu, rest = probe
+            if got is not None and got.showing:
+                nxt.extend(rest)  # the menu is open: its other items too
+            else:
+                menu.children = []  # a closed menu's items are hidden: not read at all
+        if got is None or not got.showing:
+            continue
+        items = [(cp, path, i) for i, cp in enumerate(got.children) if cp not in nodes]
+        nxt.extend(probe_menu(got, items, probes))
+    return nxt
+
+
+class Walker:
+    """Breadth-first reads of the shown part of an app's tree, with what they remember between
+    reads: each object's interfaces (fixed by its type), and whether it was shown in the last
+    read (only to plan the calls of the next one; every value is read again)."""
+
+    def __init__(self) -> None:
+        #: Per object (bus, path): its interfaces, and whether it was shown in the last read.
+        self.interfaces: dict[tuple[str, str], frozenset[str]] = {}
+        self.seen_showing: dict[tuple[str, str], bool] = {}
+
+    def walk(self, r: Read, plan: Sequence[Call] = ()) -> Snapshot:
+        bus = r.bus
+        [root_kids] = r.ask([Call(bus, ROOT_PATH, ACCESSIBLE, "GetChildren")], plan)
+        if isinstance(root_kids, Failed):
+            return Snapshot(bus, {}, [], "walk", timed_out=root_kids is TIMED_OUT)
+        windows = [p for b, p in root_kids[0] if b == bus]
+        snap = Snapshot(bus, {}, windows, "walk")
+        snap.timed_out = not self.walk_from(snap, [(p, ROOT_PATH, i) for i, p in enumerate(windows)], r)
+        return snap
+
+    def walk_from(
+        self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: Read, probes: Probes | None = None
+    ) -> bool:
+        """Breadth-first below shown nodes only; False on timeout.
+
+        Every node's role and states are read; its children, name and description only when it
+        is shown (a list of a thousand rows shows a few dozen). The calls for a node that was
+        shown in the previous read go out in one batch with its state; a node that turns out
+        shown unexpectedly costs one more round trip. A node is asked for its children only
+        once its states and child count say it may be (``_visible.must_not_enumerate``); the
+        previous read's verdict lets that go out with its state. Interfaces (fixed by the
+        object's type) are read once per object."""
+        bus, nodes = snap.bus, snap.nodes
+        probes = probes if probes is not None else {}
+        while frontier:
+            frontier = frontier[: max(0, MAX_WALK_NODES - len(nodes))]
+            first: list[list[Call]] = []
+            for path, _parent, _i in frontier:
+                calls = [Call(bus, path, ACCESSIBLE, "GetState"), Call(bus, path, ACCESSIBLE, "GetRole")]
+                seen = self.seen_showing.get((bus, path))
+                if seen is not False:
+                    calls.extend(self._detail_calls(bus, path, children=seen is True))
+                first.append(calls)
+            replies = r.grouped(first)
+            if replies is None:
+                return False
+            late: list[int] = []
+            unread: list[Node] = []
+            for k, (path, parent, index) in enumerate(frontier):
+                state, role, *_ = replies[k]
+                if isinstance(state, Failed) or isinstance(role, Failed):
+                    continue
+                states = states_of(state[0], visible_is_shown=r.visible_is_shown)
+                node = Node(path, int(role[0]), "", "", states, frozenset(), parent=parent, index=index)
+                nodes[path] = node
+                if not node.showing:
+                    self.remember(bus, path, showing=False)
+                    node.interfaces = self.interfaces.get((bus, path), frozenset())
+                elif len(replies[k]) > 2:
+                    if self._fill(bus, node, replies[k][2:]):
+                        self.remember(bus, path, showing=True)
+                    else:
+                        unread.append(node)
+                else:
+                    late.append(k)
+            if late:
+                more = r.grouped([self._detail_calls(bus, frontier[k][0], children=False) for k in late])
+                if more is None:
+                    return False
+                for k, detail in zip(late, more, strict=True):
+                    node = nodes[frontier[k][0]]
+                    self._fill(bus, node, detail)
+                    unread.append(node)
+            if unread and not self._children_of(snap, unread, r):
+                return False
+            frontier = next_frontier(frontier, nodes, probes)
+        return True
+
+    def _children_of(self, snap: Snapshot, unread: list[Node], r: Read) -> bool:
+        """Read the children of shown nodes whose child count is known but whose children are
+        not: listed when the container allows it, else only its visible part. False on timeout."""
+        bus = snap.bus
+        listed: list[Node] = []
+        for node in unread:
+            safe = not _visible.must_not_enumerate(node.states, node.child_count)
+            self.remember(bus, node.path, showing=safe)
+            if not safe:
+                self.read_visible(snap, node, r)  # sets its children
+            elif node.child_count != 0:
+                listed.append(node)
+        replies = r.ask([Call(bus, n.path, ACCESSIBLE, "GetChildren") for n in listed])
+        if any(x is TIMED_OUT for x in replies):
+            return False
+        for node, kids in zip(listed, replies, strict=True):
+            if not isinstance(kids, Failed):
+                node.children = [cp for cb, cp in kids[0] if cb == bus]
+        return not r.dead
+
+    def read_visible(self, snap: Snapshot, node: Node, r: Read) -> list[tuple[str, str, int]]:
+        """The visible children of a container that must not be enumerated, as walk frontier
+        entries; sets the node's children and what part of them they are."""
+        bus = snap.bus
+        if node.role == ROLE_MENU and not node.states & STATE_EXPANDED:
+            shown = [c for c in node.children if (k := snap.nodes.get(c)) is not None and k.showing]
+            if shown:
+                return []  # an open GTK 3 menu (not EXPANDED): its cached items are SHOWING, keep them
+            node.children, node.child_count = [], 0  # a closed menu shows nothing
+            return []
+
+        def call(path: str, iface: str, method: str, sig: str | None, body: tuple[Any, ...]) -> Call:
+            return Call(bus, path, iface, method, sig, body)
+
+        got = _visible.read_visible(
+            r.ask,
+            call,
+            bus,
+            node.path,
+            node.interfaces,
+            document=node.role in DOCUMENT_ROLES,
+        )
+        node.children = got.children
+        node.partial = got.note
+        node.child_count = got.total
+        for i, cell in enumerate(got.cells.values()):
+            # Its text and extents are read: only its actions (and editability) are left to read.
+            snap.nodes[cell.path] = Node(
+                cell.path, cell.role, cell.name, "", cell.states, cell.interfaces & CELL_LEFT_TO_READ,
+                parent=node.path, index=i, extents=cell.extents, text=cell.text,
+            )  # fmt: skip
+        return [(p, node.path, i) for i, p in enumerate(got.children) if p not in snap.nodes]
+
+    def _detail_calls(self, bus: str, path: str, *, children: bool) -> list[Call]:
+        """Name, description and interfaces of a node, and its children when ``children`` (a
+        node known to allow it), else its child count."""
+        if children:
+            calls = [Call(bus, path, ACCESSIBLE, "GetChildren")]
+        else:
+            calls = [Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, "ChildCount"))]
+        # Qt answers Properties.Get but not GetAll for the Accessible interface.
+        calls.extend(Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, n)) for n in WALK_PROPS)
+        if (bus, path) not in self.interfaces:
+            calls.append(Call(bus, path, ACCESSIBLE, "GetInterfaces"))
+        return calls
+
+    def _fill(self, bus: str, node: Node, replies: Sequence[Any]) -> bool:
+        """Set a shown node's children (or child count), name, description and interfaces from
+        its detail replies; True when its children were read."""
+        kids, name, desc, *ifaces = replies
+        node.name, node.description = prop_str(name), prop_str(desc)
+        key = (bus, node.path)
+        if ifaces and not isinstance(ifaces[0], Failed):
+            self.interfaces[key] = frozenset(ifaces[0][0])
+        node.interfaces = self.interfaces.get(key, frozenset())
+        if isinstance(kids, Failed):
+            return True
+        if kids and isinstance(kids[0], list):
+            node.children = [cp for cb, cp in kids[0] if cb == bus]
+            node.child_count = len(node.children)
+            return True
+        node.child_count = int(variant(kids[0], 0))
+        return False
+
+    def remember(self, bus: str, path: str, *, showing: bool) -> None:
+        """Note whether a node was shown (and safe to list the children of) in this read."""
+        if len(self.seen_showing) >= MEMO_SIZE:
+            self.seen_showing.clear()
+            self.interfaces.clear()
+        self.seen_showing[(bus, path)] = showing

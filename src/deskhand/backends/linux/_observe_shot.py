@@ -1,0 +1,166 @@
+"""An observation's screenshot: the key window captured on a worker thread while the tree is
+read, the checks that follow every capture, the screenshot transform it records, and the
+advisory notices drawn from the capture (covered, off screen, identical to the last one).
+
+The worker reads the app's windows and key window first (the tree read waits for them), then
+captures the key window (MIT-SHM read, fit, JPEG; its native work releases the GIL) and reads
+the key window again; the identity is compared once both have finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from deskhand.backends.base import Image, ProcessIdentity, RunningApp
+from deskhand.backends.linux import _identity, _transients
+from deskhand.backends.linux import _windows as windows
+from deskhand.backends.linux._capture import Capture, Grabber, encode
+from deskhand.backends.linux._observe_tree import Seen
+from deskhand.backends.linux._windows import WindowInfo
+from deskhand.backends.linux._x11 import XConnection
+from deskhand.core import screenshot
+from deskhand.core.axtree import notices as advisory
+from deskhand.core.errors import NativeError
+from deskhand.core.geometry import Rect
+
+
+@dataclass(frozen=True, slots=True)
+class Shot:
+    """A capture made on the capture worker."""
+
+    capture: Capture
+    fitted: screenshot.FittedSize
+    jpeg: bytes
+    #: The key window as read again right after the capture (None: the app has none now).
+    key_after: WindowInfo | None
+
+
+class Shots:
+    """Captures of apps' key windows, and what each app's last capture left behind: its
+    screenshot transform (for coordinate actions) and its hash (for the identical-capture notice).
+
+    ``program_ids``: the desktop ids that prove an app's identity (``_discovery``).
+    """
+
+    def __init__(self, x: XConnection, program_ids: Callable[[], dict[str, str]]) -> None:
+        self.x = x
+        self.grabber = Grabber(x)
+        self._program_ids = program_ids
+        self._worker: ThreadPoolExecutor | None = None
+        #: pid -> the transform of its last capture.
+        self.transforms: dict[int, screenshot.ShotTransform] = {}
+        #: app key -> (identity, hash) of its last capture, for the identical-capture notice.
+        self._captures: dict[str, tuple[ProcessIdentity, str]] = {}
+
+    def reconnect(self, x: XConnection) -> None:
+        """Capture over ``x`` from now on (a new X server on the same display)."""
+        self.x = x
+        self.grabber = Grabber(x)
+
+    def start(self, app: RunningApp, seen: Seen) -> Future[Shot | None]:
+        """Start the app's look on the capture worker: its windows and key window (into
+        ``seen``), then the key window's capture."""
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deskhand-capture")
+        return self._worker.submit(self._look, app, seen)
+
+    def _look(self, app: RunningApp, seen: Seen) -> Shot | None:
+        try:
+            xwins = windows.windows_of(self.x, app.pid)
+            key = windows.key_window(self.x, app.pid, xwins)
+        except BaseException as e:
+            seen.set_exception(e)
+            raise
+        seen.set_result((xwins, key))
+        return self._capture(app, key) if key is not None else None
+
+    def _capture(self, app: RunningApp, key: WindowInfo) -> Shot | None:
+        """The key window's pixels, fitted and encoded, and the key window read again after the
+        capture (on the capture worker); None when it cannot be captured (the contract's
+        capture never throws: failure means text only)."""
+        try:
+            cap = self.grabber.grab(key)
+        except NativeError:
+            return None
+        fitted = screenshot.fitted_size(cap.frame.width, cap.frame.height)
+        return Shot(cap, fitted, encode(cap.pixels, fitted.width, fitted.height), windows.key_window(self.x, app.pid))
+
+    def finish(
+        self, app: RunningApp, key: WindowInfo, identity: ProcessIdentity, shot: Future[Shot | None]
+    ) -> Image | None:
+        """The capture's image once it is done, after the checks that follow every capture."""
+        got = shot.result()
+        if got is None:
+            return None
+        cap, fitted, data, now_key = got.capture, got.fitted, got.jpeg, got.key_after
+        if _identity.read_identity(app.pid, self._program_ids()) != identity:
+            raise NativeError("stale_process", screenshot.STALE_PROCESS_MESSAGE)
+        if now_key is None or now_key.id != key.id:
+            return None
+        if screenshot.record_allowed(
+            key_window_id=now_key.id,
+            shot_window_id=cap.window_id,
+            identity_proven=identity.proven,
+            point_width=cap.frame.width,
+            point_height=cap.frame.height,
+            pixels_per_point=fitted.pixels_per_point,
+            image_width=fitted.width,
+            image_height=fitted.height,
+        ):
+            self.transforms[app.pid] = screenshot.ShotTransform(
+                origin_x=cap.frame.x,
+                origin_y=cap.frame.y,
+                point_width=cap.frame.width,
+                point_height=cap.frame.height,
+                pixels_per_point=fitted.pixels_per_point,
+                image_width=fitted.width,
+                image_height=fitted.height,
+                window_id=cap.window_id,
+                identity=identity,
+            )
+        return Image(data, screenshot.MIME_TYPE, fitted.width, fitted.height)
+
+    def advice(
+        self,
+        app_key: str,
+        identity: ProcessIdentity,
+        key: WindowInfo | None,
+        image: Image | None,
+        full_text: str,
+        *,
+        complete: bool,
+        accessible: bool = True,
+        acted: bool = False,
+        reacted: bool = False,
+    ) -> list[str]:
+        """The advisory notices of section 3.2 (shell tree, off screen, covered, identical
+        capture) from this observation's facts; remembers the capture's hash for the next one."""
+        digest = None
+        if key is not None and image is not None:
+            digest = f"{key.id:x}:{hashlib.blake2b(image.data, digest_size=16).hexdigest()}"
+        previous = self._captures.pop(app_key, None)
+        if digest is not None:
+            self._captures[app_key] = (identity, digest)
+        screen = self.x.display.screen()
+        return advisory.notices(
+            advisory.Facts(
+                lines=full_text.split("\n"),
+                window=key.frame if key is not None else None,
+                screen=Rect(0.0, 0.0, float(screen.width_in_pixels), float(screen.height_in_pixels)),
+                covered=key is not None and _transients.overlapped(key.frame, self.grabber.covers(key)),
+                capture_hash=digest,
+                previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
+                tree_complete=complete,
+                accessible=accessible,
+                acted=acted,
+                reacted=reacted,
+            )
+        )
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.shutdown(wait=True, cancel_futures=True)
+        self.grabber.close()

@@ -1,0 +1,160 @@
+"""An app's accessibility tree for one observation: its bus name, a bounded AT-SPI read, and
+the mapping of that read to the core's ``AppTree`` with each window matched to its X window.
+
+An app missing from the accessibility bus whose toolkit has no accessibility (Tk, SDL, Xt/Xaw,
+plain Xlib; ``_identity.toolkit``) has no tree (None). One whose toolkit has accessibility is
+``ax_failed`` with the fix for that toolkit (``notices.accessibility_off``). The read has
+``observe_timeout_s`` in total and 2 s per call, so a hung app yields a truncated tree (with a
+notice) or an ``ax_failed`` error by then.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future
+from typing import Final
+
+from deskhand.backends.base import ProcessIdentity, RunningApp
+from deskhand.backends.linux import _identity, _mapping, _transients
+from deskhand.backends.linux._atspi import AtspiConnection, Deadline, Snapshot
+from deskhand.backends.linux._windows import WindowInfo
+from deskhand.core.axtree import notices as advisory
+from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach
+from deskhand.core.errors import NativeError
+from deskhand.core.geometry import Rect
+
+#: Bus names (and toolkits) remembered per pid (then the memo starts over).
+MAX_KNOWN_BUSES: Final = 1024
+_WINDOW_ROLES: Final = frozenset({2, 16, 23, 28, 69})
+_ROLE_FRAME: Final = 23
+
+#: The app's windows and key window, as the capture worker read them.
+Seen = Future[tuple[list[WindowInfo], WindowInfo | None]]
+
+
+class TreeObserver:
+    """Reads apps' trees over the shared AT-SPI connection, and remembers each pid's bus name."""
+
+    def __init__(self, atspi: AtspiConnection, timeout_s: float) -> None:
+        self.atspi = atspi
+        self.timeout_s = timeout_s
+        #: pid -> the bus name it had on the accessibility bus (checked again before each use).
+        self.buses: dict[int, str] = {}
+        #: identity -> its toolkit (``_identity.toolkit``), for apps missing from the bus.
+        self._toolkits: dict[ProcessIdentity, str | None] = {}
+
+    def read(
+        self, app: RunningApp, identity: ProcessIdentity, seen: Seen
+    ) -> tuple[AppTree | None, list[str], WindowInfo | None]:
+        """The app's tree (None: its toolkit has no accessibility), notices about it, and its key
+        window (``seen``: the app's windows and key window, read by the capture worker while the
+        tree is read).
+
+        Raises:
+            NativeError: ``ax_failed`` when the app's toolkit has accessibility but the app is not
+                on the bus (with the fix for that toolkit), or it did not answer in time.
+        """
+        bus = self._bus_of(app.pid)
+        notices: list[str] = []
+        if bus is None:
+            kit = self._toolkit(identity)
+            if advisory.has_accessibility(kit):
+                raise NativeError("ax_failed", advisory.accessibility_off(app.display_name, app.pid, kit))
+            return None, notices, seen.result()[1]
+        t0 = time.monotonic()
+        snap = self.atspi.snapshot(bus, Deadline(self.timeout_s))
+        # the seconds it really waited (a call's own cap or the cell's deadline may come first)
+        waited = f"{time.monotonic() - t0:.1f}"
+        if snap.timed_out and not snap.nodes:
+            raise NativeError(
+                "ax_failed",
+                f"{app.display_name} (pid {app.pid}) did not answer accessibility requests for "
+                f"{waited} s; the app may be hung. Nothing was read.",
+            )
+        xwins, key = seen.result()
+        tree = app_tree(app, snap, key, xwins)
+        if snap.timed_out:
+            tree.truncated = tree.timed_out = True
+            notices.append(
+                f"The accessibility tree is incomplete: {app.display_name} stopped answering; deskhand "
+                f"waited {waited} s (the app may be busy or hung)."
+            )
+        return tree, notices, key
+
+    def _toolkit(self, identity: ProcessIdentity) -> str | None:
+        if identity not in self._toolkits:
+            if len(self._toolkits) >= MAX_KNOWN_BUSES:
+                self._toolkits.clear()
+            self._toolkits[identity] = _identity.toolkit(identity.pid)
+        return self._toolkits[identity]
+
+    def _bus_of(self, pid: int) -> str | None:
+        """The pid's bus name: the one found last time while the bus daemon still says it is
+        this pid's (unique names are never reused, so it is the same live connection), else the
+        registry's."""
+        known = self.buses.get(pid)
+        if known is not None and self.atspi.pids([known], Deadline(2.0)).get(known) == pid:
+            return known
+        buses = self.atspi.apps(Deadline(2.0))
+        pids = self.atspi.pids(buses, Deadline(2.0))
+        bus = next((b for b, p in pids.items() if p == pid), None)
+        if bus is None:
+            self.buses.pop(pid, None)
+        else:
+            if len(self.buses) >= MAX_KNOWN_BUSES:
+                self.buses.clear()
+            self.buses[pid] = bus
+        return bus
+
+
+def app_tree(app: RunningApp, snap: Snapshot, key: WindowInfo | None, xwins: list[WindowInfo]) -> AppTree:
+    trees: list[WindowTree] = []
+    focused: Element | None = None
+    menu_bar: Element | None = None
+    mapped: dict[str, Element] = {}  # one element per object, however many parents list it
+    for path in snap.windows:
+        node = snap.nodes.get(path)
+        if node is None or not node.showing:
+            continue
+        root, focus = _mapping.element_tree(snap, path, mapped)
+        if root is None:
+            continue
+        if node.role not in _WINDOW_ROLES:
+            root.role = "AXWindow"  # a top-level file chooser, menu or popup is a window too
+        xwin = _match_window(root, xwins)
+        if xwin is None and xwins and node.role == _ROLE_FRAME and not root.title:
+            continue  # an untitled frame no mapped window shows (Chromium keeps hidden ones SHOWING)
+        wid = xwin.id if xwin else 0
+        if key is not None and wid == key.id and menu_bar is None:
+            menu_bar = detach(root, "AXMenuBar")
+        focused = focused or focus
+        trees.append(WindowTree(wid, root.title or (xwin.title if xwin else ""), root, root.frame))
+    # The key window first: it is the one the state is about; an open menu of its menu bar
+    # is over it, in front of everything.
+    trees.sort(key=lambda t: key is None or t.window_id != key.id)
+    bars = [menu_bar] if menu_bar is not None else []
+    trees[:0] = _transients.open_menus(bars, trees)
+    return AppTree(
+        app_label=app.identity.app_id,
+        app_name=app.display_name,
+        pid=app.pid,
+        windows=trees,
+        focused=focused,
+        menu_bar=menu_bar,
+        truncated=snap.capped,
+    )
+
+
+def _match_window(root: Element, xwins: list[WindowInfo]) -> WindowInfo | None:
+    """The X window of an AT-SPI window: same client rectangle, else the same title."""
+    frame = root.frame
+    if frame is not None:
+        for w in xwins:
+            if _same_rect(w.client, frame) or _same_rect(w.frame, frame):
+                return w
+    titled = [w for w in xwins if root.title and w.title == root.title]
+    return titled[0] if len(titled) == 1 else None
+
+
+def _same_rect(a: Rect, b: Rect) -> bool:
+    return (a.x, a.y, a.width, a.height) == (b.x, b.y, b.width, b.height)
