@@ -3,10 +3,13 @@ container's children and stays within its caps; the mapping's text and noise rul
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from deskhand.backends.linux import _visible
 from deskhand.backends.linux._atspi import Call, Node, Snapshot
+from deskhand.backends.linux._atspi_calls import TEXT
+from deskhand.backends.linux._atspi_walk import Walker
 from deskhand.backends.linux._mapping import element_tree
 
 BUS = ":1.9"
@@ -140,3 +143,32 @@ def test_an_enumerated_list_keeps_path_locators() -> None:
     root, _ = element_tree(snap, "/w")
     assert root is not None
     assert root.children[0].children[0].locator == "32@i"
+
+
+class TextRuns:
+    """Answers ``Text.GetText`` like Chromium: a link inside a cell is an embedded-object char."""
+
+    texts: ClassVar[dict[str, str]] = {"/plain": "r0c0", "/linked": "\ufffc", "/blank": " "}
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+
+    def ask(self, calls: list[Call], plan: Sequence[Call] = ()) -> list[Any]:
+        self.calls.extend(calls)
+        return [(self.texts[c.path],) for c in calls]
+
+
+def test_hypertext_runs_below_a_plain_text_node_are_not_read() -> None:
+    text = frozenset({TEXT})
+    cells = [
+        Node(p, 56, "", "", SHOWING, text, parent="/row", children=[f"{p}/run"], child_count=1)
+        for p in ("/plain", "/linked", "/blank")
+    ]
+    snap = snapshot(node("/row", 90, children=[c.path for c in cells]), *cells)
+    fake = TextRuns()
+    assert Walker().inline_runs(snap, [(c.path, "/row", i) for i, c in enumerate(cells)], fake)  # type: ignore[arg-type]
+    assert [c.method for c in fake.calls] == ["GetText"] * 3
+    plain, linked, blank = cells
+    assert (plain.text, plain.children, plain.child_count) == ("r0c0", [], 0)
+    assert linked.children == ["/linked/run"]  # the link is read
+    assert blank.children == ["/blank/run"]  # no text to hold its children

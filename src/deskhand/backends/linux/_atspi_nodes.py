@@ -21,6 +21,11 @@ STATE_VISIBLE: Final = 1 << 30
 #: object has no size (a collapsed revealer's content, a hidden tab bar).
 STATE_SHOWN_BY_VISIBLE: Final = 1 << 62
 
+#: The embedded-object character: where a child object (a link) sits in its parent's text.
+OBJECT_CHAR: Final = "\ufffc"
+#: Toolkits (``Application.ToolkitName``) that follow the hypertext model.
+HYPERTEXT_TOOLKITS: Final = frozenset({"chromium", "gecko"})
+
 ROLE_MENU: Final = 33
 #: Document frame, document text, document web: their visible children are found down the middle.
 DOCUMENT_ROLES: Final = frozenset({82, 94, 95})

@@ -37,6 +37,7 @@ from deskhand.backends.linux._atspi_calls import (
     Links,
 )
 from deskhand.backends.linux._atspi_nodes import (
+    HYPERTEXT_TOOLKITS,
     MAX_WALK_NODES,
     ROLE_COMBO_BOX,
     STATE_FOCUSED,
@@ -75,11 +76,11 @@ class TreeReader:
         self._plans: dict[str, tuple[str, tuple[Call, ...]]] = {}
         #: Apps always walked (their cache does not cover their windows), apps whose big cache is
         #: mostly hidden (a walk is tried), the last cost of each source per app (see
-        #: ``_source``), and per app whether it is GTK 4.
+        #: ``_source``), and per app its toolkit's name and version.
         self._walk_forced: set[str] = set()
         self._walk_trial: set[str] = set()
         self._costs: dict[str, dict[str, float]] = {}
-        self._gtk4: dict[str, bool] = {}
+        self._toolkits: dict[str, tuple[str, str]] = {}
 
     def read(self, bus: str, deadline: Deadline, links: Links, start: float) -> Snapshot:
         """One read in rounds (cache or walk, then the lazy children, then details), each round
@@ -92,7 +93,9 @@ class TreeReader:
         in this read; what the plan did not foresee is sent then. Plan replies are as fresh as
         any: they answer calls sent during this read. Replies nobody asks for are dropped."""
         r = Read(bus, deadline, links)
-        r.visible_is_shown = self._visible_isshown(bus, r)
+        name, version = self._toolkit(bus, r)
+        r.visible_is_shown = name == "gtk" and version.startswith("4.")
+        r.hypertext = name in HYPERTEXT_TOOLKITS
         source = self._source(bus)
         planned_source, plan = self._plans.pop(bus, ("", ()))
         if planned_source != source:
@@ -141,9 +144,10 @@ class TreeReader:
             return "walk" if costs["walk"] < costs["cache"] else "cache"
         return "walk" if bus in self._walk_trial and "walk" not in costs else "cache"
 
-    def _visible_isshown(self, bus: str, r: Read) -> bool:
-        """Whether the app is GTK 4 (``Application.ToolkitName`` and ``Version``), asked once."""
-        known = self._gtk4.get(bus)
+    def _toolkit(self, bus: str, r: Read) -> tuple[str, str]:
+        """The app's toolkit name (lower case) and version (``Application.ToolkitName`` and
+        ``Version``), asked once; ("", "") while the app does not answer."""
+        known = self._toolkits.get(bus)
         if known is None:
             name, version = r.ask(
                 [
@@ -152,11 +156,11 @@ class TreeReader:
                 ],
             )
             if name is TIMED_OUT or version is TIMED_OUT:
-                return False
-            known = prop_str(name).upper() == "GTK" and prop_str(version).startswith("4.")
-            if len(self._gtk4) >= MAX_PEERS:
-                self._gtk4.clear()
-            self._gtk4[bus] = known
+                return "", ""
+            known = (prop_str(name).lower(), prop_str(version))
+            if len(self._toolkits) >= MAX_PEERS:
+                self._toolkits.clear()
+            self._toolkits[bus] = known
         return known
 
     def _from_cache(self, r: Read, plan: Sequence[Call]) -> Snapshot | None:

@@ -25,7 +25,6 @@ scroll pane it is: it reads "scroll pane" like GTK's, and the contract's rule fo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
 
 from deskhand.backends.linux import _visible
 from deskhand.backends.linux._atspi import (
@@ -35,6 +34,7 @@ from deskhand.backends.linux._atspi import (
     Node,
     Snapshot,
 )
+from deskhand.backends.linux._atspi_nodes import OBJECT_CHAR
 from deskhand.backends.linux._roles import (
     ACTION_NAMES,
     BOOLEAN_ROLES,
@@ -66,9 +66,6 @@ from deskhand.backends.linux._roles import (
 )
 from deskhand.core.axtree.model import Element, ValueType
 from deskhand.core.geometry import Rect
-
-#: The embedded-object character: where a child object (a link) sits in its parent's text.
-OBJECT_CHAR: Final = "\ufffc"
 
 
 @dataclass(frozen=True, slots=True)
