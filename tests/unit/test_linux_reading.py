@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from deskhand.backends.linux import _visible
 from deskhand.backends.linux._atspi import Call, Node, Snapshot
 from deskhand.backends.linux._atspi_calls import TEXT
+from deskhand.backends.linux._atspi_nodes import inline_cell
 from deskhand.backends.linux._atspi_walk import Walker
 from deskhand.backends.linux._mapping import element_tree
 
@@ -172,3 +173,13 @@ def test_hypertext_runs_below_a_plain_text_node_are_not_read() -> None:
     assert (plain.text, plain.children, plain.child_count) == ("r0c0", [], 0)
     assert linked.children == ["/linked/run"]  # the link is read
     assert blank.children == ["/blank/run"]  # no text to hold its children
+
+
+def test_only_plain_unfocused_cells_are_inline() -> None:
+    focused, selected = 1 << 12, 1 << 23
+    assert inline_cell(Node("/c", 56, "", "", SHOWING, frozenset()))
+    assert inline_cell(Node("/h", 10, "", "", SHOWING, frozenset()))
+    assert not inline_cell(Node("/c", 56, "", "", SHOWING, frozenset(), children=["/link"]))
+    assert not inline_cell(Node("/c", 56, "", "", SHOWING | focused, frozenset()))
+    assert not inline_cell(Node("/c", 56, "", "", SHOWING | selected, frozenset()))
+    assert not inline_cell(Node("/p", 73, "", "", SHOWING, frozenset()))
