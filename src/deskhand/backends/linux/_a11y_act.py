@@ -66,6 +66,12 @@ class A11y:
         reply = self._conn.call(Call(ref.bus, ref.path, iface, method, sig, tuple(body)))
         return None if isinstance(reply, Failed) else reply
 
+    def _origin(self, bus: str) -> tuple[int, int]:
+        """Where the app's bounds start on the screen: (0, 0) but for a window-relative app
+        (GTK 4; ``AtspiConnection.origins``)."""
+        origins: dict[str, tuple[int, int]] = getattr(self._conn, "origins", {})
+        return origins.get(bus, (0, 0))
+
     def _prop(self, ref: Ref, iface: str, name: str) -> Any:
         reply = self._call(ref, PROPERTIES, "Get", "ss", iface, name)
         return None if reply is None else reply[0][1]
@@ -116,11 +122,18 @@ class A11y:
         return int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
 
     def extents(self, ref: Ref) -> tuple[int, int, int, int] | None:
+        """The element's bounds on the screen (a window-relative app's moved by its origin)."""
         reply = self._call(ref, COMPONENT, "GetExtents", "u", 0)
-        return tuple(int(v) for v in reply[0]) if reply else None  # type: ignore[return-value]
+        if not reply:
+            return None
+        x, y, w, h = (int(v) for v in reply[0])
+        dx, dy = self._origin(ref.bus)
+        return x + dx, y + dy, w, h
 
     def at_point(self, ref: Ref, x: int, y: int) -> Ref | None:
-        reply = self._call(ref, COMPONENT, "GetAccessibleAtPoint", "iiu", x, y, 0)
+        """The element at screen point (x, y) below ``ref`` (hit-test), or None."""
+        dx, dy = self._origin(ref.bus)
+        reply = self._call(ref, COMPONENT, "GetAccessibleAtPoint", "iiu", x - dx, y - dy, 0)
         if not reply or reply[0][1] == "/org/a11y/atspi/null":
             return None
         return Ref(str(reply[0][0]), str(reply[0][1]))

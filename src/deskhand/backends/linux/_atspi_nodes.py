@@ -84,6 +84,8 @@ class Snapshot:
     #: The read stopped at ``MAX_READ_CALLS``.
     capped: bool = False
     elapsed_s: float = 0.0
+    #: The app reports bounds relative to its window, whatever coordinate type is asked (GTK 4).
+    window_relative: bool = False
 
 
 def shown(snap: Snapshot) -> Iterable[Node]:

@@ -123,6 +123,7 @@ class TreeReader:
         if not snap.timed_out:
             snap.timed_out = not self._enrich(snap, r)
         snap.capped = r.capped
+        snap.window_relative = r.visible_is_shown
         if not snap.timed_out:
             snap.timed_out = not self._choices(snap, r)
         if not snap.timed_out:
