@@ -23,6 +23,7 @@ from deskhand.backends.linux._atspi import (
     Call,
     Failed,
 )
+from deskhand.backends.linux._atspi_calls import TIMED_OUT
 from deskhand.core.clicktiers import Outcome
 
 __all__ = ()
@@ -39,6 +40,8 @@ MENU_ACTIONS: Final = ("showmenu", "show menu", "menu", "popup")
 #: AT-SPI state bits the actor reads (``A11y.states``).
 STATE_EDITABLE: Final = 1 << 7
 STATE_FOCUSED: Final = 1 << 12
+#: How long ``AddSelection`` is waited for (GTK 4.8 never answers it; the selection is read back).
+ADD_WAIT_S: Final = 0.3
 
 
 def _outcome(reply: Any) -> Outcome:
@@ -193,16 +196,29 @@ class A11y:
         return (int(reply[0]), int(reply[1])) if reply else None
 
     def set_selection(self, ref: Ref, start: int, end: int) -> bool:
+        """Select [start, end) (a caret at ``start`` when empty); True when the app took it.
+
+        An existing selection is moved (``SetSelection``), else one is added (``AddSelection``).
+        GTK 4.8 answers ``SetSelection`` True yet drops the selection, and applies
+        ``AddSelection`` without ever answering: so a moved selection is read back (and added
+        anew from a caret when it is not there), and an unanswered add counts when the selection
+        reads back as asked."""
         if start == end:
             reply = self._call(ref, TEXT, "SetCaretOffset", "i", start)
             if reply and reply[0]:
                 self._call(ref, TEXT, "RemoveSelection", "i", 0)
             return bool(reply and reply[0])
         n = self._call(ref, TEXT, "GetNSelections")
-        method = "SetSelection" if n and int(n[0]) > 0 else "AddSelection"
-        body: tuple[Any, ...] = (0, start, end) if method == "SetSelection" else (start, end)
-        reply = self._call(ref, TEXT, method, "iii" if method == "SetSelection" else "ii", *body)
-        return bool(reply and reply[0])
+        if n and int(n[0]) > 0:
+            reply = self._call(ref, TEXT, "SetSelection", "iii", 0, start, end)
+            if reply and reply[0] and self.selection(ref) == (start, end):
+                return True
+            # GTK 4.8 answers True and drops the selection: start again from none.
+            self._call(ref, TEXT, "SetCaretOffset", "i", start)
+        reply = self._conn.call(Call(ref.bus, ref.path, TEXT, "AddSelection", "ii", (start, end)), timeout_s=ADD_WAIT_S)
+        if reply is TIMED_OUT:
+            return self.selection(ref) == (start, end)  # GTK 4.8 applies it but never answers
+        return not isinstance(reply, Failed) and bool(reply and reply[0])
 
     def set_caret(self, ref: Ref, offset: int) -> bool:
         reply = self._call(ref, TEXT, "SetCaretOffset", "i", offset)
