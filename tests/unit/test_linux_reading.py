@@ -183,3 +183,17 @@ def test_only_plain_unfocused_cells_are_inline() -> None:
     assert not inline_cell(Node("/c", 56, "", "", SHOWING | focused, frozenset()))
     assert not inline_cell(Node("/c", 56, "", "", SHOWING | selected, frozenset()))
     assert not inline_cell(Node("/p", 73, "", "", SHOWING, frozenset()))
+
+
+def test_a_label_around_an_entry_does_not_repeat_the_entry_name() -> None:
+    """Chromium: <label>Name <input></label> is a label whose text is "Name \ufffc" over a static
+    text run and the entry (named after the label)."""
+    snap = snapshot(
+        node("/w", 23, "Form", children=["/label"]),
+        node("/label", 29, parent="/w", children=["/run", "/entry"], text="Name \ufffc"),
+        node("/run", 116, "Name ", parent="/label", text="Name "),
+        node("/entry", 79, "Name", parent="/label", text="ann"),
+    )
+    root, _ = element_tree(snap, "/w")
+    assert root is not None
+    assert root.children[0].value == "Name"

@@ -39,6 +39,7 @@ from deskhand.backends.linux._roles import (
     ACTION_NAMES,
     BOOLEAN_ROLES,
     CHECKED,
+    CONTROL_ROLES,
     EDITABLE,
     ENABLED,
     EXPANDED,
@@ -238,14 +239,18 @@ def _value(node: Node, ax: str) -> str | float | bool | None:
 
 def _with_embedded(text: str, children: list[Node | None]) -> str:
     """``text`` with each embedded-object character replaced by that child's name or text (a
-    link inside a paragraph), in order."""
+    link inside a paragraph), in order. A control (a text field inside its label, a button) has
+    a line of its own and its name is no text of the parent: its character is dropped (a label
+    around an entry read "Name Name")."""
     parts = text.split(OBJECT_CHAR)
     out = parts[0]
     for i, part in enumerate(parts[1:]):
         child = children[i] if i < len(children) else None
-        inner = (child.name or (child.text or "").replace(OBJECT_CHAR, "")) if child is not None else ""
+        inner = ""
+        if child is not None and child.role not in CONTROL_ROLES:
+            inner = child.name or (child.text or "").replace(OBJECT_CHAR, "")
         out += inner + part
-    return out.strip()
+    return " ".join(out.split())
 
 
 def _content(node: Node) -> str | None:
