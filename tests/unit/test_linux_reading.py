@@ -6,12 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from deskhand.backends.base import ProcessIdentity, RunningApp
 from deskhand.backends.linux import _visible
 from deskhand.backends.linux._atspi import Call, Node, Snapshot
 from deskhand.backends.linux._atspi_calls import TEXT
 from deskhand.backends.linux._atspi_nodes import inline_cell
 from deskhand.backends.linux._atspi_walk import Walker
 from deskhand.backends.linux._mapping import element_tree
+from deskhand.backends.linux._observe_tree import app_tree, content_origin
+from deskhand.backends.linux._windows import WindowInfo
+from deskhand.core.axtree.model import Element
+from deskhand.core.geometry import Rect
 
 BUS = ":1.9"
 SHOWING = 1 << 25
@@ -197,3 +202,24 @@ def test_a_label_around_an_entry_does_not_repeat_the_entry_name() -> None:
     root, _ = element_tree(snap, "/w")
     assert root is not None
     assert root.children[0].value == "Name"
+
+
+def test_gtk4_window_relative_bounds_are_placed_on_the_screen() -> None:
+    """GTK 4.8: the window reads (0, 0, 355, 498) inside a 365 x 508 X client at (220, 140)."""
+    client = Rect(220, 140, 365, 508)
+    xwin = WindowInfo(1, 1, 7, "Calculator", client, client, True, 0)
+    button = Element("AXButton", title="7", frame=Rect(16, 300, 55, 40))
+    root = Element("AXWindow", title="Calculator", frame=Rect(0, 0, 355, 498), children=[button])
+    origin = content_origin(root, xwin)
+    assert origin == (225, 145)
+    assert content_origin(Element("AXWindow", frame=Rect(225, 145, 355, 498)), xwin) is None  # on screen already
+    snap = snapshot(
+        node("/w", 23, "Calculator", children=["/b"], extents=(0, 0, 355, 498)),
+        node("/b", 43, "7", parent="/w", extents=(16, 300, 55, 40)),
+    )
+    snap.window_relative = True
+    app = RunningApp(ProcessIdentity(7, "gnome-calculator", "/usr/bin/gnome-calculator", 1.0), "Calculator")
+    origins: dict[int, tuple[int, int]] = {}
+    tree = app_tree(app, snap, xwin, [xwin], origins)
+    assert tree.windows[0].root.children[0].frame == Rect(241, 445, 55, 40)
+    assert origins == {1: (225, 145)}

@@ -86,6 +86,8 @@ class Snapshot:
     elapsed_s: float = 0.0
     #: The app reports bounds relative to its window, whatever coordinate type is asked (GTK 4).
     window_relative: bool = False
+    #: Calls the read sent (what the app answered; the benchmarks report it).
+    calls: int = 0
 
 
 def shown(snap: Snapshot) -> Iterable[Node]:

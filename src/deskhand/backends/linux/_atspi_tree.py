@@ -133,6 +133,7 @@ class TreeReader:
             if plan:  # an unplanned read (an app's first, or the first of a source) costs more than it will
                 self._costs.setdefault(bus, {})[source] = time.monotonic() - start
         snap.elapsed_s = time.monotonic() - start
+        snap.calls = len(r.asked)
         return snap
 
     def _source(self, bus: str) -> str:
