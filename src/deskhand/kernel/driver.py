@@ -6,6 +6,7 @@ cell, a ping while it is idle).
 from __future__ import annotations
 
 import asyncio
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -70,8 +71,8 @@ class Kernel:
                 return
             except (EOFError, ConnectionError):
                 await asyncio.sleep(0.05)  # let the stderr tail arrive
-                code = self.worker.process.returncode
-                failed(self, f"Computer Use JavaScript kernel exited ({code}). {self.worker.stderr_text()}")
+                how = _exit_text(self.worker.process.returncode)
+                failed(self, f"Computer Use JavaScript kernel exited ({how}). {self.worker.stderr_text()}")
                 return
             kind = message["type"]
             if kind == "ready":
@@ -104,3 +105,13 @@ class Kernel:
                 nonce += 1
                 self.ping = (nonce, loop.time())
                 self.worker.send({"type": "ping", "nonce": nonce})
+
+
+def _exit_text(code: int | None) -> str:
+    """A worker's end in words: ``killed by SIGKILL`` for a signal, else its exit code."""
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"

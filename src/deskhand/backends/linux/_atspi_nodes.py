@@ -22,6 +22,11 @@ STATE_VISIBLE: Final = State.VISIBLE.value
 #: object has no size (a collapsed revealer's content, a hidden tab bar).
 STATE_SHOWN_BY_VISIBLE: Final = 1 << 62
 
+#: The embedded-object character: where a child object (a link) sits in its parent's text.
+OBJECT_CHAR: Final = "\ufffc"
+#: Toolkits (``Application.ToolkitName``) that follow the hypertext model.
+HYPERTEXT_TOOLKITS: Final = frozenset({"chromium", "gecko"})
+
 ROLE_MENU: Final = Role.MENU.value
 #: Document frame, document text, document web: their visible children are found down the middle.
 DOCUMENT_ROLES: Final = role_set(Role.DOCUMENT_FRAME, Role.DOCUMENT_TEXT, Role.DOCUMENT_WEB)
@@ -46,6 +51,9 @@ TEXT_VALUE_ROLES: Final = role_set(
     Role.STATIC,
 )
 STATE_MANAGES_DESCENDANTS: Final = State.MANAGES_DESCENDANTS.value
+STATE_SELECTED: Final = State.SELECTED.value
+#: Table cell, column header, row header.
+CELL_ROLES: Final = role_set(Role.TABLE_CELL, Role.COLUMN_HEADER, Role.ROW_HEADER)
 ROLE_COMBO_BOX: Final = Role.COMBO_BOX.value
 
 
@@ -92,6 +100,10 @@ class Snapshot:
     #: The read stopped at ``MAX_READ_CALLS``.
     capped: bool = False
     elapsed_s: float = 0.0
+    #: The app reports bounds relative to its window, whatever coordinate type is asked (GTK 4).
+    window_relative: bool = False
+    #: Calls the read sent (what the app answered; the benchmarks report it).
+    calls: int = 0
 
 
 def shown(snap: Snapshot) -> Iterable[Node]:
@@ -140,3 +152,9 @@ def variant(v: Any, default: Any) -> Any:
 def prop_str(reply: Any) -> str:
     """The string of a ``Properties.Get`` reply, or "" when it failed."""
     return "" if isinstance(reply, Failed) else str(variant(reply[0], ""))
+
+
+def inline_cell(node: Node) -> bool:
+    """A table cell with nothing in it but its text (in a hypertext app its text runs were not
+    read: ``Walker.inline_runs``), neither focused nor selected: its row's line holds its text."""
+    return node.role in CELL_ROLES and not node.children and not node.states & (STATE_FOCUSED | STATE_SELECTED)

@@ -64,6 +64,22 @@ SENSITIVE: Final = State.SENSITIVE.value
 VERTICAL: Final = State.VERTICAL.value
 READ_ONLY: Final = State.READ_ONLY.value
 
+#: Roles of controls: each has a line of its own (check box, combo box, push button, radio
+#: button, password text, slider, spin button, text, toggle button, entry, list box, menu button).
+CONTROL_ROLES: Final = role_set(
+    Role.CHECK_BOX,
+    Role.COMBO_BOX,
+    Role.PASSWORD_TEXT,
+    Role.PUSH_BUTTON,
+    Role.RADIO_BUTTON,
+    Role.SLIDER,
+    Role.SPIN_BUTTON,
+    Role.TEXT,
+    Role.TOGGLE_BUTTON,
+    Role.ENTRY,
+    Role.LIST_BOX,
+    Role.PUSH_BUTTON_MENU,
+)
 BOOLEAN_ROLES: Final = role_set(
     Role.CHECK_BOX, Role.CHECK_MENU_ITEM, Role.RADIO_BUTTON, Role.RADIO_MENU_ITEM, Role.TOGGLE_BUTTON
 )
