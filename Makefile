@@ -67,8 +67,12 @@ check: venv
 demo: deps
 	$(VPY) -m deskhand.demo
 
+# BENCH_BASE=<git revision or src dir>: the agent-path bench also runs that source, side by side,
+# for a before/after table (default: main before issue 18's drag, typing and screenshot cuts;
+# BENCH_BASE= runs deskhand alone)
+BENCH_BASE ?= 59288ed
 bench: deps
-	$(VPY) -m bench
+	DESKHAND_BENCH_BASE=$(BENCH_BASE) $(VPY) -m bench
 
 clean:
 	rm -rf $(VENV) out build .mypy_cache .ruff_cache .pytest_cache $(TS_CLIENT)/node_modules .import_linter_cache
