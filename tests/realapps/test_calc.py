@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from _apps import Apps
-from _observe import state_with
+from _observe import handle, state_with
 from _office import convert, sample
 
 from deskhand.backends.linux.executor import LinuxExecutor
@@ -76,3 +76,19 @@ def test_values_typed_after_observing_are_saved(calc: dict[str, Any], mex: Linux
             break
         time.sleep(0.2)  # polling the saved file with a deadline
     assert csv.splitlines()[:3] == ["seed,", "41,42", "83,"], csv
+
+
+@pytest.mark.matrix("LibreOffice Calc", "stable handles")
+def test_an_edited_cell_keeps_its_handle_across_reads(calc: dict[str, Any], mex: LinuxExecutor) -> None:
+    """Calc gives a cell it edited a new accessible object on every read; the cell keeps its
+    handle (runs last: it edits A1 after the save was checked)."""
+    app = calc["app"]
+    state_with(mex, app, r"table cell A1, Value: ")
+    mex.press_key(app, "ctrl+Home")
+    mex.type_text(app, "edited\n")
+    cell = r"table cell A1, Value: edited"
+    first = state_with(mex, app, cell)
+    again = mex.get_app_state(app, disable_diff=True).text
+    assert handle(again, cell) == handle(first, cell), again
+    diff = mex.get_app_state(app).text
+    assert "table cell A1" not in diff, diff

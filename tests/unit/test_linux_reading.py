@@ -3,11 +3,20 @@ container's children and stays within its caps; the mapping's text and noise rul
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
+from deskhand.backends.base import ProcessIdentity, RunningApp
 from deskhand.backends.linux import _visible
 from deskhand.backends.linux._atspi import Call, Node, Snapshot
+from deskhand.backends.linux._atspi_calls import TEXT
+from deskhand.backends.linux._atspi_nodes import inline_cell
+from deskhand.backends.linux._atspi_walk import Walker
 from deskhand.backends.linux._mapping import element_tree
+from deskhand.backends.linux._observe_tree import app_tree, content_origin
+from deskhand.backends.linux._windows import WindowInfo
+from deskhand.core.axtree.model import Element
+from deskhand.core.geometry import Rect
 
 BUS = ":1.9"
 SHOWING = 1 << 25
@@ -113,3 +122,104 @@ def test_a_node_under_two_parents_maps_to_one_element() -> None:
     root, _ = element_tree(snap, "/w")
     assert root is not None
     assert root.children[0].children[0] is root.children[1].children[0]
+
+
+def test_a_sheet_cell_keeps_its_locator_when_the_app_gives_it_a_new_object() -> None:
+    """LibreOffice Calc creates a cell's accessible anew for each read: the cell is known by its
+    name in the sheet, not by its object path."""
+
+    def sheet(cell_path: str) -> Snapshot:
+        return snapshot(
+            node("/w", 23, "Book", children=["/table"]),
+            node("/table", 55, "Sheet1", parent="/w", children=[cell_path], child_count=-1, partial="rows 1-1"),
+            node(cell_path, 56, "A1", parent="/table", text="41"),
+        )
+
+    keys = []
+    for path in ("/cell/7", "/cell/93"):
+        root, _ = element_tree(sheet(path), "/w")
+        assert root is not None
+        keys.append(root.children[0].children[0].locator)
+    assert keys[0] == keys[1] == "56#A1"
+
+
+def test_an_enumerated_list_keeps_path_locators() -> None:
+    snap = snapshot(node("/w", 23, "W", children=["/l"]), node("/l", 31, parent="/w", children=["/i"], child_count=1),
+                    node("/i", 32, "Item", parent="/l"))  # fmt: skip
+    root, _ = element_tree(snap, "/w")
+    assert root is not None
+    assert root.children[0].children[0].locator == "32@i"
+
+
+class TextRuns:
+    """Answers ``Text.GetText`` like Chromium: a link inside a cell is an embedded-object char."""
+
+    texts: ClassVar[dict[str, str]] = {"/plain": "r0c0", "/linked": "\ufffc", "/blank": " "}
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+
+    def ask(self, calls: list[Call], plan: Sequence[Call] = ()) -> list[Any]:
+        self.calls.extend(calls)
+        return [(self.texts[c.path],) for c in calls]
+
+
+def test_hypertext_runs_below_a_plain_text_node_are_not_read() -> None:
+    text = frozenset({TEXT})
+    cells = [
+        Node(p, 56, "", "", SHOWING, text, parent="/row", children=[f"{p}/run"], child_count=1)
+        for p in ("/plain", "/linked", "/blank")
+    ]
+    snap = snapshot(node("/row", 90, children=[c.path for c in cells]), *cells)
+    fake = TextRuns()
+    assert Walker().inline_runs(snap, [(c.path, "/row", i) for i, c in enumerate(cells)], fake)  # type: ignore[arg-type]
+    assert [c.method for c in fake.calls] == ["GetText"] * 3
+    plain, linked, blank = cells
+    assert (plain.text, plain.children, plain.child_count) == ("r0c0", [], 0)
+    assert linked.children == ["/linked/run"]  # the link is read
+    assert blank.children == ["/blank/run"]  # no text to hold its children
+
+
+def test_only_plain_unfocused_cells_are_inline() -> None:
+    focused, selected = 1 << 12, 1 << 23
+    assert inline_cell(Node("/c", 56, "", "", SHOWING, frozenset()))
+    assert inline_cell(Node("/h", 10, "", "", SHOWING, frozenset()))
+    assert not inline_cell(Node("/c", 56, "", "", SHOWING, frozenset(), children=["/link"]))
+    assert not inline_cell(Node("/c", 56, "", "", SHOWING | focused, frozenset()))
+    assert not inline_cell(Node("/c", 56, "", "", SHOWING | selected, frozenset()))
+    assert not inline_cell(Node("/p", 73, "", "", SHOWING, frozenset()))
+
+
+def test_a_label_around_an_entry_does_not_repeat_the_entry_name() -> None:
+    """Chromium: <label>Name <input></label> is a label whose text is "Name \ufffc" over a static
+    text run and the entry (named after the label)."""
+    snap = snapshot(
+        node("/w", 23, "Form", children=["/label"]),
+        node("/label", 29, parent="/w", children=["/run", "/entry"], text="Name \ufffc"),
+        node("/run", 116, "Name ", parent="/label", text="Name "),
+        node("/entry", 79, "Name", parent="/label", text="ann"),
+    )
+    root, _ = element_tree(snap, "/w")
+    assert root is not None
+    assert root.children[0].value == "Name"
+
+
+def test_gtk4_window_relative_bounds_are_placed_on_the_screen() -> None:
+    """GTK 4.8: the window reads (0, 0, 355, 498) inside a 365 x 508 X client at (220, 140)."""
+    client = Rect(220, 140, 365, 508)
+    xwin = WindowInfo(1, 1, 7, "Calculator", client, client, True, 0)
+    button = Element("AXButton", title="7", frame=Rect(16, 300, 55, 40))
+    root = Element("AXWindow", title="Calculator", frame=Rect(0, 0, 355, 498), children=[button])
+    origin = content_origin(root, xwin)
+    assert origin == (225, 145)
+    assert content_origin(Element("AXWindow", frame=Rect(225, 145, 355, 498)), xwin) is None  # on screen already
+    snap = snapshot(
+        node("/w", 23, "Calculator", children=["/b"], extents=(0, 0, 355, 498)),
+        node("/b", 43, "7", parent="/w", extents=(16, 300, 55, 40)),
+    )
+    snap.window_relative = True
+    app = RunningApp(ProcessIdentity(7, "gnome-calculator", "/usr/bin/gnome-calculator", 1.0), "Calculator")
+    origins: dict[int, tuple[int, int]] = {}
+    tree = app_tree(app, snap, xwin, [xwin], origins)
+    assert tree.windows[0].root.children[0].frame == Rect(241, 445, 55, 40)
+    assert origins == {1: (225, 145)}

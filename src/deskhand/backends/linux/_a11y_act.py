@@ -23,6 +23,7 @@ from deskhand.backends.linux._atspi import (
     Call,
     Failed,
 )
+from deskhand.backends.linux._atspi_calls import TIMED_OUT
 from deskhand.core.clicktiers import Outcome
 
 __all__ = ()
@@ -39,6 +40,8 @@ MENU_ACTIONS: Final = ("showmenu", "show menu", "menu", "popup")
 #: AT-SPI state bits the actor reads (``A11y.states``).
 STATE_EDITABLE: Final = 1 << 7
 STATE_FOCUSED: Final = 1 << 12
+#: How long ``AddSelection`` is waited for (GTK 4.8 never answers it; the selection is read back).
+ADD_WAIT_S: Final = 0.3
 
 
 def _outcome(reply: Any) -> Outcome:
@@ -65,6 +68,12 @@ class A11y:
     def _call(self, ref: Ref, iface: str, method: str, sig: str | None = None, *body: Any) -> Any:
         reply = self._conn.call(Call(ref.bus, ref.path, iface, method, sig, tuple(body)))
         return None if isinstance(reply, Failed) else reply
+
+    def _origin(self, bus: str) -> tuple[int, int]:
+        """Where the app's bounds start on the screen: (0, 0) but for a window-relative app
+        (GTK 4; ``AtspiConnection.origins``)."""
+        origins: dict[str, tuple[int, int]] = getattr(self._conn, "origins", {})
+        return origins.get(bus, (0, 0))
 
     def _prop(self, ref: Ref, iface: str, name: str) -> Any:
         reply = self._call(ref, PROPERTIES, "Get", "ss", iface, name)
@@ -116,11 +125,18 @@ class A11y:
         return int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
 
     def extents(self, ref: Ref) -> tuple[int, int, int, int] | None:
+        """The element's bounds on the screen (a window-relative app's moved by its origin)."""
         reply = self._call(ref, COMPONENT, "GetExtents", "u", 0)
-        return tuple(int(v) for v in reply[0]) if reply else None  # type: ignore[return-value]
+        if not reply:
+            return None
+        x, y, w, h = (int(v) for v in reply[0])
+        dx, dy = self._origin(ref.bus)
+        return x + dx, y + dy, w, h
 
     def at_point(self, ref: Ref, x: int, y: int) -> Ref | None:
-        reply = self._call(ref, COMPONENT, "GetAccessibleAtPoint", "iiu", x, y, 0)
+        """The element at screen point (x, y) below ``ref`` (hit-test), or None."""
+        dx, dy = self._origin(ref.bus)
+        reply = self._call(ref, COMPONENT, "GetAccessibleAtPoint", "iiu", x - dx, y - dy, 0)
         if not reply or reply[0][1] == "/org/a11y/atspi/null":
             return None
         return Ref(str(reply[0][0]), str(reply[0][1]))
@@ -180,16 +196,29 @@ class A11y:
         return (int(reply[0]), int(reply[1])) if reply else None
 
     def set_selection(self, ref: Ref, start: int, end: int) -> bool:
+        """Select [start, end) (a caret at ``start`` when empty); True when the app took it.
+
+        An existing selection is moved (``SetSelection``), else one is added (``AddSelection``).
+        GTK 4.8 answers ``SetSelection`` True yet drops the selection, and applies
+        ``AddSelection`` without ever answering: so a moved selection is read back (and added
+        anew from a caret when it is not there), and an unanswered add counts when the selection
+        reads back as asked."""
         if start == end:
             reply = self._call(ref, TEXT, "SetCaretOffset", "i", start)
             if reply and reply[0]:
                 self._call(ref, TEXT, "RemoveSelection", "i", 0)
             return bool(reply and reply[0])
         n = self._call(ref, TEXT, "GetNSelections")
-        method = "SetSelection" if n and int(n[0]) > 0 else "AddSelection"
-        body: tuple[Any, ...] = (0, start, end) if method == "SetSelection" else (start, end)
-        reply = self._call(ref, TEXT, method, "iii" if method == "SetSelection" else "ii", *body)
-        return bool(reply and reply[0])
+        if n and int(n[0]) > 0:
+            reply = self._call(ref, TEXT, "SetSelection", "iii", 0, start, end)
+            if reply and reply[0] and self.selection(ref) == (start, end):
+                return True
+            # GTK 4.8 answers True and drops the selection: start again from none.
+            self._call(ref, TEXT, "SetCaretOffset", "i", start)
+        reply = self._conn.call(Call(ref.bus, ref.path, TEXT, "AddSelection", "ii", (start, end)), timeout_s=ADD_WAIT_S)
+        if reply is TIMED_OUT:
+            return self.selection(ref) == (start, end)  # GTK 4.8 applies it but never answers
+        return not isinstance(reply, Failed) and bool(reply and reply[0])
 
     def set_caret(self, ref: Ref, offset: int) -> bool:
         reply = self._call(ref, TEXT, "SetCaretOffset", "i", offset)

@@ -127,6 +127,11 @@ class AtspiConnection:
         self.lock = threading.RLock()
         self._cache_events_registered = False
         self._tree = TreeReader()
+        #: Per app bus name: where the origin of the bounds it reports is on the screen, for an
+        #: app whose bounds are window-relative (GTK 4): its key window's content origin, set by
+        #: each observation (``_observe_tree``); the actor adds it to bounds it reads and
+        #: subtracts it from points it hit-tests.
+        self.origins: dict[str, tuple[int, int]] = {}
 
     def close(self) -> None:
         with self.lock:

@@ -21,6 +21,11 @@ STATE_VISIBLE: Final = 1 << 30
 #: object has no size (a collapsed revealer's content, a hidden tab bar).
 STATE_SHOWN_BY_VISIBLE: Final = 1 << 62
 
+#: The embedded-object character: where a child object (a link) sits in its parent's text.
+OBJECT_CHAR: Final = "\ufffc"
+#: Toolkits (``Application.ToolkitName``) that follow the hypertext model.
+HYPERTEXT_TOOLKITS: Final = frozenset({"chromium", "gecko"})
+
 ROLE_MENU: Final = 33
 #: Document frame, document text, document web: their visible children are found down the middle.
 DOCUMENT_ROLES: Final = frozenset({82, 94, 95})
@@ -30,6 +35,9 @@ CELL_LEFT_TO_READ: Final = frozenset({ACTION, EDITABLE_TEXT})
 #: headings, captions, table cells, list items, sections and static text of web content).
 TEXT_VALUE_ROLES: Final = frozenset({29, 32, 52, 56, 60, 61, 73, 79, 81, 82, 83, 85, 94, 116})
 STATE_MANAGES_DESCENDANTS: Final = 1 << 31
+STATE_SELECTED: Final = 1 << 23
+#: Table cell, column header, row header.
+CELL_ROLES: Final = frozenset({56, 10, 47})
 ROLE_COMBO_BOX: Final = 11
 
 
@@ -76,6 +84,10 @@ class Snapshot:
     #: The read stopped at ``MAX_READ_CALLS``.
     capped: bool = False
     elapsed_s: float = 0.0
+    #: The app reports bounds relative to its window, whatever coordinate type is asked (GTK 4).
+    window_relative: bool = False
+    #: Calls the read sent (what the app answered; the benchmarks report it).
+    calls: int = 0
 
 
 def shown(snap: Snapshot) -> Iterable[Node]:
@@ -124,3 +136,9 @@ def variant(v: Any, default: Any) -> Any:
 def prop_str(reply: Any) -> str:
     """The string of a ``Properties.Get`` reply, or "" when it failed."""
     return "" if isinstance(reply, Failed) else str(variant(reply[0], ""))
+
+
+def inline_cell(node: Node) -> bool:
+    """A table cell with nothing in it but its text (in a hypertext app its text runs were not
+    read: ``Walker.inline_runs``), neither focused nor selected: its row's line holds its text."""
+    return node.role in CELL_ROLES and not node.children and not node.states & (STATE_FOCUSED | STATE_SELECTED)

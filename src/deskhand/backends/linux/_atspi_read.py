@@ -32,8 +32,8 @@ class Read:
     reply it got, and the calls still queued or waiting for a reply (by serial)."""
 
     __slots__ = (
-        "asked", "bus", "capped", "dead", "deadline", "link", "links", "queue", "replies", "used", "visible_is_shown",
-        "waiting",
+        "asked", "bus", "capped", "dead", "deadline", "hypertext", "link", "links", "queue", "replies", "used",
+        "visible_is_shown", "waiting",
     )  # fmt: skip
 
     def __init__(self, bus: str, deadline: Deadline, links: Links) -> None:
@@ -52,6 +52,9 @@ class Read:
         self.capped = False
         #: The app is GTK 4: VISIBLE objects below its windows are shown (see ``states_of``).
         self.visible_is_shown = False
+        #: The app follows the hypertext model (Chromium, Gecko): each child that is not text is
+        #: an embedded-object character in its parent's text (see ``Walker.inline_runs``).
+        self.hypertext = False
 
     def ask(self, calls: Sequence[Call], plan: Sequence[Call] = ()) -> list[Any]:
         """The replies to ``calls`` in this read (a ``Failed`` for an error, ``TIMED_OUT`` past

@@ -37,6 +37,7 @@ from deskhand.backends.linux._atspi_calls import (
     Links,
 )
 from deskhand.backends.linux._atspi_nodes import (
+    HYPERTEXT_TOOLKITS,
     MAX_WALK_NODES,
     ROLE_COMBO_BOX,
     STATE_FOCUSED,
@@ -48,6 +49,7 @@ from deskhand.backends.linux._atspi_nodes import (
     Snapshot,
     apply_reply,
     has_size,
+    inline_cell,
     prop_str,
     shown,
     states_of,
@@ -75,11 +77,11 @@ class TreeReader:
         self._plans: dict[str, tuple[str, tuple[Call, ...]]] = {}
         #: Apps always walked (their cache does not cover their windows), apps whose big cache is
         #: mostly hidden (a walk is tried), the last cost of each source per app (see
-        #: ``_source``), and per app whether it is GTK 4.
+        #: ``_source``), and per app its toolkit's name and version.
         self._walk_forced: set[str] = set()
         self._walk_trial: set[str] = set()
         self._costs: dict[str, dict[str, float]] = {}
-        self._gtk4: dict[str, bool] = {}
+        self._toolkits: dict[str, tuple[str, str]] = {}
 
     def read(self, bus: str, deadline: Deadline, links: Links, start: float) -> Snapshot:
         """One read in rounds (cache or walk, then the lazy children, then details), each round
@@ -92,7 +94,9 @@ class TreeReader:
         in this read; what the plan did not foresee is sent then. Plan replies are as fresh as
         any: they answer calls sent during this read. Replies nobody asks for are dropped."""
         r = Read(bus, deadline, links)
-        r.visible_is_shown = self._visible_isshown(bus, r)
+        name, version = self._toolkit(bus, r)
+        r.visible_is_shown = name == "gtk" and version.startswith("4.")
+        r.hypertext = name in HYPERTEXT_TOOLKITS
         source = self._source(bus)
         planned_source, plan = self._plans.pop(bus, ("", ()))
         if planned_source != source:
@@ -119,6 +123,7 @@ class TreeReader:
         if not snap.timed_out:
             snap.timed_out = not self._enrich(snap, r)
         snap.capped = r.capped
+        snap.window_relative = r.visible_is_shown
         if not snap.timed_out:
             snap.timed_out = not self._choices(snap, r)
         if not snap.timed_out:
@@ -128,6 +133,7 @@ class TreeReader:
             if plan:  # an unplanned read (an app's first, or the first of a source) costs more than it will
                 self._costs.setdefault(bus, {})[source] = time.monotonic() - start
         snap.elapsed_s = time.monotonic() - start
+        snap.calls = len(r.asked)
         return snap
 
     def _source(self, bus: str) -> str:
@@ -141,9 +147,10 @@ class TreeReader:
             return "walk" if costs["walk"] < costs["cache"] else "cache"
         return "walk" if bus in self._walk_trial and "walk" not in costs else "cache"
 
-    def _visible_isshown(self, bus: str, r: Read) -> bool:
-        """Whether the app is GTK 4 (``Application.ToolkitName`` and ``Version``), asked once."""
-        known = self._gtk4.get(bus)
+    def _toolkit(self, bus: str, r: Read) -> tuple[str, str]:
+        """The app's toolkit name (lower case) and version (``Application.ToolkitName`` and
+        ``Version``), asked once; ("", "") while the app does not answer."""
+        known = self._toolkits.get(bus)
         if known is None:
             name, version = r.ask(
                 [
@@ -152,11 +159,11 @@ class TreeReader:
                 ],
             )
             if name is TIMED_OUT or version is TIMED_OUT:
-                return False
-            known = prop_str(name).upper() == "GTK" and prop_str(version).startswith("4.")
-            if len(self._gtk4) >= MAX_PEERS:
-                self._gtk4.clear()
-            self._gtk4[bus] = known
+                return "", ""
+            known = (prop_str(name).lower(), prop_str(version))
+            if len(self._toolkits) >= MAX_PEERS:
+                self._toolkits.clear()
+            self._toolkits[bus] = known
         return known
 
     def _from_cache(self, r: Read, plan: Sequence[Call]) -> Snapshot | None:
@@ -246,12 +253,17 @@ class TreeReader:
         return True
 
     def _enrich(self, snap: Snapshot, r: Read) -> bool:
-        """Read extents, values, texts, selections and actions of shown nodes; False on timeout."""
+        """Read extents, values, texts, selections and actions of shown nodes; False on timeout.
+
+        A web table's plain cells (``inline_cell``) get only their text: a grid row renders as one
+        line with its cells' texts (``core/axtree/rows.py``), so their bounds and actions would
+        never be shown or used; on a 100 x 30 table that is a fifth of the read's calls."""
         calls: list[Call] = []
         targets: list[tuple[Node, str]] = []
         for node in shown(snap):
             b, p, ifs = snap.bus, node.path, node.interfaces
-            if COMPONENT in ifs:
+            inline = r.hypertext and inline_cell(node)
+            if COMPONENT in ifs and not inline:
                 calls.append(Call(b, p, COMPONENT, "GetExtents", "u", (0,)))
                 targets.append((node, "extents"))
             if VALUE in ifs:
@@ -264,7 +276,7 @@ class TreeReader:
                 if node.states & STATE_FOCUSED:
                     calls.append(Call(b, p, TEXT, "GetSelection", "i", (0,)))
                     targets.append((node, "selection"))
-            if ACTION in ifs:
+            if ACTION in ifs and not inline:
                 calls.append(Call(b, p, ACTION, "GetActions"))
                 targets.append((node, "actions"))
         replies = r.ask(calls)

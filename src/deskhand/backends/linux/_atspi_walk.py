@@ -12,14 +12,16 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from deskhand.backends.linux import _visible
-from deskhand.backends.linux._atspi_calls import ACCESSIBLE, PROPERTIES, ROOT_PATH, TIMED_OUT, Call, Failed
+from deskhand.backends.linux._atspi_calls import ACCESSIBLE, PROPERTIES, ROOT_PATH, TEXT, TIMED_OUT, Call, Failed
 from deskhand.backends.linux._atspi_nodes import (
     CELL_LEFT_TO_READ,
     DOCUMENT_ROLES,
     MAX_WALK_NODES,
+    OBJECT_CHAR,
     ROLE_MENU,
     STATE_EXPANDED,
     STATE_MANAGES_DESCENDANTS,
+    TEXT_VALUE_ROLES,
     Node,
     Snapshot,
     prop_str,
@@ -149,7 +151,37 @@ class Walker:
                     unread.append(node)
             if unread and not self._children_of(snap, unread, r):
                 return False
+            if r.hypertext and not self.inline_runs(snap, frontier, r):
+                return False
             frontier = next_frontier(frontier, nodes, probes)
+        return True
+
+    def inline_runs(self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: Read) -> bool:
+        """In the hypertext model (Chromium, Gecko) each child that is not text sits in its
+        parent's text as an embedded-object character: the children of a text node whose text
+        has none are its text runs (a table cell's or a paragraph's static text), which its text
+        already holds. They are not read: the node's text is read now (the details round reuses
+        the reply) and its children are dropped. False on timeout."""
+        bus = snap.bus
+        holders = [
+            n
+            for path, _parent, _i in frontier
+            if (n := snap.nodes.get(path)) is not None
+            and n.showing
+            and n.children
+            and n.role in TEXT_VALUE_ROLES
+            and TEXT in n.interfaces
+        ]
+        replies = r.ask([Call(bus, n.path, TEXT, "GetText", "ii", (0, -1)) for n in holders])
+        if any(x is TIMED_OUT for x in replies):
+            return False
+        for node, reply in zip(holders, replies, strict=True):
+            if isinstance(reply, Failed):
+                continue
+            text = str(reply[0])
+            if text.strip() and OBJECT_CHAR not in text:
+                node.text = text
+                node.children, node.child_count = [], 0
         return True
 
     def _children_of(self, snap: Snapshot, unread: list[Node], r: Read) -> bool:

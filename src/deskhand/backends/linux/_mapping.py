@@ -7,7 +7,10 @@ nodes (state SHOWING) become elements; hidden subtrees such as closed menus are 
 
 The locator step of an element is its AT-SPI role number plus its object path: paths are the
 toolkit's own object ids (stable while the object lives), so an element keeps its handle when
-siblings are inserted before it, and a recreated object never inherits an old handle.
+siblings are inserted before it, and a recreated object never inherits an old handle. A cell of
+a container read only by its visible part (a spreadsheet) is the exception: the app creates its
+object anew for each read (LibreOffice Calc gives cell A1 a new path every time), so its step is
+its role and name ("A1"), and the same cell keeps its handle across reads.
 
 Scroll areas. AT-SPI scroll panes expose no page actions, so a scroll area that shows a scroll
 bar gets the contract's page-scroll actions (``AXScrollUpByPage``/``AXScrollDownByPage`` for a
@@ -22,8 +25,8 @@ scroll pane it is: it reads "scroll pane" like GTK's, and the contract's rule fo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
 
+from deskhand.backends.linux import _visible
 from deskhand.backends.linux._atspi import (
     EDITABLE_TEXT,
     TEXT_VALUE_ROLES,
@@ -31,10 +34,12 @@ from deskhand.backends.linux._atspi import (
     Node,
     Snapshot,
 )
+from deskhand.backends.linux._atspi_nodes import OBJECT_CHAR
 from deskhand.backends.linux._roles import (
     ACTION_NAMES,
     BOOLEAN_ROLES,
     CHECKED,
+    CONTROL_ROLES,
     EDITABLE,
     ENABLED,
     EXPANDED,
@@ -62,9 +67,6 @@ from deskhand.backends.linux._roles import (
 )
 from deskhand.core.axtree.model import Element, ValueType
 from deskhand.core.geometry import Rect
-
-#: The embedded-object character: where a child object (a link) sits in its parent's text.
-OBJECT_CHAR: Final = "\ufffc"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +104,8 @@ def _map(snap: Snapshot, path: str, focused: list[Element], mapped: dict[str, El
     parent = snap.nodes.get(node.parent)
     axes = scroll_axes(snap, node)
     el = element(node, snap.bus, parent_role=parent.role if parent else None, scroll_axes=axes)
+    if node.name and parent is not None and _read_by_position(parent):
+        el.locator = f"{node.role}#{node.name}"
     mapped[path] = el
     if node.states & FOCUSED:
         focused.append(el)
@@ -121,6 +125,11 @@ def _map(snap: Snapshot, path: str, focused: list[Element], mapped: dict[str, El
     if el.role in ("AXList", "AXOutline", "AXTable") and total > shown_rows:
         el.row_count = total
     return el
+
+
+def _read_by_position(container: Node) -> bool:
+    """Whether ``container``'s children were read through its visible part (``_visible``)."""
+    return container.partial is not None or _visible.must_not_enumerate(container.states, container.child_count)
 
 
 def element(
@@ -230,14 +239,18 @@ def _value(node: Node, ax: str) -> str | float | bool | None:
 
 def _with_embedded(text: str, children: list[Node | None]) -> str:
     """``text`` with each embedded-object character replaced by that child's name or text (a
-    link inside a paragraph), in order."""
+    link inside a paragraph), in order. A control (a text field inside its label, a button) has
+    a line of its own and its name is no text of the parent: its character is dropped (a label
+    around an entry read "Name Name")."""
     parts = text.split(OBJECT_CHAR)
     out = parts[0]
     for i, part in enumerate(parts[1:]):
         child = children[i] if i < len(children) else None
-        inner = (child.name or (child.text or "").replace(OBJECT_CHAR, "")) if child is not None else ""
+        inner = ""
+        if child is not None and child.role not in CONTROL_ROLES:
+            inner = child.name or (child.text or "").replace(OBJECT_CHAR, "")
         out += inner + part
-    return out.strip()
+    return " ".join(out.split())
 
 
 def _content(node: Node) -> str | None:

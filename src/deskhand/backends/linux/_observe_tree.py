@@ -72,7 +72,13 @@ class TreeObserver:
                 f"{waited} s; the app may be hung. Nothing was read.",
             )
         xwins, key = seen.result()
-        tree = app_tree(app, snap, key, xwins)
+        origins: dict[int, tuple[int, int]] = {}
+        tree = app_tree(app, snap, key, xwins, origins)
+        origin = origins.get(key.id) if key is not None else None
+        if origin is not None:
+            self.atspi.origins[bus] = origin
+        else:
+            self.atspi.origins.pop(bus, None)
         if snap.timed_out:
             tree.truncated = tree.timed_out = True
             notices.append(
@@ -107,7 +113,16 @@ class TreeObserver:
         return bus
 
 
-def app_tree(app: RunningApp, snap: Snapshot, key: WindowInfo | None, xwins: list[WindowInfo]) -> AppTree:
+def app_tree(
+    app: RunningApp,
+    snap: Snapshot,
+    key: WindowInfo | None,
+    xwins: list[WindowInfo],
+    origins: dict[int, tuple[int, int]] | None = None,
+) -> AppTree:
+    """The core's tree of ``snap``, each window matched to its X window. An app whose bounds are
+    window-relative (GTK 4) has each matched window's elements placed on the screen, and that
+    window's origin put in ``origins`` (by X window id)."""
     trees: list[WindowTree] = []
     focused: Element | None = None
     menu_bar: Element | None = None
@@ -125,6 +140,11 @@ def app_tree(app: RunningApp, snap: Snapshot, key: WindowInfo | None, xwins: lis
         if xwin is None and xwins and node.role == _ROLE_FRAME and not root.title:
             continue  # an untitled frame no mapped window shows (Chromium keeps hidden ones SHOWING)
         wid = xwin.id if xwin else 0
+        origin = content_origin(root, xwin) if snap.window_relative and xwin is not None else None
+        if origin is not None:
+            _shift(root, *origin)
+            if origins is not None:
+                origins[wid] = origin
         if key is not None and wid == key.id and menu_bar is None:
             menu_bar = detach_menu_bar(root)
         focused = focused or focus
@@ -158,3 +178,29 @@ def _match_window(root: Element, xwins: list[WindowInfo]) -> WindowInfo | None:
 
 def _same_rect(a: Rect, b: Rect) -> bool:
     return (a.x, a.y, a.width, a.height) == (b.x, b.y, b.width, b.height)
+
+
+def content_origin(root: Element, xwin: WindowInfo) -> tuple[int, int] | None:
+    """Where on the screen the bounds of a window-relative app (GTK 4 answers ``GetExtents``
+    relative to its window whatever the coordinate type) start: the X window's client area less
+    the margins GTK keeps around its content (client-side decorations' resize borders and
+    shadows, taken as even on opposite sides). None when the window's own bounds are not at
+    (0, 0): then they are on the screen already."""
+    frame = root.frame
+    if frame is None or (frame.x, frame.y) != (0, 0):
+        return None
+    c = xwin.client
+    return round(c.x + max(0.0, c.width - frame.width) / 2), round(c.y + max(0.0, c.height - frame.height) / 2)
+
+
+def _shift(root: Element, dx: int, dy: int) -> None:
+    """Move every frame in ``root``'s tree by (dx, dy), each element once."""
+    stack, seen = [root], set()
+    while stack:
+        el = stack.pop()
+        if id(el) in seen:
+            continue
+        seen.add(id(el))
+        if el.frame is not None:
+            el.frame = Rect(el.frame.x + dx, el.frame.y + dy, el.frame.width, el.frame.height)
+        stack.extend(el.children)

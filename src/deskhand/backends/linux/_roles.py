@@ -180,6 +180,9 @@ SENSITIVE: Final = 1 << 24
 VERTICAL: Final = 1 << 29
 READ_ONLY: Final = 1 << 43
 
+#: Roles of controls: each has a line of its own (check box, combo box, push button, radio
+#: button, password text, slider, spin button, text, toggle button, entry, list box, menu button).
+CONTROL_ROLES: Final = frozenset({7, 11, 40, 43, 44, 51, 52, 61, 62, 79, 98, 129})
 BOOLEAN_ROLES: Final = frozenset({7, 8, 44, 45, 62})
 FLOAT_SETTABLE_ROLES: Final = frozenset({15, 48, 51, 52})
 ROW_CHILD_ROLES: Final = frozenset({32, 90, 91})
