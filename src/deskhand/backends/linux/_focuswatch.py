@@ -18,13 +18,16 @@ one that gained the focus last while it still reads FOCUSED, else the FOCUSED st
 read), and, after a key in a browser (``ASYNC_KEY_TOOLKITS``), a wait until its focus has settled:
 ``FOCUS_AFTER_GAIN_S`` of quiet once an element gained the focus after the key (the shortcut moved
 it), else ``FOCUS_QUIET_S`` after the key (a key that moves nothing, or a browser slower than
-that: the keys then go where the focus is), at most ``FOCUS_CAP_S`` and the call's deadline.
+that: the keys then go where the focus is), at most ``FOCUS_CAP_S`` and the call's deadline. After
+one of the browser shortcuts that move the focus out of the page (``FOCUS_SHORTCUTS``: ctrl+l,
+F6, ctrl+f, ...) the move is expected, so it is waited for up to ``FOCUS_SHORTCUT_CAP_S``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from jeepney import DBusAddress, new_method_call
@@ -51,6 +54,14 @@ FOCUS_QUIET_S: Final = 0.3
 FOCUS_AFTER_GAIN_S: Final = 0.05
 #: ... but never longer than this after the key.
 FOCUS_CAP_S: Final = 1.0
+#: Browser shortcuts that move the focus into the browser's own UI (address bar, find bar, a new
+#: tab): after one, typing waits for that move up to ``FOCUS_SHORTCUT_CAP_S`` rather than
+#: ``FOCUS_QUIET_S`` (a loaded machine can take longer than that to hand the key back).
+FOCUS_SHORTCUTS: Final = frozenset(
+    {(("ctrl",), "l"), (("alt",), "d"), ((), "f6"), (("ctrl",), "k"), (("ctrl",), "e"), (("ctrl",), "f"),
+     (("ctrl",), "t"), (("ctrl",), "n"), (("ctrl",), "g")}
+)  # fmt: skip
+FOCUS_SHORTCUT_CAP_S: Final = 2.0
 
 #: The AT-SPI event the registry is told about (toolkits emit only registered events).
 FOCUS_EVENT: Final = "object:state-changed:focused"
@@ -166,8 +177,10 @@ class Focus:
     def __init__(self, session: LinuxSession) -> None:
         self._s = session
         self._watch = FocusWatch(session.a11y_address)
-        #: when ``press_key`` last posted a key (typing waits for the focus it may move)
+        #: when ``press_key`` last posted a key (typing waits for the focus it may move), and
+        #: whether it was one of ``FOCUS_SHORTCUTS``
         self._key_at: float | None = None
+        self._shortcut = False
 
     def open(self) -> None:
         """Connect (once) and read the events waiting: those are older than a key posted next."""
@@ -177,8 +190,10 @@ class Focus:
     def close(self) -> None:
         self._watch.close()
 
-    def key_posted(self) -> None:
+    def key_posted(self, chords: Sequence[tuple[tuple[str, ...], str]]) -> None:
+        """``press_key`` posted ``chords`` (modifiers in order, key name lowercased)."""
         self._key_at = time.monotonic()
+        self._shortcut = any(chord in FOCUS_SHORTCUTS for chord in chords)
 
     def bus(self, app: RunningApp) -> str | None:
         """The app's bus name on the accessibility bus."""
@@ -209,9 +224,11 @@ class Focus:
         key_at, self._key_at = self._key_at, None
         if key_at is None or not self.is_async(bus):
             return 0.0
-        return self._watch.wait_quiet(
-            bus, since=key_at, quiet_s=FOCUS_QUIET_S, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=FOCUS_CAP_S
-        )
+        if self._shortcut:  # a move is expected: wait for it (the quiet spans the whole cap)
+            quiet, cap = FOCUS_SHORTCUT_CAP_S, FOCUS_SHORTCUT_CAP_S
+        else:
+            quiet, cap = FOCUS_QUIET_S, FOCUS_CAP_S
+        return self._watch.wait_quiet(bus, since=key_at, quiet_s=quiet, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=cap)
 
     def text(self, ref: Ref | None) -> str | None:
         """The element's text, when it has the Text interface."""

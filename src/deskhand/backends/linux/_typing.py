@@ -58,7 +58,7 @@ PING_TIMEOUT_S: Final = 1.0
 #: How long ``type_text`` re-reads the focus when, right after input, no element has it yet.
 FOCUS_SETTLE_S: Final = 0.2
 #: How long a browser's typed text is looked for in the focused element after the keys.
-READBACK_S: Final = 1.0
+READBACK_S: Final = 2.0
 #: Keys per burst at most: between bursts a long text checks the call's deadline.
 CHUNK_STROKES: Final = 200
 
@@ -145,7 +145,7 @@ class Typing:
             plan.append((tuple(name_keysym(m) for m in mods), keysym))
         self.focus.open()  # before the key: the focus change it may cause must not be missed
         self._type_keysyms(app, window, plan)
-        self.focus.key_posted()
+        self.focus.key_posted([(c.ordered_modifiers(), c.key.lower()) for c in chords])
         return ActionResult({"chords": len(chords)})
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
