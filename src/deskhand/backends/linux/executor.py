@@ -209,7 +209,9 @@ class LinuxExecutor(Reconnects):
     # -- observation -------------------------------------------------------------------------
 
     @guard(acting=False)
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
+    def get_app_state(
+        self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0, image_only: bool = False
+    ) -> AppState:
         identity = self.verify_identity(app)
         app_key = _app_key(app)
         bus, window = self._seen(app)  # as the last observation left them
@@ -223,7 +225,8 @@ class LinuxExecutor(Reconnects):
         seen: Seen = Future()
         shot = self.shots.start(app, seen)
         try:
-            tree, notices, key = self.trees.read(app, identity, seen)
+            unchanged = self.settling.quiet_since if image_only else None
+            tree, notices, key = self.trees.read(app, identity, seen, unchanged_since=unchanged)
             accessible = tree is not None
             if tree is None:
                 tree = AppTree(app_label=app.identity.app_id, app_name=app.display_name, pid=app.pid, windows=[])

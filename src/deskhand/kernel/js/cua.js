@@ -222,7 +222,8 @@ function makeApp(app, observed) {
     try {
       const disable = options !== undefined && options !== null ? options.disableDiffing : undefined;
       const wait = options !== undefined && options !== null ? options.waitForChangeMs : undefined;
-      return await invoke("get_app_state", { app, ...optional("disableDiff", disable), ...optional("waitForChangeMs", wait) });
+      const only = options !== undefined && options !== null ? options.imageOnly : undefined;
+      return await invoke("get_app_state", { app, ...optional("disableDiff", disable), ...optional("waitForChangeMs", wait), ...optional("imageOnly", only) });
     } catch (error) {
       clear(observed);
       throw error;
@@ -241,7 +242,7 @@ function makeApp(app, observed) {
     getScreenshot: tracked(async (options) => {
       // Clear first: a hidden AX refresh may change generations (image-only refresh).
       for (const [name, indices] of indicesByApp) if (name === app) clear(indices);
-      const image = imageOf(await observe({ waitForChangeMs: options?.waitForChangeMs }));
+      const image = imageOf(await observe({ waitForChangeMs: options?.waitForChangeMs, imageOnly: true }));
       if (image === undefined) throw new Error(`Screenshot unavailable for ${app}.`);
       const bytes = decodeImage(image);
       emitImage(image, options);
