@@ -223,3 +223,13 @@ def test_gtk4_window_relative_bounds_are_placed_on_the_screen() -> None:
     tree = app_tree(app, snap, xwin, [xwin], origins)
     assert tree.windows[0].root.children[0].frame == Rect(241, 445, 55, 40)
     assert origins == {1: (225, 145)}
+
+
+def test_blank_cells_of_a_partly_read_sheet_cost_two_calls_and_are_left_out() -> None:
+    app = SheetApp()
+    ifaces = frozenset({_visible.TABLE, _visible.COMPONENT, _visible.SELECTION})
+    got = _visible.read_visible(app.ask, make_call, BUS, "/table", ifaces)
+    assert got.children == ["/cell/0/0"]  # the one cell with text ("41")
+    assert [c.path for c in app.calls if c.method == "GetRole"] == ["/cell/0/0"]
+    cells = sum(1 for c in app.calls if c.method == "GetAccessibleAt")
+    assert sum(1 for c in app.calls if c.method in ("GetState", "GetText")) == 2 * cells
