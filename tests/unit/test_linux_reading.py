@@ -233,3 +233,16 @@ def test_blank_cells_of_a_partly_read_sheet_cost_two_calls_and_are_left_out() ->
     assert [c.path for c in app.calls if c.method == "GetRole"] == ["/cell/0/0"]
     cells = sum(1 for c in app.calls if c.method == "GetAccessibleAt")
     assert sum(1 for c in app.calls if c.method in ("GetState", "GetText")) == 2 * cells
+
+
+def test_a_table_with_rows_off_screen_says_which_rows_are_shown() -> None:
+    rows = [f"/r{i}" for i in range(5)]
+    snap = snapshot(
+        node("/w", 23, "Page", children=["/t"]),
+        node("/t", 55, parent="/w", children=rows, child_count=5),
+        *(node(r, 90, parent="/t") for r in rows[1:3]),
+        *(Node(r, 90, "", "", 0, frozenset(), parent="/t") for r in (rows[0], *rows[3:])),
+    )
+    root, _ = element_tree(snap, "/w")
+    assert root is not None
+    assert root.children[0].partial == "rows 2-3 of 5"
