@@ -246,3 +246,60 @@ def test_a_table_with_rows_off_screen_says_which_rows_are_shown() -> None:
     root, _ = element_tree(snap, "/w")
     assert root is not None
     assert root.children[0].partial == "rows 2-3 of 5"
+
+
+class WebPage:
+    """Answers a walk like Chromium: a window over a row of two plain cells (their text runs below)."""
+
+    tree: ClassVar[dict[str, tuple[int, list[str], str]]] = {
+        "/w": (23, ["/row"], ""),
+        "/row": (90, ["/c1", "/c2"], ""),
+        "/c1": (56, ["/c1/run"], "r0c0"),
+        "/c2": (56, ["/c2/run"], "r0c1"),
+        "/c1/run": (116, [], "r0c0"),
+        "/c2/run": (116, [], "r0c1"),
+    }
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.hypertext, self.visible_is_shown, self.dead = True, False, False
+
+    def ask(self, calls: Sequence[Call], plan: Sequence[Call] = ()) -> list[Any]:
+        self.calls.extend(calls)
+        return [self.answer(c) for c in calls]
+
+    def grouped(self, groups: list[list[Call]]) -> list[list[Any]]:
+        return [self.ask(g) for g in groups]
+
+    def answer(self, c: Call) -> Any:
+        role, kids, text = self.tree[c.path]
+        if c.method == "GetState":
+            return ([SHOWING, 0],)
+        if c.method == "GetRole":
+            return (role,)
+        if c.method == "GetChildren":
+            return ([(BUS, k) for k in kids],)
+        if c.method == "GetInterfaces":
+            return ([TEXT],)
+        if c.method == "GetText":
+            return (text,)
+        if c.method == "Get":
+            prop = c.body[1]
+            return (("i", len(kids)),) if prop == "ChildCount" else (("s", ""),)
+        raise AssertionError(f"unexpected call {c}")
+
+
+def test_a_hypertext_app_is_not_asked_again_for_roles_nor_cells_for_descriptions() -> None:
+    walker, page = Walker(), WebPage()
+    reads = []
+    for _ in range(3):
+        page.calls.clear()
+        snap = Snapshot(BUS, {}, ["/w"], "walk")
+        assert walker.walk_from(snap, [("/w", "/", 0)], page)  # type: ignore[arg-type]
+        reads.append([(c.method, c.path, c.body[1] if c.method == "Get" else "") for c in page.calls])
+        assert (snap.nodes["/c1"].role, snap.nodes["/c1"].text, snap.nodes["/c1"].children) == (56, "r0c0", [])
+    first, _second, third = reads
+    assert ("GetRole", "/c1", "") in first and ("Get", "/c1", "Description") in first
+    assert not any(m == "GetRole" for m, _p, _b in third)
+    assert ("Get", "/c1", "Description") not in third and ("Get", "/row", "Description") in third
+    assert not any(p.endswith("/run") for _m, p, _b in third)  # text runs: never read again

@@ -15,6 +15,7 @@ from deskhand.backends.linux import _visible
 from deskhand.backends.linux._atspi_calls import ACCESSIBLE, PROPERTIES, ROOT_PATH, TEXT, TIMED_OUT, Call, Failed
 from deskhand.backends.linux._atspi_nodes import (
     CELL_LEFT_TO_READ,
+    CELL_ROLES,
     DOCUMENT_ROLES,
     MAX_WALK_NODES,
     OBJECT_CHAR,
@@ -85,6 +86,10 @@ class Walker:
         #: Per object (bus, path): its interfaces, and whether it was shown in the last read.
         self.interfaces: dict[tuple[str, str], frozenset[str]] = {}
         self.seen_showing: dict[tuple[str, str], bool] = {}
+        #: Per object of a hypertext app (Chromium, Gecko: an object path is a node's own id, never
+        #: reused): its role, fixed for its life. A known object is not asked its role again, and
+        #: a known cell not its description (a row's line shows its cells' texts only).
+        self.roles: dict[tuple[str, str], int] = {}
 
     def walk(self, r: Read, plan: Sequence[Call] = ()) -> Snapshot:
         bus = r.bus
@@ -114,10 +119,14 @@ class Walker:
             frontier = frontier[: max(0, MAX_WALK_NODES - len(nodes))]
             first: list[list[Call]] = []
             for path, _parent, _i in frontier:
-                calls = [Call(bus, path, ACCESSIBLE, "GetState"), Call(bus, path, ACCESSIBLE, "GetRole")]
+                known = self.roles.get((bus, path)) if r.hypertext else None
+                calls = [Call(bus, path, ACCESSIBLE, "GetState")]
+                if known is None:
+                    calls.append(Call(bus, path, ACCESSIBLE, "GetRole"))
                 seen = self.seen_showing.get((bus, path))
                 if seen is not False:
-                    calls.extend(self._detail_calls(bus, path, children=seen is True))
+                    described = known not in CELL_ROLES
+                    calls.extend(self._detail_calls(bus, path, children=seen is True, described=described))
                 first.append(calls)
             replies = r.grouped(first)
             if replies is None:
@@ -125,17 +134,23 @@ class Walker:
             late: list[int] = []
             unread: list[Node] = []
             for k, (path, parent, index) in enumerate(frontier):
-                state, role, *_ = replies[k]
+                known = self.roles.get((bus, path)) if r.hypertext else None
+                got = replies[k] if known is None else [replies[k][0], (known,), *replies[k][1:]]
+                state, role, *_ = got
                 if isinstance(state, Failed) or isinstance(role, Failed):
                     continue
                 states = states_of(state[0], visible_is_shown=r.visible_is_shown)
                 node = Node(path, int(role[0]), "", "", states, frozenset(), parent=parent, index=index)
                 nodes[path] = node
+                if r.hypertext:
+                    if len(self.roles) >= MEMO_SIZE:
+                        self.roles.clear()
+                    self.roles[(bus, path)] = node.role
                 if not node.showing:
                     self.remember(bus, path, showing=False)
                     node.interfaces = self.interfaces.get((bus, path), frozenset())
-                elif len(replies[k]) > 2:
-                    if self._fill(bus, node, replies[k][2:]):
+                elif len(got) > 2:
+                    if self._fill(bus, node, got[2:], described=known not in CELL_ROLES):
                         self.remember(bus, path, showing=True)
                     else:
                         unread.append(node)
@@ -237,24 +252,29 @@ class Walker:
             )  # fmt: skip
         return [(p, node.path, i) for i, p in enumerate(got.children) if p not in snap.nodes]
 
-    def _detail_calls(self, bus: str, path: str, *, children: bool) -> list[Call]:
-        """Name, description and interfaces of a node, and its children when ``children`` (a
-        node known to allow it), else its child count."""
+    def _detail_calls(self, bus: str, path: str, *, children: bool, described: bool = True) -> list[Call]:
+        """Name, description (unless not ``described``) and interfaces of a node, and its
+        children when ``children`` (a node known to allow it), else its child count."""
         if children:
             calls = [Call(bus, path, ACCESSIBLE, "GetChildren")]
         else:
             calls = [Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, "ChildCount"))]
         # Qt answers Properties.Get but not GetAll for the Accessible interface.
-        calls.extend(Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, n)) for n in WALK_PROPS)
+        props = WALK_PROPS if described else WALK_PROPS[:1]
+        calls.extend(Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, n)) for n in props)
         if (bus, path) not in self.interfaces:
             calls.append(Call(bus, path, ACCESSIBLE, "GetInterfaces"))
         return calls
 
-    def _fill(self, bus: str, node: Node, replies: Sequence[Any]) -> bool:
+    def _fill(self, bus: str, node: Node, replies: Sequence[Any], *, described: bool = True) -> bool:
         """Set a shown node's children (or child count), name, description and interfaces from
-        its detail replies; True when its children were read."""
-        kids, name, desc, *ifaces = replies
-        node.name, node.description = prop_str(name), prop_str(desc)
+        its detail replies (``_detail_calls``); True when its children were read."""
+        if described:
+            kids, name, desc, *ifaces = replies
+            node.description = prop_str(desc)
+        else:
+            kids, name, *ifaces = replies
+        node.name = prop_str(name)
         key = (bus, node.path)
         if ifaces and not isinstance(ifaces[0], Failed):
             self.interfaces[key] = frozenset(ifaces[0][0])
@@ -272,5 +292,6 @@ class Walker:
         """Note whether a node was shown (and safe to list the children of) in this read."""
         if len(self.seen_showing) >= MEMO_SIZE:
             self.seen_showing.clear()
+            self.roles.clear()
             self.interfaces.clear()
         self.seen_showing[(bus, path)] = showing
