@@ -251,7 +251,7 @@ def test_a_table_with_rows_off_screen_says_which_rows_are_shown() -> None:
 class WebPage:
     """Answers a walk like Chromium: a window over a row of two plain cells (their text runs below)."""
 
-    tree: ClassVar[dict[str, tuple[int, list[str], str]]] = {
+    TREE: ClassVar[dict[str, tuple[int, list[str], str]]] = {
         "/w": (23, ["/row"], ""),
         "/row": (90, ["/c1", "/c2"], ""),
         "/c1": (56, ["/c1/run"], "r0c0"),
@@ -262,6 +262,7 @@ class WebPage:
 
     def __init__(self) -> None:
         self.calls: list[Call] = []
+        self.tree = dict(self.TREE)
         self.hypertext, self.visible_is_shown, self.dead = True, False, False
 
     def ask(self, calls: Sequence[Call], plan: Sequence[Call] = ()) -> list[Any]:
@@ -303,3 +304,15 @@ def test_a_hypertext_app_is_not_asked_again_for_roles_nor_cells_for_descriptions
     assert not any(m == "GetRole" for m, _p, _b in third)
     assert ("Get", "/c1", "Description") not in third and ("Get", "/row", "Description") in third
     assert not any(p.endswith("/run") for _m, p, _b in third)  # text runs: never read again
+    assert [(m, b) for m, p, b in third if p == "/c1"] == [("GetState", ""), ("GetText", "")]
+
+
+def test_a_cell_that_gains_a_link_is_read_in_full_again() -> None:
+    walker, page = Walker(), WebPage()
+    for _ in range(2):
+        assert walker.walk_from(Snapshot(BUS, {}, ["/w"], "walk"), [("/w", "/", 0)], page)  # type: ignore[arg-type]
+    page.tree = {**WebPage.TREE, "/c2": (56, ["/link"], "\ufffc"), "/link": (88, [], "")}
+    snap = Snapshot(BUS, {}, ["/w"], "walk")
+    assert walker.walk_from(snap, [("/w", "/", 0)], page)  # type: ignore[arg-type]
+    assert snap.nodes["/c2"].children == ["/link"]
+    assert snap.nodes["/link"].role == 88
