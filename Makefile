@@ -9,7 +9,7 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   libxcb-xinerama0 libxcb-xkb1 libxcb-shape0 libxcb-randr0 libxcb-xfixes0 libegl1 libgl1 libfontconfig1 \
   libdbus-1-3 libglib2.0-0 fonts-dejavu-core xterm libseccomp2 \
   chromium firefox-esr libreoffice-writer libreoffice-calc libreoffice-gtk3 gnome-calculator \
-  gnome-text-editor kcalc thunar galculator python3-tk x11-apps xclip
+  gnome-text-editor kcalc thunar galculator python3-tk x11-apps xclip xfce4-settings
 PYTEST_ARGS ?=
 
 .PHONY: deps apt venv constraints ts-client test matrix check demo bench clean
@@ -67,8 +67,12 @@ check: venv
 demo: deps
 	$(VPY) -m deskhand.demo
 
+# BENCH_BASE=<git revision or src dir>: the agent-path bench also runs that source, side by side,
+# for a before/after table (default: main before issue 18's drag, typing and screenshot cuts;
+# BENCH_BASE= runs deskhand alone)
+BENCH_BASE ?= 59288ed
 bench: deps
-	$(VPY) -m bench
+	DESKHAND_BENCH_BASE=$(BENCH_BASE) $(VPY) -m bench
 
 clean:
 	rm -rf $(VENV) out build .mypy_cache .ruff_cache .pytest_cache $(TS_CLIENT)/node_modules .import_linter_cache

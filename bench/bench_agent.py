@@ -12,9 +12,10 @@ run: xdotool through a shell as the Anthropic computer-use demo does (``mousedow
 server runs an action, OSWorld's full pyatspi dump (``bench/_a11y_dump.py``, a long-lived system
 python) and ``import`` + ``convert`` for a screenshot ready for the model.
 
-``DESKHAND_BENCH_BASE=<a checkout's src dir>`` adds a second server run from that source (a base
-commit), interleaved with this one, for before/after tables. ``DESKHAND_BENCH_REPS`` sets the reps
-(15). The table is printed and written to ``out/bench.md``.
+``DESKHAND_BENCH_BASE`` adds a second server run from other source (a base commit), interleaved
+with this one, for before/after tables: a checkout's ``src`` directory, or a git revision of this
+repository (``make bench BENCH_BASE=main``), whose ``src`` is exported to a temporary directory.
+``DESKHAND_BENCH_REPS`` sets the reps (15). The table is printed and written to ``out/bench.md``.
 """
 
 from __future__ import annotations
@@ -152,6 +153,21 @@ class Bench:
         subprocess.run([sys.executable, "-c", OSWORLD_PREFIX + code], env=self.env, check=True)
 
 
+def _base_source(base: str, tmp: Path) -> str | None:
+    """A directory to import the base from: ``base`` itself, or a git revision's ``src`` exported
+    (None, said on stdout, when the revision is not in this clone)."""
+    if Path(base).is_dir():
+        return base
+    out = tmp / "base"
+    out.mkdir(exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", base, "src"], capture_output=True, check=False)
+    if archive.returncode != 0:
+        print(f"no base: git cannot export {base!r} here ({archive.stderr.decode(errors='replace').strip()})")
+        return None
+    subprocess.run(["tar", "-x", "-C", str(out)], input=archive.stdout, check=True)
+    return str(out / "src")
+
+
 def _serve_params(env: dict[str, str], src: str | None) -> StdioServerParameters:
     env = dict(env)
     if src is not None:
@@ -176,9 +192,9 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
     shot_cmd = f"import -window {xid} {shot} && convert {shot} -resize {win_w}x{win_h}! {model}"
 
     servers: list[Server] = []
-    sources = [("deskhand", None)]
-    if base := os.environ.get("DESKHAND_BENCH_BASE"):
-        sources.insert(0, ("base", base))
+    sources: list[tuple[str, str | None]] = [("deskhand", None)]
+    if (base := os.environ.get("DESKHAND_BENCH_BASE")) and (base_src := _base_source(base, b.tmp)):
+        sources.insert(0, ("base", base_src))
     dump = subprocess.Popen(
         [SYSTEM_PYTHON, str(Path(__file__).with_name("_a11y_dump.py"))],
         env=b.vd.app_env(),

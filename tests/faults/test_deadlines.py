@@ -112,4 +112,6 @@ def test_a_js_cell_against_a_stopped_app_ends_by_its_timeout(launch, desktop):
     print(f"js getAXState, timeout_ms 500, app stopped: answered after {elapsed:.3f} s")
     assert result.is_error
     assert elapsed - 0.5 <= OVERRUN_S
+    # issue 14 item 7: a read that timed out changed nothing: its result is not "unknown"
+    assert result.structured["nativeResultUnknown"] is False, result.structured
     assert nothing_held(desktop) == ((), set())

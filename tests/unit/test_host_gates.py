@@ -222,10 +222,10 @@ def test_action_structured_fields_are_forwarded() -> None:
 def test_an_action_outcome_reaches_the_text_and_the_result() -> None:
     from deskhand.backends.base import ActionResult  # noqa: PLC0415
     from deskhand.core.effects import Evidence, judge  # noqa: PLC0415
-    from deskhand.host.host import _action_result  # noqa: PLC0415
+    from deskhand.host.result import action_result  # noqa: PLC0415
 
     outcome = judge("accessibility", [Evidence("value_readback", "the element reads 'x'")], before="", after="x")
-    result = _action_result(ActionResult("Value set.", {"before": "", "after": "x"}, outcome))
+    result = action_result(ActionResult("Value set.", {"before": "", "after": "x"}, outcome))
     assert (
         result.content[0].text
         == RECEIPT + "\neffect: confirmed (value_readback: the element reads 'x'); route: accessibility"

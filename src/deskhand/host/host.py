@@ -38,21 +38,26 @@ import anyio
 import anyio.from_thread
 import anyio.to_thread
 
-from deskhand.backends.base import ActionResult, AppEntry, AppState, Executor, Platform, RunningApp, WindowEntry
-from deskhand.core.axtree.render import frame_envelope
+from deskhand.backends.base import AppState, Executor, Platform, RunningApp
 from deskhand.core.counters import CallCounters
-from deskhand.core.errors import ArgumentError, DeskhandError, NativeError, to_js_error
+from deskhand.core.errors import ArgumentError, DeskhandError, NativeError
 from deskhand.host import tools
 from deskhand.host import validate as v
 from deskhand.host.policy import AppPolicy
-from deskhand.host.result import ImageBlock, TextBlock, ToolResult
-from deskhand.host.schemas import ACTION_RECEIPT, Schema
+from deskhand.host.result import (
+    ToolResult,
+    action_result,
+    error_result,
+    list_apps_result,
+    list_windows_result,
+    state_result,
+)
+from deskhand.host.schemas import Schema
 
 T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
-NO_APPS_TEXT = "No running applications are available to control."
 QUEUE_RELEASED_TEXT = "Computer Use cancelled before dispatch: this caller no longer holds the session queue."
 PIN_REFUSED_TEXT = "Computer Use cancelled before dispatch: the pinned app did not pass the gates."
 
@@ -75,25 +80,6 @@ def _unproven_message(selector: str) -> str:
     return (
         f"Resolving '{selector}' did not prove the running process lifetime. "
         "Observe the app with get_app_state before retrying."
-    )
-
-
-def error_result(exc: BaseException, *, not_dispatched: bool | None = None) -> ToolResult:
-    """The ToolResult of a failed call; the not-dispatched flag only for pre-dispatch refusals.
-
-    ``not_dispatched`` overrides the flag for an exception that carries none (a bug caught by the
-    safety net, whose phase only the caller knows).
-    """
-    if not_dispatched is None:
-        not_dispatched = isinstance(exc, DeskhandError) and exc.not_dispatched
-    js = to_js_error(exc)
-    structured: dict[str, object] = {"code": exc.code} if isinstance(exc, DeskhandError) else {}
-    return ToolResult(
-        (TextBlock(js.message),),
-        is_error=True,
-        structured=structured,
-        native_error=js,
-        not_dispatched=not_dispatched,
     )
 
 
@@ -297,10 +283,10 @@ class Host:
         """Gate and dispatch one request; a pinned ``target`` already passed the gates."""
         progress.executor_called = True
         if isinstance(request, v.ListApps):
-            return _list_apps_result(await self._thread(self.executor.list_apps))
+            return list_apps_result(await self._thread(self.executor.list_apps))
         if isinstance(request, v.ListWindows):
             entries = await self._thread(lambda: self.executor.list_windows(request.pid))
-            return _list_windows_result(entries)
+            return list_windows_result(entries)
         pinned = target
         selector, mutating = request.app, tools.TOOLS[request.tool].mutates
 
@@ -324,10 +310,10 @@ class Host:
                 return app, state
 
             app, state = await self._thread(observed)
-            return _state_result(state, _binding_key(request.app, app))
+            return state_result(state, _binding_key(request.app, app))
         act = request
         action = await self._thread(lambda: tools.act(self.executor, gated(), act))
-        return _action_result(action)
+        return action_result(action)
 
     @staticmethod
     async def _thread(fn: Callable[[], T]) -> T:
@@ -397,36 +383,6 @@ class PinnedApp:
         return await self._host._run(request, self._counters, target=self.target)
 
 
-def _list_apps_result(apps: list[AppEntry]) -> ToolResult:
-    text = "\n".join(f"{a.display_name or a.id} — {a.id}" for a in apps) or NO_APPS_TEXT
-    return ToolResult((TextBlock(text),), structured={"apps": [a.to_json() for a in apps]})
-
-
-def _list_windows_result(entries: list[WindowEntry]) -> ToolResult:
-    rows = [w.to_json() for w in entries]
-    text = "\n".join(f"{w.window_id} pid {w.pid} {w.app} — {w.title}" for w in entries) or "No windows."
-    return ToolResult((TextBlock(text),), structured={"windows": rows})
-
-
 def _binding_key(selector: str, target: RunningApp) -> str:
     """What later calls send as ``app``: the resolved app id, or the pid when one was asked for."""
     return selector.strip() if selector.strip().isdigit() else (target.identity.app_id or selector)
-
-
-def _state_result(state: AppState, app: str) -> ToolResult:
-    blocks: list[TextBlock | ImageBlock] = [TextBlock(frame_envelope(state.text))]
-    if state.image is not None:
-        blocks.append(ImageBlock(state.image.data, state.image.mime_type))
-    return ToolResult(tuple(blocks), structured={"app": app})
-
-
-def _action_result(action: ActionResult) -> ToolResult:
-    """The contract's receipt text, then what was seen of the effect; ``structured["result"]`` is
-    what a ``js`` App method resolves to (the outcome over the action's own fields)."""
-    if action.outcome is None:
-        result: dict[str, object] = {"effect": "unverifiable", **action.structured}
-        text = ACTION_RECEIPT
-    else:
-        result = {**action.structured, **action.outcome.to_json()}
-        text = f"{ACTION_RECEIPT}\n{action.outcome.summary()}"
-    return ToolResult((TextBlock(text),), structured={**action.structured, "result": result})

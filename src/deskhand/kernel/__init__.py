@@ -7,6 +7,8 @@ the persistence rewrite.
 
 from __future__ import annotations
 
-from deskhand.kernel.session import CellResult, KernelLimits, KernelSession, ToolCaller
+from deskhand.kernel.cell import CellResult, ToolCaller
+from deskhand.kernel.driver import KernelLimits
+from deskhand.kernel.session import KernelSession
 
 __all__ = ["CellResult", "KernelLimits", "KernelSession", "ToolCaller"]

@@ -2,7 +2,8 @@
 
 The host side of native-contract.md sections 1.2, 1.3, 5.4 and 5.5. A :class:`KernelSession`
 runs one cell at a time in a worker process (:mod:`deskhand.kernel.worker`), forwards the
-cell's native calls to a :class:`ToolCaller` one at a time, and enforces the per-cell limits.
+cell's native calls to a :class:`ToolCaller` one at a time, and enforces the per-cell limits
+(:mod:`deskhand.kernel.cell`; the texts are in :mod:`deskhand.kernel.texts`).
 Timeout, cancellation, reset and every protocol or limit violation end the cell with the
 contract's text, let the one in-flight native call finish, start nothing queued, kill the
 worker and discard its bindings; the next cell gets a fresh worker. A spare worker, started
@@ -14,121 +15,39 @@ or a cancellation does not wait for a start.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
-import json
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Final
 
 import anyio
 
-from deskhand.core import deadline as call_deadline
-from deskhand.core.counters import CallCounters
 from deskhand.core.platform import from_sys_platform, js_target
-from deskhand.host.result import Block, ImageBlock, TextBlock, ToolResult
-from deskhand.host.tools import TOOL_NAMES, TOOLS
+from deskhand.host.result import TextBlock
 from deskhand.kernel import limits
-from deskhand.kernel.frames import FrameError
-from deskhand.kernel.limits import MAX_CODE_BYTES, MAX_NATIVE_CALLS, RESET_DONE
-from deskhand.kernel.process import WorkerProcess
+from deskhand.kernel.cell import INVOCABLE, Cell, CellResult, ToolCaller, failed
+from deskhand.kernel.driver import Kernel, KernelLimits
+from deskhand.kernel.limits import MAX_CODE_BYTES, RESET_DONE
+from deskhand.kernel.texts import (
+    ALREADY_RUNNING,
+    CANCELLED,
+    CANCELLED_EARLIER,
+    IDLE_SUFFIX,
+    INVALID_RUN,
+    OUT_OF_MEMORY,
+    RESET_ACTIVE,
+    RESET_QUEUED,
+    TIMED_OUT,
+)
 
-MAX_BLOCKS: Final = 128
-MAX_OUTPUT_BYTES: Final = 16 * 1024 * 1024
+__all__ = (
+    "CANCELLED", "CANCELLED_EARLIER", "DEFAULT_TIMEOUT_S", "INVALID_RUN", "INVOCABLE", "MAX_CODE_BYTES",
+    "MAX_TIMEOUT_S", "OUT_OF_MEMORY", "RESET_ACTIVE", "RESET_DONE", "RESET_QUEUED", "TIMED_OUT", "CellResult",
+    "KernelLimits", "KernelSession", "ToolCaller",
+)  # fmt: skip
+
 DEFAULT_TIMEOUT_S: Final = limits.DEFAULT_TIMEOUT_MS / 1000
 MAX_TIMEOUT_S: Final = limits.MAX_TIMEOUT_MS / 1000
-#: The 11 native names a cell may call (``INVOCABLE_TOOLS``): the host's tool registry.
-INVOCABLE: Final = frozenset(TOOL_NAMES)
-
-CALL_LIMIT: Final = (
-    f"Computer Use JavaScript exceeded its action limit: a cell makes at most {MAX_NATIVE_CALLS} native calls. "
-    "Bindings were reset; observe the app, then split the work over several js calls."
-)
-ALREADY_RUNNING: Final = "A Computer Use JavaScript cell is already running."
-INVALID_RUN: Final = f"Invalid Computer Use JavaScript code or timeout (maximum {MAX_TIMEOUT_S:g} seconds)."
-TIMED_OUT: Final = "Computer Use JavaScript timed out. Bindings were reset; observe the app before continuing."
-CANCELLED: Final = "Computer Use JavaScript cancelled. Bindings were reset; observe the app before continuing."
-CANCELLED_EARLIER: Final = (
-    "The previous Computer Use JavaScript cell was cancelled. Bindings were reset; observe the app before continuing."
-)
-RESET_ACTIVE: Final = "Computer Use JavaScript reset. Bindings were discarded."
-RESET_QUEUED: Final = "Computer Use JavaScript was reset before this queued cell started."
-INVALID_OPERATION: Final = "Computer Use JavaScript exceeded its action limit or requested an invalid operation."
-INVALID_CONTENT: Final = "Computer Use JavaScript emitted invalid content."
-OUTPUT_LIMIT: Final = "Computer Use JavaScript exceeded the output limit."
-MEMORY_LIMIT: Final = "Computer Use JavaScript exceeded its memory budget."
-OUT_OF_MEMORY: Final = (
-    "Computer Use JavaScript ran out of memory. The worker and its bindings were reset; "
-    "observe the app before continuing."
-)
-UNRESPONSIVE: Final = "Computer Use JavaScript left an unresponsive background task."
-INVALID_PROTOCOL: Final = "Computer Use JavaScript kernel sent invalid protocol data."
-IDLE_SUFFIX: Final = " Bindings were reset. Select the app again."
-
-_IMAGE_MIME = re.compile(r"^image/(png|jpeg|webp)$")
-_MAX_SAFE_INTEGER = 2**53 - 1
 _BOOTSTRAP = Path(__file__).resolve().parent / "js" / "cua.js"
-
-
-class ToolCaller(Protocol):
-    """The kernel's one dependency: a guarded dispatcher for the 11 native names."""
-
-    async def call_tool(self, name: str, args: dict[str, object]) -> ToolResult: ...
-
-
-@dataclass(frozen=True, slots=True)
-class KernelLimits:
-    #: The RSS soft cap of a worker, checked every ``health_check_s``.
-    max_rss_bytes: int = 768 * 1024 * 1024
-    health_check_s: float = 1.0
-    #: An idle worker that does not answer a ping within this time is discarded.
-    pong_timeout_s: float = 2.0
-
-
-@dataclass(frozen=True, slots=True)
-class CellResult:
-    """What one ``js`` call returns: emitted blocks in order, then the error text on failure.
-
-    ``structured`` holds the contract's counters (``nativeCallsStarted``, ...,
-    ``bindingsReset``, ``recovery``) on a failed cell, and is None on success.
-    """
-
-    content: tuple[Block, ...]
-    is_error: bool = False
-    structured: dict[str, object] | None = None
-
-    @property
-    def text(self) -> str:
-        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
-
-
-def _error(text: str) -> CellResult:
-    return CellResult((TextBlock(text),), is_error=True)
-
-
-@dataclass(eq=False, slots=True)
-class _Cell:
-    id: int
-    result: asyncio.Future[CellResult]
-    counters: CallCounters = field(default_factory=CallCounters)
-    content: list[Block] = field(default_factory=list)
-    output_bytes: int = 0
-    calls: int = 0
-    requests: set[int] = field(default_factory=set)
-    accepting: bool = True
-    dispatch: asyncio.Lock = field(default_factory=asyncio.Lock)
-    tasks: set[asyncio.Task[None]] = field(default_factory=set)
-    deadline: asyncio.TimerHandle | None = None
-
-
-@dataclass(eq=False, slots=True)
-class _Kernel:
-    worker: WorkerProcess
-    ready: asyncio.Future[None]
-    tasks: list[asyncio.Task[None]] = field(default_factory=list)
-    ping: tuple[int, float] | None = None
 
 
 class KernelSession:
@@ -145,12 +64,12 @@ class KernelSession:
         self.caller = caller
         self.target = target or _default_target(caller)
         self.limits = limits or KernelLimits()
-        self._kernel: _Kernel | None = None
+        self._kernel: Kernel | None = None
         #: Started after a worker is discarded; it has run no cell and becomes the next worker.
-        self._spare: _Kernel | None = None
+        self._spare: Kernel | None = None
         self._spawning: asyncio.Task[None] | None = None
         self._closing = False
-        self._cell: _Cell | None = None
+        self._cell: Cell | None = None
         self._queue = asyncio.Lock()
         self._waiting = 0
         self._epoch = 0
@@ -187,9 +106,9 @@ class KernelSession:
             or len(code.encode("utf-8", "surrogatepass")) > MAX_CODE_BYTES
             or not 0 < timeout_s <= MAX_TIMEOUT_S
         ):
-            return _error(INVALID_RUN)
+            return failed(INVALID_RUN)
         if not queue and (self._cell is not None or self._queue.locked()):
-            return _error(ALREADY_RUNNING)
+            return failed(ALREADY_RUNNING)
         epoch = self._epoch
         self._waiting += 1
         try:
@@ -198,7 +117,7 @@ class KernelSession:
             self._waiting -= 1
         try:
             if epoch != self._epoch:
-                return _error(RESET_QUEUED)
+                return failed(RESET_QUEUED)
             return await self._run(code, timeout_s)
         finally:
             self._queue.release()
@@ -249,10 +168,10 @@ class KernelSession:
     async def _run(self, code: str, timeout_s: float) -> CellResult:
         if self._idle_failure is not None:
             text, self._idle_failure = self._idle_failure, None
-            return _error(text)
+            return failed(text)
         loop = asyncio.get_running_loop()
         self._next_cell += 1
-        cell = _Cell(self._next_cell, loop.create_future())
+        cell = Cell(self._next_cell, loop.create_future())
         self._cell = cell
         cell.deadline = loop.call_later(timeout_s, self._finish, cell, TIMED_OUT, True)
         try:
@@ -276,7 +195,7 @@ class KernelSession:
             result = CellResult((TextBlock(CANCELLED_EARLIER), *result.content), result.is_error, result.structured)
         return result
 
-    async def _cancelled(self, cell: _Cell) -> None:
+    async def _cancelled(self, cell: Cell) -> None:
         """The caller gave up on the cell (MCP ``notifications/cancelled``, a task cancel).
 
         The worker is killed now and the in-flight native call drained, shielded from the
@@ -288,7 +207,7 @@ class KernelSession:
         with anyio.CancelScope(shield=True):
             await asyncio.shield(cell.result)
 
-    def _finish(self, cell: _Cell, error: str | None, invalidate: bool = False) -> None:
+    def _finish(self, cell: Cell, error: str | None, invalidate: bool = False) -> None:
         if not cell.accepting:
             return
         cell.accepting = False
@@ -301,7 +220,7 @@ class KernelSession:
         self._reaping.add(task)
         task.add_done_callback(self._reaping.discard)
 
-    async def _complete(self, cell: _Cell, error: str | None) -> None:
+    async def _complete(self, cell: Cell, error: str | None) -> None:
         # A native call already being injected cannot be undone: drain it; queued ones never start.
         if cell.tasks:
             await asyncio.gather(*cell.tasks, return_exceptions=True)
@@ -314,62 +233,21 @@ class KernelSession:
         cell.result.set_result(CellResult(content, is_error=bool(error), structured=structured))
 
     # -- native calls ------------------------------------------------------------------
-    def _invoke(self, kernel: _Kernel, cell: _Cell, message: dict[str, object]) -> None:
-        request_id, name, args = message.get("requestId"), message.get("name"), message.get("args")
-        cell.calls += 1
-        if (
-            not isinstance(request_id, int)
-            or isinstance(request_id, bool)
-            or abs(request_id) > _MAX_SAFE_INTEGER
-            or request_id in cell.requests
-            or name not in INVOCABLE
-            or not isinstance(args, dict)
-        ):
-            self._finish(cell, INVALID_OPERATION, invalidate=True)
+    def _invoke(self, kernel: Kernel, cell: Cell, message: dict[str, object]) -> None:
+        call = cell.check_call(message)
+        if isinstance(call, str):
+            self._finish(cell, call, invalidate=True)
             return
-        if cell.calls > MAX_NATIVE_CALLS:
-            self._finish(cell, CALL_LIMIT, invalidate=True)
-            return
-        cell.requests.add(request_id)
-        task = asyncio.get_running_loop().create_task(self._call(kernel, cell, request_id, str(name), args))
+        task = asyncio.get_running_loop().create_task(cell.call(self.caller, kernel.worker.send, *call))
         cell.tasks.add(task)
 
-    async def _call(self, kernel: _Kernel, cell: _Cell, request_id: int, name: str, args: dict[str, object]) -> None:
-        async with cell.dispatch:
-            if not cell.accepting:
-                return
-            mutates = TOOLS[name].mutates
-            cell.counters.start(mutates=mutates)
-            try:
-                # the native call gets the cell's remaining time as its deadline (core.deadline)
-                left = cell.deadline.when() - asyncio.get_running_loop().time() if cell.deadline else None
-                with call_deadline.within(left) if left is not None else contextlib.nullcontext():
-                    result = await self.caller.call_tool(name, args)
-            except Exception as error:  # any transport failure becomes the JS error text
-                cell.counters.threw(mutates=mutates)
-                if cell.accepting:
-                    kernel.worker.send(
-                        {"type": "response", "cellId": cell.id, "requestId": request_id, "error": str(error)}
-                    )
-                return
-            cell.counters.finish(is_error=result.is_error, not_dispatched=result.not_dispatched, mutates=mutates)
-            if cell.accepting:
-                reply = {"type": "response", "cellId": cell.id, "requestId": request_id, "result": result_json(result)}
-                kernel.worker.send(reply)
-
-    def _emit(self, cell: _Cell, content: object) -> None:
-        block = _block(content)
-        if block is None:
-            self._finish(cell, INVALID_CONTENT, invalidate=True)
-            return
-        cell.output_bytes += len(json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
-        if cell.output_bytes > MAX_OUTPUT_BYTES or len(cell.content) >= MAX_BLOCKS:
-            self._finish(cell, OUTPUT_LIMIT, invalidate=True)
-            return
-        cell.content.append(block)
+    def _emit(self, cell: Cell, content: object) -> None:
+        error = cell.emit(content)
+        if error is not None:
+            self._finish(cell, error, invalidate=True)
 
     # -- the worker --------------------------------------------------------------------
-    async def _start(self) -> _Kernel:
+    async def _start(self) -> Kernel:
         if self._kernel is not None:
             return self._kernel
         if self._spawning is not None:
@@ -381,42 +259,17 @@ class KernelSession:
         self._ensure_spare()  # ready before a reset or cancellation needs it
         return kernel
 
-    async def _launch(self) -> _Kernel:
-        worker = await WorkerProcess.spawn()
-        loop = asyncio.get_running_loop()
-        kernel = _Kernel(worker, loop.create_future())
-        kernel.ready.add_done_callback(lambda f: f.cancelled() or f.exception())
-        kernel.tasks = [
-            loop.create_task(self._read(kernel)),
-            loop.create_task(worker.drain_stderr()),
-            loop.create_task(self._health(kernel)),
-        ]
-        worker.send({"type": "init", "bootstrap": self._bootstrap, "target": self.target})
-        return kernel
+    async def _launch(self) -> Kernel:
+        return await Kernel.launch(
+            self._bootstrap,
+            self.target,
+            self.limits,
+            receive=self._receive,
+            failed=self._failed,
+            busy=lambda: self._cell is not None,
+        )
 
-    async def _read(self, kernel: _Kernel) -> None:
-        while True:
-            try:
-                message = await kernel.worker.receive()
-            except FrameError:
-                self._failed(kernel, INVALID_PROTOCOL)
-                return
-            except (EOFError, ConnectionError):
-                await asyncio.sleep(0.05)  # let the stderr tail arrive
-                code = kernel.worker.process.returncode
-                self._failed(kernel, f"Computer Use JavaScript kernel exited ({code}). {kernel.worker.stderr_text()}")
-                return
-            kind = message["type"]
-            if kind == "ready":
-                if not kernel.ready.done():
-                    kernel.ready.set_result(None)
-            elif kind == "pong":
-                if kernel.ping is not None and message.get("nonce") == kernel.ping[0]:
-                    kernel.ping = None
-            else:
-                self._receive(kernel, message)
-
-    def _receive(self, kernel: _Kernel, message: dict[str, object]) -> None:
+    def _receive(self, kernel: Kernel, message: dict[str, object]) -> None:
         cell = self._cell
         if cell is None or not cell.accepting or message.get("cellId") != cell.id or self._kernel is not kernel:
             return
@@ -432,27 +285,7 @@ class KernelSession:
         elif kind == "invoke":
             self._invoke(kernel, cell, message)
 
-    async def _health(self, kernel: _Kernel) -> None:
-        loop = asyncio.get_running_loop()
-        nonce = 0
-        while True:
-            await asyncio.sleep(self.limits.health_check_s)
-            rss = kernel.worker.rss_bytes()
-            if rss is not None and rss > self.limits.max_rss_bytes:
-                self._failed(kernel, MEMORY_LIMIT)
-                return
-            if self._cell is not None or not kernel.ready.done():
-                kernel.ping = None
-            elif kernel.ping is not None:
-                if loop.time() - kernel.ping[1] > self.limits.pong_timeout_s:
-                    self._failed(kernel, UNRESPONSIVE)
-                    return
-            else:
-                nonce += 1
-                kernel.ping = (nonce, loop.time())
-                kernel.worker.send({"type": "ping", "nonce": nonce})
-
-    def _failed(self, kernel: _Kernel, text: str) -> None:
+    def _failed(self, kernel: Kernel, text: str) -> None:
         if not kernel.ready.done():
             kernel.ready.set_exception(RuntimeError(text))
         if kernel is self._spare:  # it held no bindings: nothing to report
@@ -488,7 +321,7 @@ class KernelSession:
             self._spawning = None
         self._spare = spare
 
-    def _dispose(self, kernel: _Kernel) -> None:
+    def _dispose(self, kernel: Kernel) -> None:
         kernel.worker.kill()
         if not kernel.ready.done():
             kernel.ready.set_exception(RuntimeError("Computer Use JavaScript kernel stopped."))
@@ -500,7 +333,7 @@ class KernelSession:
         self._reaping.add(reap)
         reap.add_done_callback(self._reaping.discard)
 
-    async def _reap(self, kernel: _Kernel) -> None:
+    async def _reap(self, kernel: Kernel) -> None:
         await kernel.worker.reap()
         for task in kernel.tasks:
             with contextlib.suppress(asyncio.CancelledError):
@@ -509,46 +342,6 @@ class KernelSession:
     async def _settle_reaping(self) -> None:
         while self._reaping:
             await asyncio.gather(*list(self._reaping), return_exceptions=True)
-
-
-def result_json(result: ToolResult) -> dict[str, object]:
-    """The JSON a cell's facade receives for one native call (``ReplToolResult``)."""
-    content: list[dict[str, object]] = []
-    for block in result.content:
-        if isinstance(block, TextBlock):
-            content.append({"type": "text", "text": block.text})
-        else:
-            data = base64.b64encode(block.data).decode("ascii")
-            content.append({"type": "image", "data": data, "mimeType": block.mime_type})
-    out: dict[str, object] = {"content": content}
-    if result.is_error:
-        out["isError"] = True
-    if result.not_dispatched:
-        out["nativeCallNotDispatched"] = True
-    if result.native_error is not None:
-        out["nativeError"] = result.native_error.to_json()
-    for key in ("app", "apps", "result", "windows"):
-        if key in result.structured:
-            out[key] = result.structured[key]
-    return out
-
-
-def _block(content: object) -> Block | None:
-    if not isinstance(content, dict):
-        return None
-    kind = content.get("type")
-    if kind == "text":
-        text = content.get("text")
-        return TextBlock(text) if isinstance(text, str) else None
-    if kind == "image":
-        data, mime = content.get("data"), content.get("mimeType")
-        if not isinstance(data, str) or not isinstance(mime, str) or not _IMAGE_MIME.match(mime):
-            return None
-        try:
-            return ImageBlock(base64.b64decode(data, validate=True), mime)
-        except (binascii.Error, ValueError):
-            return None
-    return None
 
 
 def _default_target(caller: object) -> str:

@@ -76,8 +76,6 @@ class ClipboardOwner(Reading):
         self._closed = threading.Event()
         #: the keeper process ``close`` handed the clipboard to (None: a manager took it, or nothing)
         self.keeper_pid: int | None = None
-        #: who took the clipboard over at ``close``: "manager", "keeper" or None
-        self.handed_to: str | None = None
         self._thread = threading.Thread(target=self._run, name="deskhand-clipboard", daemon=True)
         self._thread.start()
 
@@ -224,7 +222,6 @@ class ClipboardOwner(Reading):
                     time.monotonic() + HANDOFF_TIMEOUT_S,
                 )
                 if ev.property != X.NONE:
-                    self.handed_to = "manager"
                     return
             except NativeError:
                 pass
@@ -242,8 +239,7 @@ class ClipboardOwner(Reading):
             if not self._owned and not self._transferring:
                 break
             select.select([fd], [], [], 0.05)
-        if not self._owned:
-            self.keeper_pid, self.handed_to = keeper, "keeper"
+        self.keeper_pid = None if self._owned else keeper
 
     def _own(self, items: dict[str, Item], at: int | None) -> int:
         # The timestamp first: until we take the selection anew, a restored snapshot we still

@@ -2,7 +2,8 @@
 
 ``WindowProbe.probe`` queues ``_NET_ACTIVE_WINDOW``, a window's ``_NET_WM_PID`` and the pointer
 together; ``grab_probe`` starts a ``_grabs.GrabProbe`` on a window and its frames (remembered per
-window) so it is answered in the same round trip.
+window) so it is answered in the same round trip. ``accepts_drops`` says, in one round trip,
+whether a drag released at a point could drop anything there (``_pointer``'s XDND wait).
 """
 
 from __future__ import annotations
@@ -89,6 +90,33 @@ class WindowProbe:
             pointer_req.root_x, pointer_req.root_y, int(getattr(child, "id", child) or 0), pointer_req.mask
         )
         return active, pid, here
+
+    def accepts_drops(self, window: int, x: int, y: int) -> bool:
+        """Whether an XDND drop could happen at root point (``x``, ``y``): False only when the
+        top-level window there is ``window`` (or its frame) and ``window`` has neither
+        ``XdndAware`` nor ``XdndProxy`` (an XDND source drops only on a top-level that has one).
+
+        The two properties and the window at the point are queued together: one round trip.
+        """
+        d = self._d.display
+        chain = self._chain(window)
+        if not chain:
+            return True  # gone: the caller's wait decides, as before
+        props = [
+            request.GetProperty(
+                display=d, defer=True, delete=False, window=window, property=self._atom(name),
+                type=X.AnyPropertyType, long_offset=0, long_length=1,
+            )
+            for name in ("XdndAware", "XdndProxy")
+        ]  # fmt: skip
+        at = request.TranslateCoords(display=d, defer=True, src_wid=self._root, dst_wid=self._root, src_x=x, src_y=y)
+        try:
+            for req in (*props, at):
+                req.reply()
+        except XError:
+            return True
+        child = int(getattr(at.child, "id", at.child) or 0)
+        return child != chain[-1] or any(p.property_type for p in props)
 
     def _atom(self, name: str) -> int:
         atom = self._atoms.get(name)

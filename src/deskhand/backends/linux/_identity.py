@@ -115,6 +115,16 @@ def toolkit(pid: int) -> str | None:
     return None
 
 
+def maps_library(pid: int, prefix: str) -> bool:
+    """Whether the process has a library whose file name starts with ``prefix`` mapped now
+    (True when /proc hides it: the caller then assumes the library may be there)."""
+    try:
+        with Path(f"/proc/{pid}/maps").open(encoding="utf-8", errors="replace") as maps:
+            return any(line.rsplit("/", 1)[-1].startswith(prefix) for line in maps if "/" in line)
+    except OSError:
+        return True
+
+
 def program_id(pid: int, exe: str, desktop_ids: dict[str, str]) -> str:
     """The app id: a ``.desktop`` id for the executable, a script name for an interpreter,
     else the executable's base name.

@@ -20,6 +20,14 @@ answer to the root window with ``SubstructureRedirect`` plus a notify mask, and 
 GTK uses ``SubstructureNotify``, Qt 6 ``StructureNotify`` (checked with python-xlib on Xvfb:
 a listener with only one of the two never sees the other toolkit's answer). So the listener
 selects both on the root, and only while an answer is awaited.
+
+One exception in GTK 3: the last pointer motion in its queue is held back (motion compression)
+until another queued event arrives or its next frame, and a ping is no queued event (GDK answers
+it while reading), so a ping right after a motion may be answered before the motion is handled.
+``send(window, fence=True)`` first sends the window a ``SelectionRequest`` for a selection of
+deskhand's own (``_DESKHAND_FENCE``, which no app owns): GDK queues it, which releases the held
+motion, and ignores it once handled (a selection it does not own: no reply, no side effect); the
+ping behind it is then read only after the motion was handled.
 """
 
 from __future__ import annotations
@@ -154,16 +162,29 @@ class AppPing:
         self._waiting: dict[int, int] = {}  # token -> window
         self._answered: set[int] = set()
         self._listening = False
+        #: the fence's requestor window and selection atom, made on first use
+        self._fence: tuple[int, int] | None = None
 
     def close(self) -> None:
         close_display(self._d)
 
-    def send(self, window: int) -> int | None:
+    def send(self, window: int, *, fence: bool = False) -> int | None:
+        """Ping ``window``; with ``fence``, behind a queued event (GTK 3: module docstring)."""
         if not self._takes(window):
             return None
         token = next(self._tokens) & 0x7FFFFFFF
         self._waiting[token] = window
         self._listen(True)
+        target = self._d.create_resource_object("window", window)
+        if fence:
+            if self._fence is None:
+                requestor = self._root.create_window(0, 0, 1, 1, 0, 0, X.InputOnly, X.CopyFromParent)
+                self._fence = (requestor.id, int(self._d.intern_atom("_DESKHAND_FENCE")))
+            requestor_id, atom = self._fence
+            request = event.SelectionRequest(
+                time=X.CurrentTime, owner=window, requestor=requestor_id, selection=atom, target=atom, property=atom
+            )
+            target.send_event(request, event_mask=0, onerror=lambda *_a: None)
         msg = event.ClientMessage(
             window=window, client_type=self._protocols, data=(32, [self._ping, token, window, 0, 0])
         )
@@ -171,7 +192,7 @@ class AppPing:
         def gone(*_args: object) -> None:  # the window is gone: no answer will come
             self._waiting.pop(token, None)
 
-        self._d.create_resource_object("window", window).send_event(msg, event_mask=0, onerror=gone)
+        target.send_event(msg, event_mask=0, onerror=gone)
         self._d.flush()
         return token
 

@@ -19,7 +19,7 @@ from deskhand.backends.linux import _identity, _mapping, _transients
 from deskhand.backends.linux._atspi import AtspiConnection, Deadline, Snapshot
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.core.axtree import notices as advisory
-from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach
+from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach_menu_bar
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
 
@@ -146,7 +146,7 @@ def app_tree(
             if origins is not None:
                 origins[wid] = origin
         if key is not None and wid == key.id and menu_bar is None:
-            menu_bar = detach(root, "AXMenuBar")
+            menu_bar = detach_menu_bar(root)
         focused = focused or focus
         trees.append(WindowTree(wid, root.title or (xwin.title if xwin else ""), root, root.frame))
     # The key window first: it is the one the state is about; an open menu of its menu bar

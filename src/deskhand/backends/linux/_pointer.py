@@ -29,12 +29,30 @@ has answered the motion over it with ``XdndStatus``; a release in the same burst
 and the drag is cancelled (Thunar only selects the file). So the drag is posted in three parts:
 press and the motions to the origin and the midpoint; then, if ``XdndSelection`` gets an owner
 (``_xdnd.XdndWatch``; at most ``DND_START_S``, less once the app answered a ping without one),
-the motion to the destination and a wait for the target's answer (the source's drag cursor
-changes; at most ``DND_FIRST_STATUS_S``). GTK sends its first ``XdndPosition`` only on the motion
-after the one that found the target, so without an answer the pointer moves one pixel off the
-destination and back, and the wait goes on (at most ``DND_STATUS_S``); then the release, at the
-destination. The five events keep their order and points; only these two motions, inside the
-destination, are added. Without a session the rest follows at once.
+the motion to the destination and a wait for the target's answer (its ``XdndStatus`` seen
+through RECORD, or the source's drag cursor change; at most ``DND_FIRST_STATUS_S``). GTK
+sends its first ``XdndPosition`` only on the motion after the one that found the target, so
+without an answer the pointer moves one pixel off the destination and back, and the wait goes on
+(at most ``DND_STATUS_S``); then the release, at the destination. The five events keep their
+order and points; only these two motions, inside the destination, are added. Without a session
+the rest follows at once.
+
+That wait costs a drag at least ``_xdnd.AFTER_PING_S`` (an app may answer a ping before its
+toolkit has handled the last motion: GTK 3 holds it back until its next frame), so it is cut
+where it cannot matter:
+
+* no drop can happen, so the drag is one burst: the app's toolkit never starts an XDND session
+  (``NO_XDND_SOURCE``: Tk without tkdnd, SDL, Xaw, Xt/Motif), or the top-level window under the
+  release is the app's own and has neither ``XdndAware`` nor ``XdndProxy``
+  (``_gate.WindowProbe.accepts_drops``; an XDND source drops nowhere else, so a session there
+  would end without a drop either way);
+* no drag began, in a GTK 3 app (``FENCED``): the press and first motions are followed by a
+  fenced ping (``_input.AppPing``: answered only after GTK has handled them). GTK begins a drag
+  inside that motion's handler, grabbing the pointer with its drag cursor, so a fence answered
+  with no cursor change and no ``XdndSelection`` owner means no drag began, and the rest follows
+  at once (a cursor change for any other reason only keeps the wait).
+
+Other toolkits keep the timed wait.
 """
 
 from __future__ import annotations
@@ -43,7 +61,8 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Final
 
-from deskhand.backends.base import ActionResult, MouseButton, RunningApp
+from deskhand.backends.base import ActionResult, MouseButton, ProcessIdentity, RunningApp
+from deskhand.backends.linux import _identity
 from deskhand.backends.linux._input import PointerState
 from deskhand.backends.linux._session import Gate, LinuxSession
 from deskhand.backends.linux._xdnd import XdndWatch
@@ -61,6 +80,13 @@ DND_FIRST_STATUS_S: Final = 0.3
 DND_STATUS_S: Final = 1.0
 #: Events of the drag posted before the XDND check: press, motion at the origin, at the midpoint.
 DND_FIRST_PART: Final = 3
+#: Toolkits (``_identity.toolkit``) that never start an XDND session: Tk (unless the tkdnd
+#: extension is loaded), SDL, Xaw, and Xt/Motif (whose drags use the Motif protocol).
+NO_XDND_SOURCE: Final = frozenset({"tk", "sdl1", "sdl2", "xaw", "xt"})
+#: Toolkits whose apps answer a fenced ping only after handling the input before it (module docstring).
+FENCED: Final = frozenset({"gtk3"})
+#: Identities whose toolkit was read (then the memo starts over).
+MAX_TOOLKITS: Final = 256
 
 
 class Bursts:
@@ -95,6 +121,7 @@ class Pointer:
     def __init__(self, session: LinuxSession) -> None:
         self._s = session
         self._xdnd: XdndWatch | None = None
+        self._toolkits: dict[ProcessIdentity, str | None] = {}
 
     @property
     def session(self) -> LinuxSession:
@@ -122,7 +149,7 @@ class Pointer:
         events = corepointer.drag_events(a, b, button, s.numbers)
         grabbed = gate.window if gate.grabbed else None
         structured: dict[str, object] = {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)}
-        watch = self._watch()
+        watch = self._watch() if self._may_drop(app, gate.window, b) else None
         if watch is None:
             self.post_events(events, gate.pointer, grabbed_by_wm=grabbed)
             return ActionResult("Dragged.", structured, effects.judge("synthetic_events", []))
@@ -130,25 +157,60 @@ class Pointer:
         first, rest = events[:DND_FIRST_PART], events[DND_FIRST_PART:]
         self.post_events(first, gate.pointer, grabbed_by_wm=grabbed)
         try:
-            started = watch.wait_started(DND_START_S, done=self._answered_ping(gate.window))
+            started = False
+            if not self._no_drag_began(app, gate.window, watch):
+                started = watch.wait_started(DND_START_S, done=self._answered_ping(gate.window))
             seen: list[effects.Evidence] = []
             status = False
+            before = (0, 0)
             if started:
                 seen.append(effects.Evidence("event_receipt", "the source started an XDND session"))
-                before = watch.cursor_changes()
+                before = watch.answers()
                 self._post_rest(rest[:-1])
-                status = watch.wait_cursor_change(before, DND_FIRST_STATUS_S)
+                status = watch.wait_answer(before, DND_FIRST_STATUS_S)
                 if not status:
                     # GTK answers the target only from the motion after the one that found it
                     self._nudge(rest[-2].point)
-                    status = watch.wait_cursor_change(before, DND_STATUS_S)
+                    status = watch.wait_answer(before, DND_STATUS_S)
                 if status:
-                    seen.append(effects.Evidence("event_receipt", "the target answered (the drag cursor changed)"))
+                    seen.append(effects.Evidence("event_receipt", _answer(watch, before)))
                 rest = rest[-1:]
         finally:
             self._post_rest(rest)  # the release always goes out: never leave the button pressed
-        structured["xdnd"] = {"started": started, "status_seen": status}
+        xdnd: dict[str, object] = {"started": started, "status_seen": status}
+        if status and watch.status_seen_since(before):
+            xdnd["accepted"] = watch.accepted()
+        structured["xdnd"] = xdnd
         return ActionResult("Dragged.", structured, effects.judge("synthetic_events", seen))
+
+    def _no_drag_began(self, app: RunningApp, window: int, watch: XdndWatch) -> bool:
+        """True once a fenced ping proves the app handled the drag's first part without beginning a
+        drag (``FENCED`` toolkits; module docstring); False when unknown."""
+        if self._toolkit(app.identity) not in FENCED:
+            return False
+        pinger = self._s.pinger()
+        token = pinger.send(window, fence=True)
+        if token is None:
+            return False
+        try:
+            answered = pinger.answered(token, DND_START_S)
+        finally:
+            pinger.forget(token)
+        return answered and watch.answers()[1] == 0 and not watch.wait_started(0.0)
+
+    def _may_drop(self, app: RunningApp, window: int, end: Point) -> bool:
+        """Whether this drag could start an XDND session that drops (module docstring)."""
+        kit = self._toolkit(app.identity)
+        if kit in NO_XDND_SOURCE and not (kit == "tk" and _identity.maps_library(app.pid, "libtkdnd")):
+            return False
+        return self._s.accepts_drops(window, end)
+
+    def _toolkit(self, identity: ProcessIdentity) -> str | None:
+        if identity not in self._toolkits:
+            if len(self._toolkits) >= MAX_TOOLKITS:
+                self._toolkits.clear()
+            self._toolkits[identity] = _identity.toolkit(identity.pid)
+        return self._toolkits[identity]
 
     def _answered_ping(self, window: int) -> Callable[[], bool] | None:
         """A check that the app has handled the input so far (one ping), or None without pings."""
@@ -232,3 +294,9 @@ class Pointer:
         """After a grabbed press: flush it, then wait until the manager replayed it to the app."""
         self._s.input.flush()
         self._s.replay_waiter().wait(window)
+
+
+def _answer(watch: XdndWatch, since: tuple[int, int]) -> str:
+    if not watch.status_seen_since(since):
+        return "the target answered (the drag cursor changed)"
+    return f"the target answered with XdndStatus ({'accepts' if watch.accepted() else 'refuses'} the drop)"

@@ -10,8 +10,9 @@ settles). A documented Linux addition: the seed's numbers stay the floor.
 
 Two daemon threads, each with a connection of its own: one reads AT-SPI signals (every object and
 window event, as a screen reader receives them; the registry is told, so toolkits emit them), the
-other DAMAGE notifications for the windows ``watch`` names. They only record times; nothing they
-see is ever acted on, and a failure of either leaves the seed's fixed window in force.
+other DAMAGE notifications for the windows ``watch`` names. They only record times (and, for
+``type_text``, focus changes into ``focus``, a ``_focus.FocusLog``); nothing they see is ever acted
+on, and a failure of either leaves the seed's fixed window in force.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from jeepney.io.blocking import open_dbus_connection
 from jeepney.low_level import HeaderFields
 from Xlib import display
 from Xlib.ext import damage
+
+from deskhand.backends.linux._focus import FocusLog
 
 __all__ = ("QUIET_S", "SETTLE_CAP_S", "Activity")
 
@@ -57,6 +60,8 @@ class Activity:
         self._closing = threading.Event()
         self.bus_ok = False
         self.damage_ok = False
+        #: focus changes per app bus, trusted only while the bus thread reads (``_focus``)
+        self.focus = FocusLog(clock=clock)
         self._threads = [
             threading.Thread(target=self._read_bus, args=(a11y_address,), name="deskhand-quiet-bus", daemon=True),
             threading.Thread(target=self._read_damage, args=(display_name,), name="deskhand-quiet-x", daemon=True),
@@ -134,6 +139,8 @@ class Activity:
                 sender = msg.header.fields.get(HeaderFields.sender)
                 if isinstance(sender, str):
                     self._mark(self._bus_seen, sender)
+                    _note_focus(self.focus, sender, msg)
+        self.focus.close()  # the events stopped: the focus log can no longer be trusted
 
     def _read_damage(self, display_name: str) -> None:
         with contextlib.suppress(Exception):
@@ -178,6 +185,16 @@ class Activity:
                 fresh.add(watched[window])
             except Exception:  # the window went away: nothing to watch
                 watched.pop(window, None)
+
+
+def _note_focus(log: FocusLog, sender: str, msg: Any) -> None:
+    """Hand an ``object:state-changed:focused`` signal to the focus log."""
+    fields = msg.header.fields
+    if fields.get(HeaderFields.member) != "StateChanged":
+        return
+    body = msg.body
+    if len(body) >= 2 and body[0] == "focused" and isinstance(path := fields.get(HeaderFields.path), str):
+        log.event(sender, path, bool(body[1]))
 
 
 def _readable(d: Any, timeout_s: float) -> None:

@@ -304,6 +304,10 @@ class LinuxSession:
             self._probed_mods = mods
         return Gate(key, out, here, grabbed)
 
+    def accepts_drops(self, window: int, at: Point) -> bool:
+        """Whether a drag released at root point ``at`` could drop there (``WindowProbe``)."""
+        return self._x11.accepts_drops(window, round(at.x), round(at.y))
+
     # -- posting ------------------------------------------------------------------------------
     def post(self, steps: Sequence[Callable[[], None]]) -> None:
         """Queue a burst and flush it once; on any failure release whatever is held."""

@@ -14,9 +14,19 @@ later call empties the ones whose answer has come in by then, and a burst short 
 waits for those answers up to ``PING_TIMEOUT_S`` and otherwise fails before posting
 (``type_text`` then pastes). ``release_keycodes`` (the actor's close) empties whatever is left.
 
-``type_text``'s choice of route reads the app's focused element; when input was posted since the
-last answer (the click that focused a field, say), it first waits for an answer, so the focus it
-reads is the one that input produced, not the previously focused field.
+``type_text``'s choice of route, and ``paste``'s target, read the app's focused element; when input
+was posted since the last answer (the click that focused a field, say), they first wait for an
+answer, so the focus they read is the one that input produced, not the previously focused field.
+
+Browsers answer that ping before they have handled a key (their page's process gets it first),
+so after ``press_key`` in a browser the next typing or paste also waits for the app's focus to
+settle, and the focused element is the one that gained the focus last (``_focuswatch``).
+
+Typing by key events is verified on the element focused when the keys have been processed, which
+may be another than the one focused before (a key can move the focus): the same element reads
+differently, or the element focused now holds the typed text. In a browser the page's process
+applies the keys after the ping is answered, so the read-back is repeated for up to
+``READBACK_S`` while it shows nothing yet.
 """
 
 from __future__ import annotations
@@ -27,9 +37,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
-from deskhand.backends.linux._a11y_act import STATE_EDITABLE, STATE_FOCUSED, A11y, Ref
-from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
-from deskhand.backends.linux._atspi import Deadline
+from deskhand.backends.linux._a11y_act import STATE_EDITABLE, A11y, Ref
+from deskhand.backends.linux._focuswatch import Focus
 from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
 from deskhand.backends.linux.paste import paste_into
@@ -48,6 +57,8 @@ __all__ = ("Typing",)
 PING_TIMEOUT_S: Final = 1.0
 #: How long ``type_text`` re-reads the focus when, right after input, no element has it yet.
 FOCUS_SETTLE_S: Final = 0.2
+#: How long a browser's typed text is looked for in the focused element after the keys.
+READBACK_S: Final = 1.0
 #: Keys per burst at most: between bursts a long text checks the call's deadline.
 CHUNK_STROKES: Final = 200
 
@@ -69,6 +80,15 @@ class Typing:
         self.keymap = Keymap(session.d)
         #: temporary keycode -> the ping sent after the last burst that used it (None: no ping)
         self._keys_unconfirmed: dict[int, int | None] = {}
+        #: where the app's focus is (and, after ``press_key`` in a browser, when it has settled)
+        self.focus = Focus(session)
+
+    def close(self) -> None:
+        """Empty the temporary keycodes (``release_keycodes``) and close the focus watch."""
+        try:
+            self.release_keycodes()
+        finally:
+            self.focus.close()
 
     def release_keycodes(self) -> None:
         """Empty every temporary keycode left, waiting up to ``PING_TIMEOUT_S`` for answers."""
@@ -93,7 +113,13 @@ class Typing:
         return self._s.clipboard()
 
     def focused_text(self, app: RunningApp) -> Ref | None:
-        return self._focused(app)
+        """The element focused now (no wait): the paste's read-back."""
+        bus = self.focus.bus(app)
+        return self.focus.now(bus) if bus is not None else None
+
+    def focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
+        """The paste's target: the focused element once the app processed the input before it."""
+        return self._focused_after_input(app, window)
 
     def post_chord(self, app: RunningApp, window: int, key: str) -> None:
         """One key chord burst after the gate (the paste transaction's ctrl+v)."""
@@ -117,7 +143,9 @@ class Typing:
             if not keysym:
                 raise not_dispatched("unknown_key", f'Unknown key "{chord.key}".')
             plan.append((tuple(name_keysym(m) for m in mods), keysym))
+        self.focus.open()  # before the key: the focus change it may cause must not be missed
         self._type_keysyms(app, window, plan)
+        self.focus.key_posted()
         return ActionResult("Pressed.", {"chords": len(chords)})
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
@@ -128,11 +156,12 @@ class Typing:
             return ActionResult("Nothing to type.", {"route": "none"}, effects.judge("none", []))
         window = self._s.bind_keyboard(app)
         focused = self._focused_after_input(app, window)
+        bus = focused.bus if focused is not None else self.focus.bus(app)
         if focused is not None and not any(ch in text for ch in LINE_BREAKS):
             typed = self._replace_text(app, focused, text)
             if typed is not None:
                 return ActionResult("Typed.", {"route": "accessible_text"}, typed)
-        before = self._readable_text(focused)
+        before = self.focus.text(focused)
         plan = [((), char_keysym(ch)) for ch in text]
         try:
             self._type_keysyms(app, window, plan)
@@ -140,36 +169,30 @@ class Typing:
             if err.code != "unknown_key":
                 raise
             return self.paste(app, text, "text")
-        return ActionResult("Typed.", {"route": "key_events"}, self._key_outcome(window, focused, before))
+        outcome = self._key_outcome(window, bus, focused, before, text)
+        return ActionResult("Typed.", {"route": "key_events"}, outcome)
 
-    def _readable_text(self, ref: Ref | None) -> str | None:
-        if ref is None or TEXT_INTERFACE not in self._s.a11y.interfaces(ref):
-            return None
-        return self._s.a11y.text(ref)
-
-    def _key_outcome(self, window: int, ref: Ref | None, before: str | None) -> effects.Outcome:
-        """After key events: the app answered a ping (a receipt), and a readable field changed."""
+    def _key_outcome(
+        self, window: int, bus: str | None, ref: Ref | None, before: str | None, text: str
+    ) -> effects.Outcome:
+        """After key events: the app answered a ping (a receipt), and the element focused now
+        shows the text (module docstring); in a browser the read-back is repeated a while."""
         seen: list[effects.Evidence] = []
         if self._confirm_input(window):
             seen.append(effects.Evidence("event_receipt", "the app processed the key events"))
-        after = self._readable_text(ref)
-        if before is not None and after is not None and after != before:
-            seen.append(effects.Evidence("value_readback", "the focused text changed"))
-        return effects.judge("synthetic_events", seen, expected_change=before is not None)
+        wait = READBACK_S if bus is not None and self.focus.is_async(bus) else 0.0
+        deadline = time.monotonic() + call_deadline.bound(wait)
+        while True:
+            found, readable = self.focus.typed_readback(bus, ref, before, text)
+            if found is not None:
+                seen.append(effects.Evidence("value_readback", found))
+                break
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.03)  # polling the app's text until the deadline above
+        return effects.judge("synthetic_events", seen, expected_change=readable)
 
     # -- focus and EditableText ---------------------------------------------------------------
-    def _focused(self, app: RunningApp) -> Ref | None:
-        """The app's focused element (FOCUSED state), preferring one with the Text interface."""
-        conn = self._s.observed.atspi
-        buses = conn.apps(Deadline(2.0))
-        bus = next((b for b, pid in conn.pids(buses, Deadline(2.0)).items() if pid == app.pid), None)
-        if bus is None:
-            return None
-        snap = conn.snapshot(bus, Deadline(2.0))
-        focused = [n for n in snap.nodes.values() if n.states & STATE_FOCUSED]
-        focused.sort(key=lambda n: TEXT_INTERFACE not in n.interfaces)
-        return Ref(bus, focused[0].path) if focused else None
-
     def _focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
         """The focused element once the app processed our earlier input (module docstring).
 
@@ -178,12 +201,18 @@ class Typing:
         click none may be: then the read is repeated until one is, for up to ``FOCUS_SETTLE_S``.
         """
         just_confirmed = self._confirm_input(window)
-        focused = self._focused(app)
+        focus = self.focus
+        focus.open()
+        bus = focus.bus(app)
+        if bus is None:
+            return None
+        focus.settle(bus)
+        focused = focus.now(bus)
         if focused is not None or not just_confirmed:
             return focused
         deadline = time.monotonic() + call_deadline.bound(FOCUS_SETTLE_S)
         while focused is None and time.monotonic() < deadline:
-            focused = self._focused(app)
+            focused = focus.now(bus)
         return focused
 
     def _replace_text(self, app: RunningApp, ref: Ref, text: str) -> effects.Outcome | None:

@@ -4,24 +4,33 @@ A toolkit starts drag-and-drop when the pointer moves past its threshold with th
 the source takes ownership of the ``XdndSelection`` selection, sends ``XdndPosition`` to the
 window under the pointer at each motion and waits for its ``XdndStatus`` before it lets a release
 drop (a release before any status cancels the drag: the file is only selected). The client
-messages go between the two apps and are not visible to a third client, but two of their effects
-are, through XFixes on a connection of our own:
+messages go between the two apps (``SendEvent`` with an empty event mask reaches only the window's
+creator), so no third client can select them; what ``XdndWatch`` sees, on connections of its own:
 
-* ``SetSelectionOwnerNotify`` for ``XdndSelection``: the session started;
-* ``CursorNotify``: the source changed the drag cursor, which GTK and Qt do when a status arrives
-  (accept or refuse, with its action), so the first cursor change after the motion onto the target
-  stands for the target's answer.
+* ``SetSelectionOwnerNotify`` for ``XdndSelection`` (XFixes): the session started;
+* the target's ``XdndStatus`` itself (the RECORD extension, which shows a third client the
+  ``SendEvent`` requests every client makes; only ``XdndStatus`` client messages are kept, with
+  their accept bit): the target's answer, when source and target are two clients;
+* ``CursorNotify`` (XFixes): the source changes the drag cursor when a status arrives (GTK and Qt
+  do, accept or refuse). This stands in for the answer where RECORD cannot see it: a drag inside
+  one GTK app (a file onto a folder in Thunar) never goes through the server, GDK hands its own
+  XDND messages to itself; and on a server without RECORD.
+
+Either counts as the target's answer (``answers``); ``accepted`` is known only from a status seen.
 
 ``XdndWatch`` only listens; every wait is bounded.
 """
 
 from __future__ import annotations
 
+import contextlib
+import struct
+import threading
 import time
 from typing import Any, Final
 
 from Xlib import display
-from Xlib.ext import xfixes
+from Xlib.ext import record, xfixes
 
 __all__ = ("XdndWatch",)
 
@@ -29,6 +38,13 @@ POLL_S: Final = 0.005
 #: GTK starts the session about 0.1 s after the motion, well after answering a ping sent with it: the
 #: wait for a session goes on this long after the app answered.
 AFTER_PING_S: Final = 0.3
+#: After the cursor changed, a status message RECORD may still bring is waited for this long.
+STATUS_AFTER_CURSOR_S: Final = 0.02
+#: How long the recorder waits for RECORD to start delivering.
+RECORD_START_S: Final = 1.0
+#: The core request RECORD is asked for, and the client-message event code inside it.
+X_SEND_EVENT: Final = 25
+CLIENT_MESSAGE: Final = 33
 
 
 class XdndWatch:
@@ -51,12 +67,14 @@ class XdndWatch:
                 raise
         self._owned = False
         self._cursor_changes = 0
+        self._status = _StatusRecorder(display_name, int(self._d.intern_atom("XdndStatus")))
 
     @property
     def available(self) -> bool:
         return self._ok
 
     def close(self) -> None:
+        self._status.close()
         self._d.close()
 
     def reset(self) -> None:
@@ -94,19 +112,115 @@ class XdndWatch:
                 return self._owned
             time.sleep(POLL_S)
 
-    def cursor_changes(self) -> int:
+    def answers(self) -> tuple[int, int]:
+        """The target's answers so far: ``XdndStatus`` messages seen (RECORD) and the source's
+        drag cursor changes (module docstring)."""
         self._drain()
-        return self._cursor_changes
+        return self._status.count, self._cursor_changes
 
-    def wait_cursor_change(self, since: int, timeout_s: float) -> bool:
-        """True once the cursor changed after the ``cursor_changes()`` value ``since``."""
+    def accepted(self) -> bool | None:
+        """The accept bit of the last ``XdndStatus`` seen (None without one)."""
+        return self._status.accepted
+
+    def status_seen_since(self, since: tuple[int, int]) -> bool:
+        """Whether an ``XdndStatus`` itself (not only a cursor change) came after ``since``."""
+        return self._status.count > since[0]
+
+    def wait_answer(self, since: tuple[int, int], timeout_s: float) -> bool:
+        """True once an answer of either kind came after the ``answers()`` value ``since``; a
+        status is waited for a little longer (``STATUS_AFTER_CURSOR_S``) after a cursor change."""
         deadline = time.monotonic() + timeout_s
+        cursor_at: float | None = None
         while True:
-            if self.cursor_changes() > since:
+            status, cursor = self.answers()
+            now = time.monotonic()
+            if status > since[0]:
                 return True
-            if time.monotonic() >= deadline:
-                return False
+            if cursor > since[1] and cursor_at is None:
+                cursor_at = now
+            if cursor_at is not None and (not self._status.ok or now - cursor_at >= STATUS_AFTER_CURSOR_S):
+                return True
+            if now >= deadline:
+                return cursor_at is not None
             time.sleep(POLL_S)
+
+
+class _StatusRecorder:
+    """``XdndStatus`` client messages any client sends, through RECORD (module docstring).
+
+    RECORD needs two connections: ``record_enable_context`` blocks on one (a daemon thread reads
+    the intercepted requests), the other creates and later disables the context. ``ok`` is False
+    when the server lacks RECORD or refuses it; then nothing is recorded.
+    """
+
+    def __init__(self, display_name: str, status_atom: int) -> None:
+        self._atom = status_atom
+        self.count = 0
+        self.accepted: bool | None = None
+        self.ok = False
+        self._ctrl: Any = None
+        self._ctx = 0
+        self._thread: threading.Thread | None = None
+        self._started = threading.Event()
+        with contextlib.suppress(Exception):
+            self._start(display_name)
+
+    def _start(self, display_name: str) -> None:
+        ctrl: Any = display.Display(display_name)
+        if not ctrl.has_extension("RECORD"):
+            ctrl.close()
+            return
+        ranges = {
+            "core_requests": (X_SEND_EVENT, X_SEND_EVENT), "core_replies": (0, 0),
+            "ext_requests": (0, 0, 0, 0), "ext_replies": (0, 0, 0, 0), "delivered_events": (0, 0),
+            "device_events": (0, 0), "errors": (0, 0), "client_started": False, "client_died": False,
+        }  # fmt: skip
+        self._ctx = ctrl.record_create_context(0, [record.AllClients], [ranges])
+        ctrl.sync()
+        data: Any = display.Display(display_name)
+        self._ctrl = ctrl
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(data,), name="deskhand-xdnd-record", daemon=True)
+        self._thread.start()
+        self.ok = self._started.wait(RECORD_START_S)  # a drag right away must not come before it
+
+    def _run(self, data: Any) -> None:
+        with contextlib.suppress(Exception):
+            data.record_enable_context(self._ctx, self._seen)
+        with contextlib.suppress(Exception):
+            data.close()
+
+    def _seen(self, reply: Any) -> None:
+        """One intercepted ``SendEvent`` request: opcode, propagate, length, destination, mask,
+        then the 32-byte event; an ``XdndStatus`` client message counts."""
+        if reply.category == record.StartOfData:
+            self._started.set()
+        if reply.category != record.FromClient:
+            return
+        raw = bytes(reply.data)
+        order = ">" if reply.client_swapped != (struct.pack("=H", 1) == b"\x00\x01") else "<"
+        at = 0
+        while at + 44 <= len(raw):  # one request a reply in practice; a batch is walked by length
+            (words,) = struct.unpack_from(order + "H", raw, at + 2)
+            if raw[at] == X_SEND_EVENT and raw[at + 12] & 0x7F == CLIENT_MESSAGE:
+                msg_type, _target, flags = struct.unpack_from(order + "III", raw, at + 20)
+                if msg_type == self._atom:
+                    self.accepted = bool(flags & 1)
+                    self.count += 1
+            at += max(4, words * 4)
+
+    def close(self) -> None:
+        if self._ctrl is None:
+            return
+        with contextlib.suppress(Exception):
+            self._ctrl.record_disable_context(self._ctx)
+            self._ctrl.sync()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+        with contextlib.suppress(Exception):
+            self._ctrl.record_free_context(self._ctx)
+            self._ctrl.close()
+        self._ctrl = None
 
 
 def _wid(value: Any) -> int:

@@ -1,10 +1,15 @@
-"""A lost X server, said once in plain words, and the reconnect when it is back (issue 14 item 5).
+"""A lost X server or accessibility bus, said in plain words, and the reconnect when it is back.
 
 When the X server goes away every python-xlib call fails with its own text (``Display connection
 closed by server``, then ``Broken pipe`` forever). ``guard`` wraps the executor's calls: such a
 failure becomes one typed error that says what happened and what to do, the executor drops its
 X-side state, and the next call opens a new connection to the same display (a new X server
 there, e.g. after ``deskhand desktop start``) before it runs.
+
+The accessibility bus (the AT-SPI bus daemon) can go away while X stays: the same socket errors
+come from its connection, so a lost connection whose X side still makes a round trip is the bus.
+That is said in its own words (apps must be restarted to come back on a new bus), and the next
+call connects to the bus again.
 """
 
 from __future__ import annotations
@@ -18,9 +23,10 @@ from typing import Concatenate, Final, ParamSpec, Protocol, TypeVar
 
 from Xlib import error as xerror
 
+from deskhand.backends.linux._atspi import AtspiConnection
 from deskhand.core.errors import BackendUnavailable, NativeError
 
-__all__ = ("LostX", "guard", "is_lost", "lost_text")
+__all__ = ("LostX", "a11y_lost_text", "guard", "is_lost", "lost_text", "open_a11y")
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -34,8 +40,13 @@ class LostX(Protocol):
 
     @property
     def x_lost(self) -> bool: ...
+    @property
+    def a11y_lost(self) -> bool: ...
     def reconnect_x(self) -> None: ...
+    def reconnect_a11y(self) -> None: ...
     def drop_x(self) -> str: ...
+    def drop_a11y(self) -> str: ...
+    def x_answers(self) -> bool: ...
 
 
 def lost_text(name: str) -> str:
@@ -43,6 +54,24 @@ def lost_text(name: str) -> str:
         f"The X server at {name} went away; start it again or run `deskhand desktop start`, "
         "then retry: deskhand reconnects to the display by itself."
     )
+
+
+def a11y_lost_text(address: str) -> str:
+    where = address.split(",", 1)[0]
+    return (
+        f"The accessibility bus (AT-SPI) at {where} went away, so apps cannot be read or acted on "
+        "through it. Start it again (the session's at-spi-bus-launcher and at-spi2-registryd, or "
+        "`deskhand desktop start` for a fresh desktop) and restart the apps, which only join a bus "
+        "when they start; then retry: deskhand reconnects to the bus by itself."
+    )
+
+
+def open_a11y(address: str) -> AtspiConnection:
+    """A new connection to the accessibility bus at ``address``; the plain error while it is gone."""
+    try:
+        return AtspiConnection(address)
+    except BackendUnavailable:
+        raise BackendUnavailable(a11y_lost_text(address)) from None
 
 
 def answers(name: str) -> bool:
@@ -75,15 +104,17 @@ def guard(*, acting: bool) -> Callable[[Callable[Concatenate[S, P], R]], Callabl
         def call(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
             if self.x_lost:
                 self.reconnect_x()  # BackendUnavailable, in the same words, while it is still gone
+            if self.a11y_lost:
+                self.reconnect_a11y()
             try:
                 return method(self, *args, **kwargs)
             except Exception as exc:
                 if not is_lost(exc) and not (exc.__cause__ is not None and is_lost(exc.__cause__)):
                     raise
-                name = self.drop_x()
+                text = a11y_lost_text(self.drop_a11y()) if self.x_answers() else lost_text(self.drop_x())
                 if acting:
-                    raise NativeError("feature_unavailable", lost_text(name), dispatched=None) from None
-                raise BackendUnavailable(lost_text(name)) from None
+                    raise NativeError("feature_unavailable", text, dispatched=None) from None
+                raise BackendUnavailable(text) from None
 
         return call
 

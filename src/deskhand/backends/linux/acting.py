@@ -61,7 +61,7 @@ class LinuxActor:
             self._closed = True
             try:
                 self.pointer.close()
-                self.typing.release_keycodes()
+                self.typing.close()
             finally:  # a failed restore (the X server went away) still closes the rest
                 self.session.close()
 

@@ -18,7 +18,6 @@ xclock).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from concurrent import futures
 from concurrent.futures import Future
@@ -40,22 +39,22 @@ from deskhand.backends.base import (
 )
 from deskhand.backends.linux import _identity, _inventory, _mapping, _transients
 from deskhand.backends.linux import _windows as windows
-from deskhand.backends.linux import _xlost as xlost
 from deskhand.backends.linux._atspi import AtspiConnection
 from deskhand.backends.linux._discovery import Discovery
 from deskhand.backends.linux._observe_settle import Settling
 from deskhand.backends.linux._observe_shot import Shots
 from deskhand.backends.linux._observe_tree import Seen, TreeObserver
+from deskhand.backends.linux._reconnect import Reconnects
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.backends.linux._x11 import XConnection
-from deskhand.backends.linux._xlost import guard, lost_text
+from deskhand.backends.linux._xlost import guard
 from deskhand.core import screenshot
 from deskhand.core.axtree.handles import Fingerprint, check_fingerprint
 from deskhand.core.axtree.model import AppTree, Element
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.axtree.render import full_text
 from deskhand.core.axtree.text import display_window_title, sanitize
-from deskhand.core.errors import BackendUnavailable, NativeError
+from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point
 
 if TYPE_CHECKING:
@@ -65,7 +64,7 @@ if TYPE_CHECKING:
 OBSERVE_TIMEOUT_S: Final = 3.0
 
 
-class LinuxExecutor:
+class LinuxExecutor(Reconnects):
     """The Linux backend. Not thread-safe per app; the host serializes calls per session."""
 
     platform: Platform = "linux"
@@ -89,36 +88,9 @@ class LinuxExecutor:
         self.shots = Shots(self.x, self._desktop_ids)
         self.settling = Settling(str(self.atspi.address), self.x.name)
         self._actor: LinuxActor | None = None
-        #: the X server went away (``_xlost``): the next call reconnects first
+        #: the X server or the accessibility bus went away (``_xlost``): the next call reconnects
         self.x_lost = False
-
-    # -- a lost X server (``_xlost``) ----------------------------------------------------------
-
-    def drop_x(self) -> str:
-        """Forget every X-side piece after the X server went away; returns the display's name."""
-        self.x_lost = True
-        actor, self._actor = self._actor, None
-        for close in (actor.close if actor else None, self.settling.close, self.shots.grabber.close):
-            if close is not None:
-                with contextlib.suppress(Exception):
-                    close()
-        self.shots.transforms.clear()
-        return self.x.name
-
-    def reconnect_x(self) -> None:
-        """Open the display again (a new X server there); the plain error while it is still gone."""
-        try:
-            if not xlost.answers(self.x.name):
-                raise BackendUnavailable(lost_text(self.x.name))
-            x = XConnection(self.x.name)
-        except BackendUnavailable:
-            raise BackendUnavailable(lost_text(self.x.name)) from None
-        with contextlib.suppress(Exception):
-            self.x.close()
-        self.x = x
-        self.shots.reconnect(x)
-        self.discovery = Discovery(x, self.atspi)
-        self.x_lost = False
+        self.a11y_lost = False
 
     # -- inventory ---------------------------------------------------------------------------
 

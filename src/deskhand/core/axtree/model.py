@@ -84,15 +84,32 @@ class AppTree:
     timed_out: bool = False
 
 
-def detach(root: Element, role: str) -> Element | None:
-    """Take the first descendant with ``role`` out of the tree and return it (e.g. the menu bar,
-    which the state text renders after all windows)."""
+def detach_menu_bar(root: Element) -> Element | None:
+    """Take the window's menu bar out of its tree and return it (the state text renders it after
+    all windows).
+
+    The menu bar is the first one in reading order that is on screen (has a frame). Other menu
+    bars with no frame go too: a toolkit may list a second, zero-size one beside the one it
+    shows (LibreOffice under GTK 3 lists its own menu bar under the root pane at height 0 and
+    the GTK one above it), and printing both shows every menu twice. When none has a frame the
+    first one is the menu bar.
+    """
+    parents: dict[int, Element] = {}
+    bars: list[Element] = []
     stack = [root]
     while stack:
         el = stack.pop()
-        for i, child in enumerate(el.children):
-            if child.role == role:
-                del el.children[i]
-                return child
-        stack.extend(el.children)
-    return None
+        if el.role == "AXMenuBar" and el is not root:
+            bars.append(el)
+            continue  # a menu bar inside a menu bar is its own business
+        for child in reversed(el.children):
+            parents.setdefault(id(child), el)
+            stack.append(child)
+    if not bars:
+        return None
+    chosen = next((b for b in bars if b.frame is not None), bars[0])
+    for bar in bars:
+        if bar is chosen or bar.frame is None:
+            siblings = parents[id(bar)].children
+            siblings[:] = [c for c in siblings if c is not bar]
+    return chosen

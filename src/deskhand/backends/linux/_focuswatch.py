@@ -1,0 +1,240 @@
+"""Where the keyboard focus is now, as the apps announce it: AT-SPI ``object:state-changed:focused``.
+
+Typing needs the element that will receive the next key. An app's FOCUSED states can lag behind
+its real focus: a browser hands a key to the page's process first and handles its own shortcut
+(ctrl+l) only when the page gives the key back unhandled, tens of milliseconds after the browser
+answered the ping that says it received the key (``_typing``). Until then the page keeps its
+FOCUSED state, and keys typed in that window go to the page. The focus event the browser emits
+when its shortcut moves the focus is the first sign that it has.
+
+``FocusWatch`` reads those events on a bus connection of its own, opened before the key that may
+move the focus is posted, and keeps for each app (bus name) the element that last gained focus and
+the time of its last focus event. It never blocks except in ``wait_quiet``, reads only what is
+waiting, and reconnects if the bus dropped it. Nothing it sees is acted on; it only tells the
+typist where to look and how long to wait.
+
+``Focus`` is what the typist and the paste ask: the app's bus name, the element focused now (the
+one that gained the focus last while it still reads FOCUSED, else the FOCUSED states of a tree
+read), and, after a key in a browser (``ASYNC_KEY_TOOLKITS``), a wait until its focus has settled:
+``FOCUS_AFTER_GAIN_S`` of quiet once an element gained the focus after the key (the shortcut moved
+it), else ``FOCUS_QUIET_S`` after the key (a key that moves nothing, or a browser slower than
+that: the keys then go where the focus is), at most ``FOCUS_CAP_S`` and the call's deadline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import TYPE_CHECKING, Final, NamedTuple
+
+from jeepney import DBusAddress, new_method_call
+from jeepney.bus_messages import MatchRule, message_bus
+from jeepney.io.blocking import DBusConnection, open_dbus_connection
+from jeepney.low_level import HeaderFields, MessageType
+
+from deskhand.backends.base import RunningApp
+from deskhand.backends.linux._a11y_act import STATE_FOCUSED, Ref
+from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
+from deskhand.backends.linux._atspi import Deadline
+from deskhand.core import deadline as call_deadline
+
+if TYPE_CHECKING:
+    from deskhand.backends.linux._session import LinuxSession
+
+__all__ = ("FOCUS_EVENT", "Focus", "FocusWatch", "Gained")
+
+#: Toolkits (AT-SPI ``ToolkitName``, lowercased) that run their own shortcuts after the page did.
+ASYNC_KEY_TOOLKITS: Final = ("chromium", "gecko")
+#: After a key in such an app, typing waits for this much quiet in its focus events ...
+FOCUS_QUIET_S: Final = 0.3
+#: ... or this much once an element gained the focus after the key (the move came) ...
+FOCUS_AFTER_GAIN_S: Final = 0.05
+#: ... but never longer than this after the key.
+FOCUS_CAP_S: Final = 1.0
+
+#: The AT-SPI event the registry is told about (toolkits emit only registered events).
+FOCUS_EVENT: Final = "object:state-changed:focused"
+_INTERFACE: Final = "org.a11y.atspi.Event.Object"
+_REGISTRY: Final = DBusAddress("/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "org.a11y.atspi.Registry")
+
+
+class Gained(NamedTuple):
+    """The element that last gained the focus in one app, and when its event was read."""
+
+    path: str
+    at: float
+
+
+class FocusWatch:
+    """Focus events per app bus name; see the module docstring."""
+
+    def __init__(self, address: str) -> None:
+        self._address = address
+        self._conn: DBusConnection | None = None
+        self._gained: dict[str, Gained] = {}
+        self._last: dict[str, float] = {}
+
+    def open(self) -> bool:
+        """Connect and subscribe (once); False when the bus refuses (the typist then does without)."""
+        if self._conn is not None:
+            return True
+        try:
+            conn = open_dbus_connection(self._address)
+        except (OSError, ConnectionError, TimeoutError):
+            return False
+        try:
+            rule = MatchRule(type="signal", interface=_INTERFACE, member="StateChanged")
+            rule.add_arg_condition(0, "focused")
+            conn.send_and_get_reply(message_bus.AddMatch(rule), timeout=2.0)
+            register = new_method_call(_REGISTRY, "RegisterEvent", "sass", (FOCUS_EVENT, [], ""))
+            conn.send_and_get_reply(register, timeout=2.0)
+        except (OSError, ConnectionError, TimeoutError):
+            conn.close()
+            return False
+        self._conn = conn
+        return True
+
+    def close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(OSError):
+                self._conn.close()
+            self._conn = None
+
+    def gained(self, bus: str) -> Gained | None:
+        """The element of ``bus`` that last gained the focus (after reading what is waiting)."""
+        self._drain(0.0)
+        return self._gained.get(bus)
+
+    def last_event(self, bus: str) -> float | None:
+        """When the last focus event (gained or lost) of ``bus`` was read."""
+        self._drain(0.0)
+        return self._last.get(bus)
+
+    def wait_quiet(self, bus: str, *, since: float, quiet_s: float, after_gain_s: float, cap_s: float) -> float:
+        """Wait until ``bus``'s focus has settled after ``since`` (a key): ``after_gain_s`` of quiet
+        once an element gained the focus after it, else ``quiet_s`` from ``since``; at most until
+        ``since + cap_s`` and the call's deadline. Returns the seconds waited (0 without a
+        connection)."""
+        start = time.monotonic()
+        if self._conn is None:
+            return 0.0
+        cap = min(since + cap_s, start + call_deadline.bound(cap_s))
+        while True:
+            self._drain(0.0)
+            now = time.monotonic()
+            gained = self._gained.get(bus)
+            if gained is not None and gained.at > since:  # the key moved the focus: wait out its burst
+                end = max(gained.at, self._last.get(bus, since)) + after_gain_s
+            else:
+                end = max(since, self._last.get(bus, since)) + quiet_s
+            left = min(end, cap) - now
+            if left <= 0:
+                return now - start
+            self._drain(left)
+
+    def _drain(self, timeout_s: float) -> None:
+        """Read the events waiting; with ``timeout_s``, also wait that long for the first one."""
+        conn = self._conn
+        if conn is None:
+            return
+        wait = timeout_s
+        while True:
+            try:
+                msg = conn.receive(timeout=wait)
+            except TimeoutError:
+                return
+            except (OSError, ConnectionError, ValueError):
+                self.close()  # dropped by the bus (a long unread backlog): reopen on next use
+                self.open()
+                return
+            wait = 0.0
+            h = msg.header
+            sender = h.fields.get(HeaderFields.sender)
+            path = h.fields.get(HeaderFields.path)
+            if h.message_type != MessageType.signal or not isinstance(sender, str) or not isinstance(path, str):
+                continue
+            now = time.monotonic()
+            self._last[sender] = now
+            body = msg.body
+            if len(body) > 1 and body[0] == "focused" and body[1] == 1:
+                self._gained[sender] = Gained(path, now)
+
+
+class Focus:
+    """Where an app's keyboard focus is, for the typist and the paste (module docstring)."""
+
+    def __init__(self, session: LinuxSession) -> None:
+        self._s = session
+        self._watch = FocusWatch(session.a11y_address)
+        #: when ``press_key`` last posted a key (typing waits for the focus it may move)
+        self._key_at: float | None = None
+
+    def open(self) -> None:
+        """Connect (once) and read the events waiting: those are older than a key posted next."""
+        self._watch.open()
+        self._watch.last_event("")
+
+    def close(self) -> None:
+        self._watch.close()
+
+    def key_posted(self) -> None:
+        self._key_at = time.monotonic()
+
+    def bus(self, app: RunningApp) -> str | None:
+        """The app's bus name on the accessibility bus."""
+        conn = self._s.observed.atspi
+        buses = conn.apps(Deadline(2.0))
+        return next((b for b, pid in conn.pids(buses, Deadline(2.0)).items() if pid == app.pid), None)
+
+    def is_async(self, bus: str) -> bool:
+        """Whether the app hands keys to a page first (``ASYNC_KEY_TOOLKITS``)."""
+        return self._s.a11y.toolkit(bus).startswith(ASYNC_KEY_TOOLKITS)
+
+    def now(self, bus: str) -> Ref | None:
+        """The element that gained the focus last (its event, when it still reads FOCUSED), else
+        the one the FOCUSED states show (preferring one with the Text interface)."""
+        gained = self._watch.gained(bus)
+        if gained is not None:
+            ref = Ref(bus, gained.path)
+            if self._s.a11y.states(ref) & STATE_FOCUSED:
+                return ref
+        snap = self._s.observed.atspi.snapshot(bus, Deadline(2.0))
+        focused = [n for n in snap.nodes.values() if n.states & STATE_FOCUSED]
+        focused.sort(key=lambda n: TEXT_INTERFACE not in n.interfaces)
+        return Ref(bus, focused[0].path) if focused else None
+
+    def settle(self, bus: str) -> float:
+        """After ``press_key`` in a browser: wait for its focus to settle (module docstring).
+        Returns the seconds waited."""
+        key_at, self._key_at = self._key_at, None
+        if key_at is None or not self.is_async(bus):
+            return 0.0
+        return self._watch.wait_quiet(
+            bus, since=key_at, quiet_s=FOCUS_QUIET_S, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=FOCUS_CAP_S
+        )
+
+    def text(self, ref: Ref | None) -> str | None:
+        """The element's text, when it has the Text interface."""
+        if ref is None or TEXT_INTERFACE not in self._s.a11y.interfaces(ref):
+            return None
+        return self._s.a11y.text(ref)
+
+    def typed_readback(
+        self, bus: str | None, ref: Ref | None, before: str | None, text: str
+    ) -> tuple[str | None, bool]:
+        """After typing ``text`` into ``ref`` (which read ``before``): what shows it, if anything
+        (the element focused now holds it, or ``ref`` reads differently), and whether some focused
+        text was readable at all."""
+        now = self.now(bus) if bus is not None else None
+        readable = before is not None
+        if now is not None and now != ref:
+            got = self.text(now)
+            lines = [seg for seg in text.replace("\r", "\n").split("\n") if seg]
+            if got is not None:
+                readable = True
+                if lines and max(lines, key=len) in got:
+                    return "the element focused now holds the typed text", True
+        after = self.text(ref)
+        if before is not None and after is not None and after != before:
+            return "the focused text changed", True
+        return None, readable

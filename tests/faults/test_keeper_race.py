@@ -1,0 +1,84 @@
+"""A copy made in the instant the clipboard keeper takes over wins (issue 14, the keeper's race).
+
+deskhand closes while it owns the user's restored clipboard, with no clipboard manager: it starts a
+keeper process. The user copies exactly while that keeper starts: a watcher sees the keeper's
+window created on the root (``CreateNotify``) and copies at once, before the keeper has taken the
+selection. The keeper takes it with deskhand's own timestamp, which the X server refuses after
+that copy (ICCCM 2.1), so the copy stays: the copier still owns CLIPBOARD (it got no
+``SelectionClear``), ``xclip`` reads the copy, and the keeper exits. Several rounds, each checked.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+
+import pytest
+from _act_support import poll
+from serve_support import alive
+from Xlib import X, display
+
+from deskhand.backends.linux._clipboard import ClipboardOwner, text_items
+
+pytestmark = pytest.mark.desktop
+
+ROUNDS = 5
+
+
+def _copy_when_a_window_appears(
+    display_name: str, copier: ClipboardOwner, text: str
+) -> tuple[threading.Thread, threading.Event, list[str]]:
+    """A thread that copies ``text`` as soon as any window is created on the root (the keeper's)."""
+    d = display.Display(display_name)
+    d.screen().root.change_attributes(event_mask=X.SubstructureNotifyMask)
+    d.sync()
+    ready = threading.Event()
+    errors: list[str] = []
+
+    def watch() -> None:
+        try:
+            ready.set()
+            while True:
+                ev = d.next_event()
+                if ev.type == X.CreateNotify:
+                    copier.own(text_items(text))
+                    return
+        except Exception as exc:
+            errors.append(repr(exc))
+        finally:
+            d.close()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread, ready, errors
+
+
+def test_a_copy_made_as_the_keeper_starts_wins(desktop):
+    name = desktop.env["DISPLAY"]
+    env = {**os.environ, "DISPLAY": name}
+    for round_ in range(ROUNDS):
+        copier = ClipboardOwner(name)  # created first: its own window is not the one watched for
+        deskhand = ClipboardOwner(name)
+        keeper: int | None = None
+        try:
+            deskhand.own(text_items(f"the user's restored clipboard {round_}"))
+            copied = f"copied as the keeper starts {round_}"
+            thread, ready, errors = _copy_when_a_window_appears(name, copier, copied)
+            assert ready.wait(5.0)
+            deskhand.close()  # hands off: no manager runs, so a keeper is started
+            thread.join(10.0)
+            assert not thread.is_alive() and errors == [], errors
+            keeper = deskhand.keeper_pid
+            assert keeper is not None, "deskhand did not see the clipboard leave (the copy took it)"
+            poll(lambda k=keeper: not alive(k), 10.0, "the keeper exits: it never got the clipboard")
+            keeper = None
+            assert copier.owns, f"round {round_}: the keeper overwrote the user's copy"
+            out = subprocess.run(["xclip", "-selection", "clipboard", "-o", "-t", "UTF8_STRING"], env=env,
+                                 capture_output=True, timeout=20, check=True)  # fmt: skip
+            assert out.stdout.decode() == copied
+        finally:
+            deskhand.close(hand_off=False)
+            copier.close(hand_off=False)
+            if keeper is not None and alive(keeper):
+                os.kill(keeper, 9)

@@ -1,0 +1,102 @@
+"""The js worker is SIGKILLed in the middle of a cell that runs a batch of clicks (issue 14).
+
+`deskhand serve` over stdio drives the GTK fixture: a cell clicks its canvas 200 times, and once
+the app has logged a few clicks the worker running that cell is killed. The promises:
+
+* the cell's answer is an error that says the kernel ended and how many native calls it sent;
+* from the app's side, no click was replayed: it logged no more presses than calls dispatched,
+  each with its release, and nothing arrives after the answer;
+* the next cell runs at once (a fresh worker) and its one click arrives once;
+* from X's side, no button or key is left down;
+* no process is left: the killed worker is reaped, the server keeps at most its worker and one
+  spare, and when the client ends the server no worker remains.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+
+import pytest
+from _act_support import bind, named_rect, nothing_held, poll
+from serve_support import Served, alive, processes, text_of
+
+pytestmark = pytest.mark.desktop
+
+CLICKS = 200
+
+
+def _workers(server: int) -> list[int]:
+    """The server's js workers, oldest first (the one running cells is older than its spare)."""
+    found = [(pid, _started(pid)) for pid, (ppid, cmd) in processes().items() if ppid == server and b"worker.py" in cmd]
+    return [pid for pid, _ in sorted(found, key=lambda p: p[1]) if alive(pid)]
+
+
+def _started(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except OSError:
+        return 0
+
+
+def test_a_killed_worker_ends_its_cell_plainly_and_the_next_runs(launch, ex, desktop, tmp_path):
+    running = launch.gtk_fixture()
+    running.events.wait_for("ready")
+    bound = bind(ex, running.pid)
+    r = named_rect(ex, bound.app.pid, "Canvas")
+    x, y = bound.pixels(r.x + 40, r.y + 40)
+    served = Served({**os.environ, **desktop.env}, stderr_path=tmp_path / "serve.log")
+    try:
+        first = served.call_js(f"globalThis.app = await cua.getApp({running.pid}); await app.getScreenshot(); 'bound'")
+        assert not first.get("isError"), text_of(first)
+        since = time.monotonic()
+        rid = served.start_js(f"for (let i = 0; i < {CLICKS}; i++) await app.click([{x:.1f}, {y:.1f}]);", 60_000)
+        running.events.wait_for("release", since=since, predicate=lambda e: True, timeout_s=30)
+        poll(lambda: len(running.events.of_type("release", since=since)) >= 5, 30.0, "five clicks")
+        worker = _workers(served.proc.pid)[0]
+        os.kill(worker, signal.SIGKILL)
+        killed_at = time.monotonic()
+        answer = served.reply(rid, 30.0)
+        answered_in = time.monotonic() - killed_at
+        said = text_of(answer["result"])
+        print(f"answered {answered_in:.3f} s after the kill: {said!r}")
+        assert answer["result"].get("isError"), said
+        assert "kernel exited (killed by SIGKILL)" in said, said
+        sent = re.search(r"Native calls: (\d+) started, (\d+) completed, 0 rejected before dispatch", said)
+        assert sent, said
+        dispatched = int(sent.group(1))
+        # the app's side: its log settles (a ping round trip), then nothing more arrives
+        ping = ex.actor.session.pinger()
+        assert ping.answered(ping.send(ex.actor.session.key_window(bound.app)), 5.0)
+        presses = len(running.events.of_type("press", since=since))
+        releases = len(running.events.of_type("release", since=since))
+        print(f"{dispatched} calls dispatched, the app logged {presses} presses and {releases} releases")
+        assert 5 <= presses <= dispatched <= CLICKS
+        assert releases == presses  # every press has its release
+        assert nothing_held(desktop) == ((), set())
+        assert not alive(worker)
+        # the next cell runs at once, on fresh bindings, and its one click arrives once
+        since = time.monotonic()
+        t0 = time.monotonic()
+        empty = served.call_js("1")
+        print(f"the next (empty) cell answered in {time.monotonic() - t0:.3f} s")
+        assert not empty.get("isError"), text_of(empty)
+        bind_again = f"const a = await cua.getApp({running.pid}); await a.getScreenshot();"
+        again = served.call_js(f"{bind_again} await a.click([{x:.1f}, {y:.1f}]); 'again'")
+        assert not again.get("isError"), text_of(again)
+        running.events.wait_for("release", since=since)
+        assert ping.answered(ping.send(ex.actor.session.key_window(bound.app)), 5.0)
+        assert len(running.events.of_type("press", since=since)) == 1
+        assert len(_workers(served.proc.pid)) <= 2
+        server_pid = served.proc.pid
+        assert served.proc.stdin is not None
+        served.proc.stdin.close()
+        assert served.proc.wait(30) == 0
+        assert [p for p, (ppid, cmd) in processes().items() if ppid == server_pid and alive(p)] == []
+        assert not any(b"worker.py" in cmd and b"deskhand" in cmd for p, (ppid, cmd) in processes().items()
+                       if ppid == 1 and alive(p) and _started(p) >= _started(worker))  # fmt: skip
+    finally:
+        served.close()
