@@ -132,6 +132,10 @@ def _map(snap: Snapshot, path: str, focused: list[Element], mapped: dict[str, El
         total = node.child_count - (len(node.children) - len(rows))
     if el.role in ("AXList", "AXOutline", "AXTable") and total > shown_rows:
         el.row_count = total
+        if el.role == "AXTable" and el.partial is None and shown_rows:
+            # A web table scrolled in part: which of its rows are on screen.
+            shown = [i for i, c in enumerate(rows) if (n := snap.nodes.get(c)) is not None and n.showing]
+            el.partial = f"rows {shown[0] + 1}-{shown[-1] + 1} of {total}"
     return el
 
 
