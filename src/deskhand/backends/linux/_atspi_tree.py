@@ -71,7 +71,8 @@ MAX_PLAN_CALLS: Final = 4096
 
 class TreeReader:
     """Reads apps' trees, and remembers per app what makes its next read cheaper: the calls of its
-    last complete read (its plan), which source is cheaper, and whether it is GTK 4."""
+    last complete read (its plan), which source is cheaper, and its toolkit (GTK 4 shows objects
+    by VISIBLE and answers window-relative bounds; Chromium and Gecko follow the hypertext model)."""
 
     def __init__(self) -> None:
         self._walker = Walker()

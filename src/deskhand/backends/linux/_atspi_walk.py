@@ -4,6 +4,12 @@ per node), for apps that export no cache (Qt) and for what a cache does not hold
 Hidden subtrees (not SHOWING) are not walked. Containers that manage their descendants (or
 report an absurd child count) are never asked for their children: only their visible part is
 read (``_visible``). A menu that does not say whether it is open has its first item read first.
+
+Apps of the hypertext model (Chromium, Gecko: every child that is not text is an embedded-object
+character in its parent's text) are read with less: the text runs below a text node whose text
+holds no such character are not read (``Walker.inline_runs``), an object's role is read once,
+and a table cell whose text held all it had is read by its state and text alone
+(``Walker._inline_cell``). A 100 x 30 web table costs 2,210 calls instead of 11,934.
 """
 
 from __future__ import annotations
