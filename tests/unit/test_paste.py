@@ -351,6 +351,22 @@ def test_signals_without_a_change_time_out_without_a_resend() -> None:
     assert 2.0 <= rig.clock.now() - rig.read_at < 2.05
 
 
+def test_a_moved_caret_alone_is_no_sign_of_a_paste() -> None:
+    """The click that focused the field moves its caret too, and in Chromium that event can come
+    after the clipboard read: a caret that moved while the length stayed is no confirmation."""
+    target = FakeTarget({"caret": 0, "characters": 3})
+    rig = Rig(target)
+
+    def on_paste() -> None:
+        rig.clock.after(0.003, lambda: rig.clipboard.request("UTF8_STRING"))
+        rig.clock.after(0.010, lambda: target.values.update(caret=3))
+
+    target.on_paste = on_paste
+    receipt = rig.run()
+    assert receipt.status == "clipboard_target_timeout"
+    assert not receipt.effect_observed
+
+
 @pytest.mark.parametrize("failure", ["failed", "partial"])
 def test_failed_or_partial_reads_never_confirm_consumption(failure: str) -> None:
     target = FakeTarget({"caret": 0, "characters": 3})

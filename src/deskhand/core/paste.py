@@ -3,7 +3,7 @@
 One paste, in order:
 
 1. already cancelled → ``cancelled``; nothing is written and nothing is posted;
-2. observe the target: baseline values (caret offset, character count) and event subscriptions;
+2. observe the target: baseline values (its character count) and event subscriptions;
    ``has_signals`` = a non-empty baseline or at least one subscription;
 3. snapshot the clipboard (``clipboard_snapshot_failed``); own it with the payload
    (``clipboard_write_failed``);
@@ -227,7 +227,7 @@ class PasteTransaction:
                 if events > 0:
                     seen.append(("text_signal", f"{events} editing event(s) from the target after the read"))
                 if self._changed(baseline):
-                    seen.append(("value_readback", "the focused element's caret or length changed"))
+                    seen.append(("value_readback", "the focused element's length changed"))
             if watched is not None:
                 seen.extend(watched.seen())
             if seen:
@@ -241,12 +241,14 @@ class PasteTransaction:
             self.clock.sleep(TARGET_POLL_S)
 
     def _changed(self, baseline: Mapping[str, object]) -> bool:
-        if not baseline:
+        """Whether the target's length changed. A moved caret alone is no sign of a paste: the
+        click that focused the field moves it too, and its event can arrive after the read."""
+        if "characters" not in baseline:
             return False
         current = self.target.read(baseline.keys())
         if current is None or any(key not in current for key in baseline):
             return False  # a failed or partial read never confirms consumption
-        return any(current[key] != value for key, value in baseline.items())
+        return current["characters"] != baseline["characters"]
 
 
 def paste(

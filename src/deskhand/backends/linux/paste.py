@@ -5,15 +5,15 @@ this module supplies its three small interfaces on Linux:
 
 * ``X11Clipboard``: snapshot of every target of the current owner, ownership served from the
   owner thread (``_clipboard.ClipboardOwner``), restore only while we still own the selection;
-* ``AtspiPasteTarget``: the focused element's ``CharacterCount`` and ``CaretOffset`` as the baseline
-  (re-read through AT-SPI), its ``object:text-changed`` and ``object:text-caret-moved`` events
-  (``TextEvents``, counted on a second bus connection), and ctrl+v posted through the actor's gates;
+* ``AtspiPasteTarget``: the focused element's ``CharacterCount`` as the baseline (re-read through
+  AT-SPI), its ``object:text-changed`` events (``TextEvents``, counted on a second bus connection;
+  caret moves are no sign of a paste), and ctrl+v posted through the actor's gates;
 * the core's ``SystemClock``.
 
 ``AtspiPasteTarget`` is also a ``core.paste.WatchedTarget``: the text often goes elsewhere than
 the element focused before (Writer makes new paragraph objects for a rich paste, Chromium's
-events come from the field's editable root), so after the read it also counts text-changed and
-caret-moved events from anywhere in the app and children-changed events from the focused
+events come from the field's editable root), so after the read it also counts text-changed
+events from anywhere in the app and children-changed events from the focused
 element's ancestors (its document and frame), reads back the element focused now (its text
 changed, or it is a new element holding a line of what was pasted), and the frame's name (the
 window title's modified mark, ``*Untitled 1 - Mousepad``).
@@ -124,7 +124,7 @@ class AtspiPasteTarget:
         self._next_readback = 0.0
 
     def baseline(self) -> Mapping[str, object]:
-        got = self.read(("characters", "caret"))
+        got = self.read(("characters",))
         if self._ref is not None:
             self._text = self._actor.a11y.text(self._ref)
         return {k: v for k, v in (got or {}).items() if v is not None}
@@ -168,10 +168,6 @@ class AtspiPasteTarget:
             count = a11y.character_count(self._ref)
             if count is not None:
                 out["characters"] = count
-        if "caret" in keys:
-            caret = a11y.caret(self._ref)
-            if caret is not None:
-                out["caret"] = caret
         return out
 
     # -- the watched target -------------------------------------------------------------------
@@ -184,7 +180,7 @@ class AtspiPasteTarget:
         if self._events is not None:
             n = self._events.document_count() - self._doc_at_read
             if n > 0:
-                out.append(("text_signal", f"{n} text, caret or children event(s) from the focused document"))
+                out.append(("text_signal", f"{n} text or children event(s) from the focused document"))
         if self._frame is not None and self._title is not None:
             title = self._actor.a11y.name(self._frame)
             if title is not None and title != self._title:
@@ -227,14 +223,17 @@ def _pasted_lines(text: str) -> tuple[str, ...]:
 
 
 class TextEvents:
-    """Counts the app's text, caret and children events on a second bus connection.
+    """Counts the app's text-changed and children-changed events on a second bus connection.
 
     atk-bridge emits an event only while some client has registered for it with the registry, so
     they are registered (``PasteSeam.register_events``, once per actor; an app learns of it
     asynchronously, so the first paste after that may see no events and rely on the baseline
     values alone). Matching is by sender (the app's bus name). ``count`` is the focused
-    element's own text and caret events (the contract's signals); ``document_count`` is every
-    text or caret event of the app and the children events of the element's ancestors (``scope``).
+    element's own text-changed events (the contract's signals); ``document_count`` is every
+    text-changed event of the app and the children events of the element's ancestors (``scope``).
+    Caret moves are received but never counted: the click that focused the field moves the caret
+    too, and its event can come after the clipboard read (Chromium), so a caret event is no sign
+    that the text arrived.
     """
 
     def __init__(self, address: str, ref: Ref, scope: Collection[str] = ()) -> None:
@@ -252,7 +251,6 @@ class TextEvents:
             raise
 
     def _drain(self) -> None:
-        text_members = set(TEXT_EVENTS.values())
         while True:
             try:
                 msg = self._conn.receive(timeout=0)
@@ -262,7 +260,7 @@ class TextEvents:
             if h.message_type != MessageType.signal:
                 continue
             member, path = h.fields.get(3), h.fields.get(1)  # MEMBER, PATH
-            if member in text_members:
+            if member == TEXT_EVENTS["object:text-changed"]:
                 self._document += 1
                 if path == self._ref.path:
                     self._seen += 1
