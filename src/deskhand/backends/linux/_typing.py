@@ -176,9 +176,12 @@ class Typing:
         self, window: int, bus: str | None, ref: Ref | None, before: str | None, text: str
     ) -> effects.Outcome:
         """After key events: the app answered a ping (a receipt), and the element focused now
-        shows the text (module docstring); in a browser the read-back is repeated a while."""
+        shows the text (module docstring); in a browser the read-back is repeated a while. An
+        unchanged text is ``suspected_noop`` only once the app has processed the keys; before
+        that nothing can be told (``unverifiable``)."""
         seen: list[effects.Evidence] = []
-        if self._confirm_input(window):
+        processed = self._confirm_input(window) or not self._s.input_unconfirmed
+        if processed:
             seen.append(effects.Evidence("event_receipt", "the app processed the key events"))
         wait = READBACK_S if bus is not None and self.focus.is_async(bus) else 0.0
         deadline = time.monotonic() + call_deadline.bound(wait)
@@ -190,7 +193,7 @@ class Typing:
             if time.monotonic() >= deadline:
                 break
             time.sleep(0.03)  # polling the app's text until the deadline above
-        return effects.judge("synthetic_events", seen, expected_change=readable)
+        return effects.judge("synthetic_events", seen, expected_change=readable and processed)
 
     # -- focus and EditableText ---------------------------------------------------------------
     def _focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
