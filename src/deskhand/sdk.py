@@ -96,7 +96,7 @@ class App:
     def get_screenshot(self) -> bytes:
         """The JPEG of the app's window. Integer indices are cleared first, as in the facade."""
         self._indices.clear()
-        result = self._call("get_app_state")
+        result = self._call("get_app_state", imageOnly=True)
         for block in result.content:
             if isinstance(block, ImageBlock):
                 return block.data

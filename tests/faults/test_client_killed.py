@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 from _act_support import bind, named_rect, nothing_held, poll
+from clip_support import user_items, xclip
 from serve_support import alive, keepers, processes
-from test_clipboard_survives import _user_items, _xclip
 
 from deskhand.backends.linux._clipboard import ClipboardOwner
 
@@ -78,7 +78,7 @@ def test_serve_ends_cleanly_when_its_client_is_killed_mid_cell(launch, ex, deskt
     bound = bind(ex, running.pid)
     r = named_rect(ex, bound.app.pid, "Canvas")
     x, y = bound.pixels(r.x + 40, r.y + 40)
-    items = _user_items()
+    items = user_items()
     expected = {t: hashlib.sha256(items[t].data).hexdigest() for t in ("UTF8_STRING", "text/html", "image/png")}
     user = ClipboardOwner(desktop.env["DISPLAY"])
     env = {**os.environ, **desktop.env}
@@ -105,7 +105,7 @@ def test_serve_ends_cleanly_when_its_client_is_killed_mid_cell(launch, ex, deskt
         presses = running.events.of_type("press", since=since)
         assert len(running.events.of_type("release", since=since)) == len(presses)
         assert nothing_held(desktop) == ((), set())
-        got = {t: hashlib.sha256(_xclip(env, t)).hexdigest() for t in expected}
+        got = {t: hashlib.sha256(xclip(env, t)).hexdigest() for t in expected}
         assert got == expected, "the user's clipboard was lost with the server"
         assert len(keepers(desktop.env["DISPLAY"])) == 1
         # nothing arrives later: the cell was not replayed by anyone
@@ -150,7 +150,7 @@ def test_a_client_killed_during_pastes_leaves_the_users_clipboard(launch, ex, de
     byte for byte, never the agent's text; every paste the app logged is whole."""
     running = launch.gtk_fixture()
     running.events.wait_for("ready")
-    items = _user_items()
+    items = user_items()
     expected = {t: hashlib.sha256(items[t].data).hexdigest() for t in ("UTF8_STRING", "text/html", "image/png")}
     user = ClipboardOwner(desktop.env["DISPLAY"])
     env = {**os.environ, **desktop.env}
@@ -170,7 +170,7 @@ def test_a_client_killed_during_pastes_leaves_the_users_clipboard(launch, ex, de
         user.close(hand_off=False)  # the user's app goes away: the server holds the user's clipboard
         _, took = _kill_client(client, server)
         print(f"the server was gone {took:.3f} s after its client was killed")
-        got = {t: hashlib.sha256(_xclip(env, t)).hexdigest() for t in expected}
+        got = {t: hashlib.sha256(xclip(env, t)).hexdigest() for t in expected}
         assert got == expected, "the user's clipboard was lost with the server"
         last = pasted()[-1]["text"]
         assert last.replace("<agent>", "") == "", last  # whole pastes only

@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 from _act_support import bind, poll
+from clip_support import user_items, xclip
 from Xlib import display
 
-from deskhand.backends.linux._clipboard import ClipboardOwner, Item, text_items
+from deskhand.backends.linux._clipboard import ClipboardOwner
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
 
@@ -29,23 +30,6 @@ pytestmark = pytest.mark.desktop
 
 GTK_FIXTURE = str(Path(__file__).resolve().parents[1] / "apps" / "gtk_fixture.py")
 SYSTEM_PY = "/usr/bin/python3"  # the GTK fixture needs Debian's python3-gi
-
-
-def _user_items() -> dict[str, Item]:
-    """What the user copied: text, HTML, a PNG over 1 MiB (INCR both ways) and a private target."""
-    png = b"\x89PNG\r\n\x1a\n" + os.urandom(1536 * 1024)
-    return {
-        **text_items("user's text ✓", "<b>user's</b> html"),
-        "image/png": Item("image/png", 8, png),
-        "application/x-user-private": Item("application/x-user-private", 8, b"\x00\x01private"),
-    }
-
-
-def _xclip(env: dict[str, str], target: str) -> bytes:
-    out = subprocess.run(
-        ["xclip", "-selection", "clipboard", "-o", "-t", target], env=env, capture_output=True, timeout=20, check=True
-    )
-    return out.stdout
 
 
 def _alive(pid: int) -> bool:
@@ -60,12 +44,7 @@ def test_the_restored_clipboard_outlives_the_executor(launch, desktop):
     env = {**os.environ, "DISPLAY": desktop.env["DISPLAY"]}
     running = launch.gtk_fixture()
     running.events.wait_for("ready")
-    png = b"\x89PNG\r\n\x1a\n" + os.urandom(1536 * 1024)  # over 1 MiB: INCR in and out
-    items = {
-        **text_items("user's text ✓", "<b>user's</b> html"),
-        "image/png": Item("image/png", 8, png),
-        "application/x-user-private": Item("application/x-user-private", 8, b"\x00\x01private"),
-    }
+    items = user_items()
     expected = {t: hashlib.sha256(items[t].data).hexdigest() for t in ("UTF8_STRING", "text/html", "image/png",
                                                                         "application/x-user-private")}  # fmt: skip
     user = ClipboardOwner(desktop.env["DISPLAY"])  # the user's app that copied
@@ -89,13 +68,13 @@ def test_the_restored_clipboard_outlives_the_executor(launch, desktop):
         keeper = owner.keeper_pid
         assert keeper is not None and _alive(keeper), "no keeper took the clipboard over"
         user.close(hand_off=False)
-        got = {t: hashlib.sha256(_xclip(env, t)).hexdigest() for t in expected}
+        got = {t: hashlib.sha256(xclip(env, t)).hexdigest() for t in expected}
         assert got == expected
         # another copy wins: the keeper gives up and exits
         subprocess.run(["xclip", "-selection", "clipboard", "-i"], input=b"new copy", env=env, timeout=10, check=True)
         poll(lambda: not _alive(keeper), 10.0, "the keeper exits after an external copy")
         keeper = None
-        assert _xclip(env, "UTF8_STRING") == b"new copy"
+        assert xclip(env, "UTF8_STRING") == b"new copy"
     finally:
         user.close(hand_off=False)
         if not closed:
@@ -131,7 +110,7 @@ def test_the_clipboard_survives_serve_through_a_real_clipboard_manager(tmp_path)
         env_app = {"DESKHAND_EVENT_LOG": str(log)}
         app = vd.launch([SYSTEM_PY, GTK_FIXTURE], env=env_app, log_path=tmp_path / "app.log")
         poll(lambda: log.exists() and '"ready"' in log.read_text(), 30.0, "the fixture is ready")
-        items = _user_items()
+        items = user_items()
         expected = {t: hashlib.sha256(items[t].data).hexdigest() for t in items}
         user = ClipboardOwner(vd.env["DISPLAY"])  # the user's app that copied
         user.own(items)
@@ -153,7 +132,7 @@ def test_the_clipboard_survives_serve_through_a_real_clipboard_manager(tmp_path)
         manager = _owner(d, "CLIPBOARD_MANAGER")
         assert _owner(d, "CLIPBOARD") == manager, "the clipboard manager does not hold the clipboard"
         assert keepers(vd.env["DISPLAY"]) == []
-        got = {t: hashlib.sha256(_xclip(env, t)).hexdigest() for t in expected}
+        got = {t: hashlib.sha256(xclip(env, t)).hexdigest() for t in expected}
         assert got == expected
         d.close()
     finally:

@@ -78,16 +78,24 @@ def test_a_long_text_stops_at_the_deadline_and_says_how_much_was_typed(launch, e
     bound.observe()
     text = "abcdefghij" * 10_000
     since = time.monotonic()
-    overrun, err = _timed(1.0, lambda: ex.type_text(bound.app, text))
-    print(f"type_text of {len(text)} characters, timeout 1 s: overrun {overrun:.3f} s; {err}")
+    # 2 s: long enough to start typing on a loaded machine, far too short for 100,000 keys
+    overrun, err = _timed(2.0, lambda: ex.type_text(bound.app, text))
+    print(f"type_text of {len(text)} characters, timeout 2 s: overrun {overrun:.3f} s; {err}")
     assert overrun <= OVERRUN_S
     assert isinstance(err, NativeError), err
-    assert (err.code, err.dispatched) == ("cancelled", True)
+    assert err.code == "cancelled", err
+    if err.dispatched is False:  # the deadline passed before the first key (a very loaded machine)
+        assert "nothing was posted" in err.message
+        ping = ex.actor.session.pinger()
+        assert ping.answered(ping.send(ex.actor.session.key_window(bound.app)), 2.0)
+        assert running.events.of_type("key_press", since=since) == []
+        pytest.skip("the deadline passed before any key was typed: the partial count was not exercised")
+    assert err.dispatched is True
     typed = err.details["typed"]
     assert isinstance(typed, int) and 0 < typed < len(text)
     assert f"Typed {typed} of {len(text)}" in err.message
     # the app's side: exactly the keys the error names arrived, in order, and nothing after them
-    poll(lambda: len(running.events.of_type("key_release", since=since)) >= typed, 60.0, "the typed keys")
+    poll(lambda: len(running.events.of_type("key_release", since=since)) >= typed, 120.0, "the typed keys")
     ping = ex.actor.session.pinger()
     assert ping.answered(ping.send(ex.actor.session.key_window(bound.app)), 2.0)
     got = "".join(e["text"] for e in running.events.of_type("key_press", since=since))

@@ -11,6 +11,8 @@ that copy (ICCCM 2.1), so the copy stays: the copier still owns CLIPBOARD (it go
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import subprocess
 import threading
 
@@ -20,6 +22,7 @@ from serve_support import alive
 from Xlib import X, display
 
 from deskhand.backends.linux._clipboard import ClipboardOwner, text_items
+from deskhand.desktop import VirtualDesktop
 
 pytestmark = pytest.mark.desktop
 
@@ -82,3 +85,63 @@ def test_a_copy_made_as_the_keeper_starts_wins(desktop):
             copier.close(hand_off=False)
             if keeper is not None and alive(keeper):
                 os.kill(keeper, 9)
+
+
+def test_a_copy_made_while_a_clipboard_manager_saves_wins(tmp_path):
+    """The same race through a real clipboard manager (xfsettingsd's SAVE_TARGETS): the user copies
+    after deskhand has answered the manager's MULTIPLE request and before the manager takes
+    CLIPBOARD. A watcher makes that order certain: it stops the manager (SIGSTOP) when it asks for
+    the items (its MULTIPLE property appears), copies once deskhand wrote them into the manager's
+    window, and lets the manager go on. deskhand asks the manager to save as of the time it took
+    the clipboard, so the manager's take is refused after that copy."""
+    if shutil.which("xfsettingsd") is None:
+        pytest.skip("xfsettingsd is not installed (xfce4-settings; `make deps` installs it)")
+    vd = VirtualDesktop()
+    vd.start()
+    try:
+        name = vd.env["DISPLAY"]
+        d = display.Display(name)
+        xfsettingsd = vd.launch(["xfsettingsd", "--disable-wm-check"], log_path=tmp_path / "xfsettingsd.log")
+        manager = poll(lambda: d.get_selection_owner(d.intern_atom("CLIPBOARD_MANAGER")) or None, 20.0, "a manager")
+        copier = ClipboardOwner(name)
+        deskhand = ClipboardOwner(name)
+        try:
+            deskhand.own(text_items("the user's restored clipboard"))
+            watch = display.Display(name)
+            watch.create_resource_object("window", manager.id).change_attributes(event_mask=X.PropertyChangeMask)
+            watch.sync()
+            multiple, target = watch.intern_atom("MULTIPLE"), watch.intern_atom("UTF8_STRING")
+            copied = "copied while the manager saves"
+
+            def copy_on_save() -> None:
+                while True:
+                    ev = watch.next_event()
+                    if ev.type != X.PropertyNotify or ev.state != X.PropertyNewValue:
+                        continue
+                    if ev.atom == multiple:  # it asks for the items: hold it before it takes CLIPBOARD
+                        os.kill(xfsettingsd.pid, signal.SIGSTOP)
+                    elif ev.atom == target:  # deskhand answered: the user copies now
+                        try:
+                            copier.own(text_items(copied))
+                        finally:
+                            os.kill(xfsettingsd.pid, signal.SIGCONT)
+                        return
+
+            thread = threading.Thread(target=copy_on_save, daemon=True)
+            thread.start()
+            deskhand.close()
+            thread.join(10.0)
+            assert not thread.is_alive(), "the manager never read the items"
+            watch.close()
+            assert deskhand.keeper_pid is None
+            assert copier.owns, "the clipboard manager overwrote the user's copy"
+            env = {**os.environ, **vd.env}
+            out = subprocess.run(["xclip", "-selection", "clipboard", "-o", "-t", "UTF8_STRING"], env=env,
+                                 capture_output=True, timeout=20, check=True)  # fmt: skip
+            assert out.stdout.decode() == copied
+        finally:
+            deskhand.close(hand_off=False)
+            copier.close(hand_off=False)
+            d.close()
+    finally:
+        vd.stop()

@@ -61,7 +61,7 @@ def app() -> Iterator[FakeApp]:
     fake.ours.close()
 
 
-def connection(app: FakeApp, bus: FakeApp | None = None) -> Links:
+def links_to(app: FakeApp, bus: FakeApp | None = None) -> Links:
     links = Links((bus or app).link(direct=False))
     links.peers[BUS] = app.link(direct=True)
     return links
@@ -76,8 +76,8 @@ def call(member: str, path: str = "/a") -> Call:
 
 
 def test_a_round_gets_its_replies_and_a_planned_call_is_sent_once(app: FakeApp) -> None:
-    conn = connection(app)
-    r = read(conn, 2.0)
+    links = links_to(app)
+    r = read(links, 2.0)
     assert r.ask([call("GetItems")], [call("GetRole", "/b"), call("GetState", "/b")]) == [("GetItems /a",)]
     assert r.ask([call("GetRole", "/b"), call("GetChildren", "/c")]) == [("GetRole /b",), ("GetChildren /c",)]
     assert r.ask([call("GetRole", "/b")]) == [("GetRole /b",)]
@@ -86,8 +86,8 @@ def test_a_round_gets_its_replies_and_a_planned_call_is_sent_once(app: FakeApp) 
 
 
 def test_an_unanswered_call_times_out_by_the_deadline_and_the_read_ends(app: FakeApp) -> None:
-    conn = connection(app)
-    r = read(conn, 0.2)
+    links = links_to(app)
+    r = read(links, 0.2)
     assert r.ask([call("GetRole"), call("Hang")]) == [("GetRole /a",), TIMED_OUT]
     assert r.dead
     assert r.ask([call("GetState")]) == [TIMED_OUT]  # nothing more is sent to a hung app
@@ -97,14 +97,14 @@ def test_an_unanswered_call_times_out_by_the_deadline_and_the_read_ends(app: Fak
 def test_a_broken_direct_link_is_dropped_and_the_unanswered_calls_go_over_the_bus() -> None:
     app, bus = FakeApp(breaks=True), FakeApp()
     try:
-        conn = connection(app, bus)
-        r = read(conn, 2.0)
+        links = links_to(app, bus)
+        r = read(links, 2.0)
         assert r.ask([call("GetState"), call("Close"), call("GetRole")]) == [
             ("GetState /a",),
             ("Close /a",),
             ("GetRole /a",),
         ]
-        assert conn.peers[BUS] is None
+        assert links.peers[BUS] is None
         assert app.received[("GetState", "/a")] == 1
         assert bus.received == Counter({("Close", "/a"): 1, ("GetRole", "/a"): 1})
     finally:
@@ -116,8 +116,8 @@ def test_calls_past_the_cap_are_answered_capped_in_place_and_never_sent(
     app: FakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_atspi_read, "MAX_READ_CALLS", 3)
-    conn = connection(app)
-    r = read(conn, 2.0)
+    links = links_to(app)
+    r = read(links, 2.0)
     calls = [call("GetRole", f"/{i}") for i in range(5)]
     replies = r.ask(calls)
     assert replies == [("GetRole /0",), ("GetRole /1",), ("GetRole /2",), CAPPED, CAPPED]

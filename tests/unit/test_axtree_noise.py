@@ -120,3 +120,24 @@ def test_a_shared_element_changing_is_one_diff_line() -> None:
     text = observer.observe(tree, app_key="a", identity="p", key_window_id=7).text
     assert text.count("label Bye") == 1, text
     assert text.count("\n") == 1, text  # the header and one changed line
+
+
+class TestSeparators:
+    def test_a_bare_separator_is_left_out_and_a_named_one_kept(self) -> None:
+        bar = Element(
+            "AXToolbar",
+            title="Standard",
+            children=[
+                Element("AXButton", title="New"),
+                Element("AXUnknown", role_description="separator", enabled=False),
+                Element("AXButton", title="Open"),
+                Element("AXUnknown", role_description="separator", title="Recent"),
+            ],
+        )
+        assert [line.split(" ", 1)[1] for line in lines(bar)] == [
+            "window",
+            "toolbar Standard",
+            "button New",
+            "button Open",
+            "separator Recent",
+        ]

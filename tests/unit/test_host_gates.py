@@ -225,7 +225,7 @@ def test_an_action_outcome_reaches_the_text_and_the_result() -> None:
     from deskhand.host.result import action_result  # noqa: PLC0415
 
     outcome = judge("accessibility", [Evidence("value_readback", "the element reads 'x'")], before="", after="x")
-    result = action_result(ActionResult("Value set.", {"before": "", "after": "x"}, outcome))
+    result = action_result(ActionResult({"before": "", "after": "x"}, outcome))
     assert (
         result.content[0].text
         == RECEIPT + "\neffect: confirmed (value_readback: the element reads 'x'); route: accessibility"

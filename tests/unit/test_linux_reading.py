@@ -223,3 +223,96 @@ def test_gtk4_window_relative_bounds_are_placed_on_the_screen() -> None:
     tree = app_tree(app, snap, xwin, [xwin], origins)
     assert tree.windows[0].root.children[0].frame == Rect(241, 445, 55, 40)
     assert origins == {1: (225, 145)}
+
+
+def test_blank_cells_of_a_partly_read_sheet_cost_two_calls_and_are_left_out() -> None:
+    app = SheetApp()
+    ifaces = frozenset({_visible.TABLE, _visible.COMPONENT, _visible.SELECTION})
+    got = _visible.read_visible(app.ask, make_call, BUS, "/table", ifaces)
+    assert got.children == ["/cell/0/0"]  # the one cell with text ("41")
+    assert [c.path for c in app.calls if c.method == "GetRole"] == ["/cell/0/0"]
+    cells = sum(1 for c in app.calls if c.method == "GetAccessibleAt")
+    assert sum(1 for c in app.calls if c.method in ("GetState", "GetText")) == 2 * cells
+
+
+def test_a_table_with_rows_off_screen_says_which_rows_are_shown() -> None:
+    rows = [f"/r{i}" for i in range(5)]
+    snap = snapshot(
+        node("/w", 23, "Page", children=["/t"]),
+        node("/t", 55, parent="/w", children=rows, child_count=5),
+        *(node(r, 90, parent="/t") for r in rows[1:3]),
+        *(Node(r, 90, "", "", 0, frozenset(), parent="/t") for r in (rows[0], *rows[3:])),
+    )
+    root, _ = element_tree(snap, "/w")
+    assert root is not None
+    assert root.children[0].partial == "rows 2-3 of 5"
+
+
+class WebPage:
+    """Answers a walk like Chromium: a window over a row of two plain cells (their text runs below)."""
+
+    TREE: ClassVar[dict[str, tuple[int, list[str], str]]] = {
+        "/w": (23, ["/row"], ""),
+        "/row": (90, ["/c1", "/c2"], ""),
+        "/c1": (56, ["/c1/run"], "r0c0"),
+        "/c2": (56, ["/c2/run"], "r0c1"),
+        "/c1/run": (116, [], "r0c0"),
+        "/c2/run": (116, [], "r0c1"),
+    }
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.tree = dict(self.TREE)
+        self.hypertext, self.visible_is_shown, self.dead = True, False, False
+
+    def ask(self, calls: Sequence[Call], plan: Sequence[Call] = ()) -> list[Any]:
+        self.calls.extend(calls)
+        return [self.answer(c) for c in calls]
+
+    def grouped(self, groups: list[list[Call]]) -> list[list[Any]]:
+        return [self.ask(g) for g in groups]
+
+    def answer(self, c: Call) -> Any:
+        role, kids, text = self.tree[c.path]
+        if c.method == "GetState":
+            return ([SHOWING, 0],)
+        if c.method == "GetRole":
+            return (role,)
+        if c.method == "GetChildren":
+            return ([(BUS, k) for k in kids],)
+        if c.method == "GetInterfaces":
+            return ([TEXT],)
+        if c.method == "GetText":
+            return (text,)
+        if c.method == "Get":
+            prop = c.body[1]
+            return (("i", len(kids)),) if prop == "ChildCount" else (("s", ""),)
+        raise AssertionError(f"unexpected call {c}")
+
+
+def test_a_hypertext_app_is_not_asked_again_for_roles_nor_cells_for_descriptions() -> None:
+    walker, page = Walker(), WebPage()
+    reads = []
+    for _ in range(3):
+        page.calls.clear()
+        snap = Snapshot(BUS, {}, ["/w"], "walk")
+        assert walker.walk_from(snap, [("/w", "/", 0)], page)  # type: ignore[arg-type]
+        reads.append([(c.method, c.path, c.body[1] if c.method == "Get" else "") for c in page.calls])
+        assert (snap.nodes["/c1"].role, snap.nodes["/c1"].text, snap.nodes["/c1"].children) == (56, "r0c0", [])
+    first, _second, third = reads
+    assert ("GetRole", "/c1", "") in first and ("Get", "/c1", "Description") in first
+    assert not any(m == "GetRole" for m, _p, _b in third)
+    assert ("Get", "/c1", "Description") not in third and ("Get", "/row", "Description") in third
+    assert not any(p.endswith("/run") for _m, p, _b in third)  # text runs: never read again
+    assert [(m, b) for m, p, b in third if p == "/c1"] == [("GetState", ""), ("GetText", "")]
+
+
+def test_a_cell_that_gains_a_link_is_read_in_full_again() -> None:
+    walker, page = Walker(), WebPage()
+    for _ in range(2):
+        assert walker.walk_from(Snapshot(BUS, {}, ["/w"], "walk"), [("/w", "/", 0)], page)  # type: ignore[arg-type]
+    page.tree = {**WebPage.TREE, "/c2": (56, ["/link"], "\ufffc"), "/link": (88, [], "")}
+    snap = Snapshot(BUS, {}, ["/w"], "walk")
+    assert walker.walk_from(snap, [("/w", "/", 0)], page)  # type: ignore[arg-type]
+    assert snap.nodes["/c2"].children == ["/link"]
+    assert snap.nodes["/link"].role == 88

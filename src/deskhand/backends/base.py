@@ -90,10 +90,10 @@ class AppState:
 
 @dataclass(frozen=True, slots=True)
 class ActionResult:
-    """The outcome of an action: a model-facing text, optional structured fields, and what was
-    seen of its effect (``core.effects``; the actor fills a default from the route when unset)."""
+    """The outcome of an action: its structured fields and what was seen of its effect
+    (``core.effects``; the actor fills a default from the route when unset). The model-facing
+    text is the host's: the contract's fixed receipt, then the outcome's summary."""
 
-    text: str
     structured: dict[str, object] = field(default_factory=dict)
     outcome: Outcome | None = None
 
@@ -149,9 +149,16 @@ class Executor(Protocol):
         """Exactly one running app, or ``target_not_running`` / ``ambiguous_target``."""
         ...
 
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
+    def get_app_state(
+        self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0, image_only: bool = False
+    ) -> AppState:
         """Observe ``app``; with ``wait_for_change_s``, first wait (bounded) for it to change
-        since its last observation, where the backend can tell (a deskhand addition)."""
+        since its last observation, where the backend can tell (a deskhand addition).
+
+        ``image_only``: the caller uses only the screenshot (``getScreenshot``). The capture is
+        always new; the tree may be the one read last where the backend proves the app did not
+        change since that read (Linux: no AT-SPI event from it since), a deskhand addition.
+        """
         ...
 
     def click(

@@ -177,7 +177,10 @@ class FakeExecutor:
             raise NativeError("ambiguous_target", f"'{wanted}' matches {len(matches)} running apps.")
         return matches[0].running_app()
 
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
+    def get_app_state(
+        self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0, image_only: bool = False
+    ) -> AppState:
+        del image_only  # the fake reads its tree every time
         self._record("get_app_state", app=app.display_name, disable_diff=disable_diff)
         scripted = self._verify(app)
         text = scripted.state_text or f"App={scripted.app_id} (pid {scripted.pid})\nWindow: {scripted.display_name}"
@@ -194,14 +197,14 @@ class FakeExecutor:
     ) -> ActionResult:
         self._record("click", app=app.display_name, element=element, point=point, button=button, count=count)
         self._verify(app)
-        return ActionResult("clicked")
+        return ActionResult()
 
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
     ) -> ActionResult:
         self._record("drag", app=app.display_name, start=start, end=end, button=button)
         self._verify(app)
-        return ActionResult("dragged")
+        return ActionResult()
 
     def scroll(
         self,
@@ -214,22 +217,22 @@ class FakeExecutor:
     ) -> ActionResult:
         self._record("scroll", app=app.display_name, direction=direction, pages=pages, element=element, point=point)
         self._verify(app)
-        return ActionResult("scrolled")
+        return ActionResult()
 
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
         self._record("press_key", app=app.display_name, key=key)
         self._verify(app)
-        return ActionResult("pressed")
+        return ActionResult()
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
         self._record("type_text", app=app.display_name, text=text)
         self._verify(app)
-        return ActionResult("typed")
+        return ActionResult()
 
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
         self._record("paste", app=app.display_name, text=text, fmt=fmt)
         self._verify(app)
-        return ActionResult("pasted", {"status": "completed"})
+        return ActionResult({"status": "completed"})
 
     def select_text(
         self,
@@ -251,17 +254,17 @@ class FakeExecutor:
             selection_type=selection_type,
         )
         self._verify(app)
-        return ActionResult("selected")
+        return ActionResult()
 
     def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
         self._record("set_value", app=app.display_name, element=element, value=value)
         self._verify(app)
-        return ActionResult("set")
+        return ActionResult()
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
         self._record("perform_secondary_action", app=app.display_name, element=element, action=action)
         self._verify(app)
-        return ActionResult("performed")
+        return ActionResult()
 
     def close(self) -> None:
         self.closed = True

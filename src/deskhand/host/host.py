@@ -305,7 +305,10 @@ class Host:
             def observed() -> tuple[RunningApp, AppState]:
                 app = gated()
                 state = self.executor.get_app_state(
-                    app, disable_diff=observe.disable_diff, wait_for_change_s=observe.wait_for_change_s
+                    app,
+                    disable_diff=observe.disable_diff,
+                    wait_for_change_s=observe.wait_for_change_s,
+                    image_only=observe.image_only,
                 )
                 return app, state
 

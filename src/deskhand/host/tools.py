@@ -81,6 +81,11 @@ _ROWS: Final[tuple[Tool[Any], ...]] = (
                     "maximum": v.MAX_WAIT_FOR_CHANGE_MS,
                     "description": "Wait up to this many ms for the app to change since its last observation.",
                 },
+                "imageOnly": {
+                    "type": "boolean",
+                    "description": "Only the screenshot is wanted: the tree may be the last one read if the app "
+                    "did not change since.",
+                },
             },
             ("app",),
         ),

@@ -58,6 +58,8 @@ class GetAppState:
     disable_diff: bool = False
     #: Wait up to this long for the app to change since its last observation, then observe.
     wait_for_change_s: float = 0.0
+    #: Only the screenshot is wanted (``Executor.get_app_state``'s ``image_only``).
+    image_only: bool = False
     tool: Literal["get_app_state"] = "get_app_state"
 
 
@@ -251,7 +253,7 @@ def parse_get_app_state(a: Args) -> GetAppState:
     wait_ms = a.number("waitForChangeMs") or 0.0
     if wait_ms > MAX_WAIT_FOR_CHANGE_MS:
         raise a.fail(f"waitForChangeMs must be at most {MAX_WAIT_FOR_CHANGE_MS}.")
-    return GetAppState(app, bool(value), wait_ms / 1000)
+    return GetAppState(app, bool(value), wait_ms / 1000, bool(a.boolean("imageOnly")))
 
 
 def parse_click(a: Args) -> Click:

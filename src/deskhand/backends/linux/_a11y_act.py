@@ -24,6 +24,7 @@ from deskhand.backends.linux._atspi import (
     Failed,
 )
 from deskhand.backends.linux._atspi_calls import TIMED_OUT
+from deskhand.backends.linux._atspi_enums import Role, State, role_set
 from deskhand.core.clicktiers import Outcome
 
 __all__ = ()
@@ -31,15 +32,15 @@ __all__ = ()
 SELECTION: Final = "org.a11y.atspi.Selection"
 PROPERTIES: Final = "org.freedesktop.DBus.Properties"
 #: AT-SPI roles of rows a list selects (list item, table row, tree item) and of windows.
-ROW_ROLES: Final = frozenset({32, 90, 91})
-WINDOW_ROLES: Final = frozenset({16, 23, 69})
+ROW_ROLES: Final = role_set(Role.LIST_ITEM, Role.TABLE_ROW, Role.TREE_ITEM)
+WINDOW_ROLES: Final = role_set(Role.DIALOG, Role.FRAME, Role.WINDOW)
 #: Action names that press an element, in preference order, lowercased (GTK, Qt, Chromium).
 #: Not "activate": on a GTK entry it activates the window's default button.
 PRESS_ACTIONS: Final = ("click", "press", "toggle", "activate", "jump", "open", "confirm")
 MENU_ACTIONS: Final = ("showmenu", "show menu", "menu", "popup")
 #: AT-SPI state bits the actor reads (``A11y.states``).
-STATE_EDITABLE: Final = 1 << 7
-STATE_FOCUSED: Final = 1 << 12
+STATE_EDITABLE: Final = State.EDITABLE.value
+STATE_FOCUSED: Final = State.FOCUSED.value
 #: How long ``AddSelection`` is waited for (GTK 4.8 never answers it; the selection is read back).
 ADD_WAIT_S: Final = 0.3
 

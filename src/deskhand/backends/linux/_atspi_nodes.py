@@ -9,14 +9,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from deskhand.backends.linux._atspi_calls import ACTION, EDITABLE_TEXT, Failed
+from deskhand.backends.linux._atspi_enums import Role, State, role_set
 
 #: A walk stops adding nodes beyond this many (the state text shows at most 1500 lines).
 MAX_WALK_NODES: Final = 5000
 # AT-SPI state bits (AtspiStateType) used by the reader; the full set is in ``_mapping``.
-STATE_EXPANDED: Final = 1 << 10
-STATE_FOCUSED: Final = 1 << 12
-STATE_SHOWING: Final = 1 << 25
-STATE_VISIBLE: Final = 1 << 30
+STATE_EXPANDED: Final = State.EXPANDED.value
+STATE_FOCUSED: Final = State.FOCUSED.value
+STATE_SHOWING: Final = State.SHOWING.value
+STATE_VISIBLE: Final = State.VISIBLE.value
 #: Not an AT-SPI state: SHOWING was inferred from VISIBLE (GTK 4), until the extents say the
 #: object has no size (a collapsed revealer's content, a hidden tab bar).
 STATE_SHOWN_BY_VISIBLE: Final = 1 << 62
@@ -26,19 +27,34 @@ OBJECT_CHAR: Final = "\ufffc"
 #: Toolkits (``Application.ToolkitName``) that follow the hypertext model.
 HYPERTEXT_TOOLKITS: Final = frozenset({"chromium", "gecko"})
 
-ROLE_MENU: Final = 33
+ROLE_MENU: Final = Role.MENU.value
 #: Document frame, document text, document web: their visible children are found down the middle.
-DOCUMENT_ROLES: Final = frozenset({82, 94, 95})
+DOCUMENT_ROLES: Final = role_set(Role.DOCUMENT_FRAME, Role.DOCUMENT_TEXT, Role.DOCUMENT_WEB)
 #: Interfaces of a cell read by ``_visible`` that the details round still reads.
 CELL_LEFT_TO_READ: Final = frozenset({ACTION, EDITABLE_TEXT})
 #: Roles whose text content is read (entries, text areas, spin buttons, documents, paragraphs,
 #: headings, captions, table cells, list items, sections and static text of web content).
-TEXT_VALUE_ROLES: Final = frozenset({29, 32, 52, 56, 60, 61, 73, 79, 81, 82, 83, 85, 94, 116})
-STATE_MANAGES_DESCENDANTS: Final = 1 << 31
-STATE_SELECTED: Final = 1 << 23
+TEXT_VALUE_ROLES: Final = role_set(
+    Role.LABEL,
+    Role.LIST_ITEM,
+    Role.SPIN_BUTTON,
+    Role.TABLE_CELL,
+    Role.TERMINAL,
+    Role.TEXT,
+    Role.PARAGRAPH,
+    Role.ENTRY,
+    Role.CAPTION,
+    Role.DOCUMENT_FRAME,
+    Role.HEADING,
+    Role.SECTION,
+    Role.DOCUMENT_TEXT,
+    Role.STATIC,
+)
+STATE_MANAGES_DESCENDANTS: Final = State.MANAGES_DESCENDANTS.value
+STATE_SELECTED: Final = State.SELECTED.value
 #: Table cell, column header, row header.
-CELL_ROLES: Final = frozenset({56, 10, 47})
-ROLE_COMBO_BOX: Final = 11
+CELL_ROLES: Final = role_set(Role.TABLE_CELL, Role.COLUMN_HEADER, Role.ROW_HEADER)
+ROLE_COMBO_BOX: Final = Role.COMBO_BOX.value
 
 
 @dataclass(slots=True)

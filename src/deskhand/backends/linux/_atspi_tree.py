@@ -56,6 +56,8 @@ from deskhand.backends.linux._atspi_nodes import (
 )
 from deskhand.backends.linux._atspi_read import Read
 from deskhand.backends.linux._atspi_walk import Probes, Walker, probe_menu, unlisted_menu
+from deskhand.backends.linux._roles import ROLE_TO_AX
+from deskhand.core.axtree.text import NUMBERLESS_ROLES
 
 #: A cache of more items than this, most of them hidden (this many per shown node), is slower to
 #: read than a walk of the shown tree: such an app is walked from then on.
@@ -257,7 +259,9 @@ class TreeReader:
 
         A web table's plain cells (``inline_cell``) get only their text: a grid row renders as one
         line with its cells' texts (``core/axtree/rows.py``), so their bounds and actions would
-        never be shown or used; on a 100 x 30 table that is a fifth of the read's calls."""
+        never be shown or used; on a 100 x 30 table that is a fifth of the read's calls. Nor is the
+        value of a role whose number the state never shows (``NUMBERLESS_ROLES``: LibreOffice
+        gives every button a Value interface reading 0)."""
         calls: list[Call] = []
         targets: list[tuple[Node, str]] = []
         for node in shown(snap):
@@ -266,7 +270,7 @@ class TreeReader:
             if COMPONENT in ifs and not inline:
                 calls.append(Call(b, p, COMPONENT, "GetExtents", "u", (0,)))
                 targets.append((node, "extents"))
-            if VALUE in ifs:
+            if VALUE in ifs and ROLE_TO_AX.get(node.role) not in NUMBERLESS_ROLES:
                 calls.append(Call(b, p, PROPERTIES, "Get", "ss", (VALUE, "CurrentValue")))
                 targets.append((node, "value"))
             if TEXT in ifs and node.role in TEXT_VALUE_ROLES:

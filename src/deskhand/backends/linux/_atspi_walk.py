@@ -15,6 +15,7 @@ from deskhand.backends.linux import _visible
 from deskhand.backends.linux._atspi_calls import ACCESSIBLE, PROPERTIES, ROOT_PATH, TEXT, TIMED_OUT, Call, Failed
 from deskhand.backends.linux._atspi_nodes import (
     CELL_LEFT_TO_READ,
+    CELL_ROLES,
     DOCUMENT_ROLES,
     MAX_WALK_NODES,
     OBJECT_CHAR,
@@ -30,6 +31,8 @@ from deskhand.backends.linux._atspi_nodes import (
 )
 from deskhand.backends.linux._atspi_read import Read
 
+#: The whole text of an object (``Call`` arguments after bus and path).
+GET_TEXT: Final = (TEXT, "GetText", "ii", (0, -1))
 #: Properties read per shown node in a walk.
 #: (Not AccessibleId: Qt fills it with a synthesized object path, not an app identifier.)
 WALK_PROPS: Final = ("Name", "Description")
@@ -85,6 +88,13 @@ class Walker:
         #: Per object (bus, path): its interfaces, and whether it was shown in the last read.
         self.interfaces: dict[tuple[str, str], frozenset[str]] = {}
         self.seen_showing: dict[tuple[str, str], bool] = {}
+        #: Per object of a hypertext app (Chromium, Gecko: an object path is a node's own id, never
+        #: reused): its role, fixed for its life. A known object is not asked its role again, and
+        #: a known cell not its description (a row's line shows its cells' texts only).
+        self.roles: dict[tuple[str, str], int] = {}
+        #: Cells of a hypertext app whose text held all they had in the last read (``_inline_cell``),
+        #: with their name then (None: the name was the text).
+        self.inline_cells: dict[tuple[str, str], str | None] = {}
 
     def walk(self, r: Read, plan: Sequence[Call] = ()) -> Snapshot:
         bus = r.bus
@@ -112,30 +122,37 @@ class Walker:
         probes = probes if probes is not None else {}
         while frontier:
             frontier = frontier[: max(0, MAX_WALK_NODES - len(nodes))]
-            first: list[list[Call]] = []
-            for path, _parent, _i in frontier:
-                calls = [Call(bus, path, ACCESSIBLE, "GetState"), Call(bus, path, ACCESSIBLE, "GetRole")]
-                seen = self.seen_showing.get((bus, path))
-                if seen is not False:
-                    calls.extend(self._detail_calls(bus, path, children=seen is True))
-                first.append(calls)
+            # Decided once per round: the memo may start over while the replies are taken in.
+            roles = [self.roles.get((bus, path)) if r.hypertext else None for path, _parent, _i in frontier]
+            inline = [
+                role is not None and (bus, e[0]) in self.inline_cells for role, e in zip(roles, frontier, strict=True)
+            ]
+            first = [self._first_calls(bus, e[0], roles[k], inline[k]) for k, e in enumerate(frontier)]
             replies = r.grouped(first)
             if replies is None:
                 return False
             late: list[int] = []
             unread: list[Node] = []
             for k, (path, parent, index) in enumerate(frontier):
-                state, role, *_ = replies[k]
+                known = roles[k]
+                if known is not None and inline[k]:
+                    if not self._inline_cell(snap, (path, parent, index), known, replies[k], r):
+                        late.append(k)  # it holds more than text now: read it in full
+                    continue
+                got = replies[k] if known is None else [replies[k][0], (known,), *replies[k][1:]]
+                state, role, *_ = got
                 if isinstance(state, Failed) or isinstance(role, Failed):
                     continue
                 states = states_of(state[0], visible_is_shown=r.visible_is_shown)
                 node = Node(path, int(role[0]), "", "", states, frozenset(), parent=parent, index=index)
                 nodes[path] = node
+                if r.hypertext:
+                    self._note_role(bus, node)
                 if not node.showing:
                     self.remember(bus, path, showing=False)
                     node.interfaces = self.interfaces.get((bus, path), frozenset())
-                elif len(replies[k]) > 2:
-                    if self._fill(bus, node, replies[k][2:]):
+                elif len(got) > 2:
+                    if self._fill(bus, node, got[2:], described=known not in CELL_ROLES):
                         self.remember(bus, path, showing=True)
                     else:
                         unread.append(node)
@@ -155,6 +172,27 @@ class Walker:
                 return False
             frontier = next_frontier(frontier, nodes, probes)
         return True
+
+    def _first_calls(self, bus: str, path: str, known: int | None, inline: bool) -> list[Call]:
+        """A node's calls in the first round: its state and role (``known``: a hypertext app's
+        known role, not asked again), and its details when it was shown last time (an ``inline``
+        cell, whose text held all it had: its text only)."""
+        if inline:
+            return [Call(bus, path, ACCESSIBLE, "GetState"), Call(bus, path, *GET_TEXT)]
+        calls = [Call(bus, path, ACCESSIBLE, "GetState")]
+        if known is None:
+            calls.append(Call(bus, path, ACCESSIBLE, "GetRole"))
+        seen = self.seen_showing.get((bus, path))
+        if seen is not False:
+            described = known not in CELL_ROLES
+            calls.extend(self._detail_calls(bus, path, children=seen is True, described=described))
+        return calls
+
+    def _note_role(self, bus: str, node: Node) -> None:
+        if len(self.roles) >= MEMO_SIZE:
+            self.roles.clear()
+            self.inline_cells.clear()
+        self.roles[(bus, node.path)] = node.role
 
     def inline_runs(self, snap: Snapshot, frontier: list[tuple[str, str, int]], r: Read) -> bool:
         """In the hypertext model (Chromium, Gecko) each child that is not text sits in its
@@ -182,6 +220,38 @@ class Walker:
             if text.strip() and OBJECT_CHAR not in text:
                 node.text = text
                 node.children, node.child_count = [], 0
+                if node.role in CELL_ROLES:
+                    # Its name: None when it is its text (Chromium names a cell by its contents).
+                    self.inline_cells[(bus, node.path)] = None if node.name == text else node.name
+        return True
+
+    def _inline_cell(
+        self, snap: Snapshot, entry: tuple[str, str, int], role: int, replies: Sequence[Any], r: Read
+    ) -> bool:
+        """A cell whose text held all it had in the last read (``inline_runs``) is read by its
+        state and text alone: its role and interfaces are known, its name is its text or the one
+        it had, its description is never shown (its row's line shows its text). False when its
+        text now holds an embedded object (or is gone): then it is read in full (its node then
+        still lacks its details)."""
+        bus = snap.bus
+        path, parent, index = entry
+        state, text = replies
+        if isinstance(state, Failed):
+            return True
+        states = states_of(state[0], visible_is_shown=r.visible_is_shown)
+        node = Node(
+            path, role, "", "", states, self.interfaces.get((bus, path), frozenset()), parent=parent, index=index
+        )
+        snap.nodes[path] = node
+        if not node.showing:
+            self.remember(bus, path, showing=False)
+            return True
+        if isinstance(text, Failed) or not str(text[0]).strip() or OBJECT_CHAR in str(text[0]):
+            del self.inline_cells[(bus, path)]
+            return False
+        node.text = str(text[0])
+        name = self.inline_cells[(bus, path)]
+        node.name = node.text if name is None else name
         return True
 
     def _children_of(self, snap: Snapshot, unread: list[Node], r: Read) -> bool:
@@ -237,24 +307,29 @@ class Walker:
             )  # fmt: skip
         return [(p, node.path, i) for i, p in enumerate(got.children) if p not in snap.nodes]
 
-    def _detail_calls(self, bus: str, path: str, *, children: bool) -> list[Call]:
-        """Name, description and interfaces of a node, and its children when ``children`` (a
-        node known to allow it), else its child count."""
+    def _detail_calls(self, bus: str, path: str, *, children: bool, described: bool = True) -> list[Call]:
+        """Name, description (unless not ``described``) and interfaces of a node, and its
+        children when ``children`` (a node known to allow it), else its child count."""
         if children:
             calls = [Call(bus, path, ACCESSIBLE, "GetChildren")]
         else:
             calls = [Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, "ChildCount"))]
         # Qt answers Properties.Get but not GetAll for the Accessible interface.
-        calls.extend(Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, n)) for n in WALK_PROPS)
+        props = WALK_PROPS if described else WALK_PROPS[:1]
+        calls.extend(Call(bus, path, PROPERTIES, "Get", "ss", (ACCESSIBLE, n)) for n in props)
         if (bus, path) not in self.interfaces:
             calls.append(Call(bus, path, ACCESSIBLE, "GetInterfaces"))
         return calls
 
-    def _fill(self, bus: str, node: Node, replies: Sequence[Any]) -> bool:
+    def _fill(self, bus: str, node: Node, replies: Sequence[Any], *, described: bool = True) -> bool:
         """Set a shown node's children (or child count), name, description and interfaces from
-        its detail replies; True when its children were read."""
-        kids, name, desc, *ifaces = replies
-        node.name, node.description = prop_str(name), prop_str(desc)
+        its detail replies (``_detail_calls``); True when its children were read."""
+        if described:
+            kids, name, desc, *ifaces = replies
+            node.description = prop_str(desc)
+        else:
+            kids, name, *ifaces = replies
+        node.name = prop_str(name)
         key = (bus, node.path)
         if ifaces and not isinstance(ifaces[0], Failed):
             self.interfaces[key] = frozenset(ifaces[0][0])
@@ -272,5 +347,7 @@ class Walker:
         """Note whether a node was shown (and safe to list the children of) in this read."""
         if len(self.seen_showing) >= MEMO_SIZE:
             self.seen_showing.clear()
+            self.roles.clear()
+            self.inline_cells.clear()
             self.interfaces.clear()
         self.seen_showing[(bus, path)] = showing

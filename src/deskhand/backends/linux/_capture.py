@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from Xlib import X
+from Xlib.protocol import request
 
 from deskhand.backends.linux import _imaging
 from deskhand.backends.linux._windows import WindowInfo, frames_above
@@ -155,15 +156,25 @@ class Grabber:
             ids = [int(c.id) for c in children]
             if window.frame_id not in ids:
                 return []
+            # every window's attributes and geometry queued together: one round trip
+            d = self.x.display.display
+            queued = [
+                (
+                    child,
+                    request.GetWindowAttributes(display=d, defer=True, window=child),
+                    request.GetGeometry(display=d, defer=True, drawable=child),
+                )
+                for child in children[ids.index(window.frame_id) + 1 :]
+            ]
             out = []
-            for child in children[ids.index(window.frame_id) + 1 :]:
+            for child, attrs, g in queued:
                 try:
-                    attrs = child.get_attributes()
+                    attrs.reply()
+                    g.reply()
                     if attrs.map_state != X.IsViewable:
                         continue
                     if attrs.override_redirect and window.pid and _pid(self.x, child) == window.pid:
                         continue
-                    g = child.get_geometry()
                 except XError:
                     continue
                 bw = 2 * g.border_width

@@ -27,6 +27,7 @@ from typing import Final
 from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
 from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
 from deskhand.backends.linux._atspi import STATE_SHOWING
+from deskhand.backends.linux._atspi_enums import Role, role_set
 from deskhand.backends.linux._pointer import Pointer
 from deskhand.backends.linux._session import LinuxSession
 from deskhand.core import clicktiers
@@ -39,7 +40,9 @@ __all__ = ("AtspiElement", "ElementClicks")
 ROW_ANCESTOR_HOPS: Final = 8
 #: AT-SPI roles clicked for real while on screen: check menu item, menu, menu item, radio menu
 #: item, tearoff menu item (the module docstring).
-MENU_ROLES: Final = frozenset({8, 33, 35, 45, 59})
+MENU_ROLES: Final = role_set(
+    Role.CHECK_MENU_ITEM, Role.MENU, Role.MENU_ITEM, Role.RADIO_MENU_ITEM, Role.TEAROFF_MENU_ITEM
+)
 
 
 class AtspiElement:
@@ -111,9 +114,7 @@ class ElementClicks:
         )
         if done.route == "synthetic" and done.point is not None:
             at = done.point
-            return ActionResult(
-                "Clicked.", {"route": "synthetic", "point": [at.x, at.y], "button": button, "count": count}
-            )
+            return ActionResult({"route": "synthetic", "point": [at.x, at.y], "button": button, "count": count})
         if button == "right":
-            return ActionResult("Opened the menu.", {"route": done.route})
-        return ActionResult("Clicked.", {"route": done.route})
+            return ActionResult({"route": done.route})
+        return ActionResult({"route": done.route})

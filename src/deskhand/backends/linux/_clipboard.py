@@ -15,9 +15,9 @@ external copy (``SelectionClear``) always wins: ``owns`` turns false and nothing
 The clipboard outlives deskhand (issue 14 item 3): ``close`` hands what we still own to a
 clipboard manager when one runs (``SAVE_TARGETS`` on ``CLIPBOARD_MANAGER``, ICCCM 2.6.1.3
 as freedesktop managers implement it), else to a detached keeper process (``_clipkeeper``)
-that serves it until another client copies. The keeper takes the selection with the timestamp we
-took it with, so the server refuses it if anyone copied since (ICCCM 2.1): a copy made while the
-keeper starts wins.
+that serves it until another client copies. Both take the selection as of the timestamp we took
+it with (the manager gets it in the ``SAVE_TARGETS`` request), so the server refuses it if anyone
+copied since (ICCCM 2.1): a copy made during the hand-off wins.
 """
 
 from __future__ import annotations
@@ -214,7 +214,10 @@ class ClipboardOwner(Reading):
             return
         manager = self._atom("CLIPBOARD_MANAGER")
         if self._d.get_selection_owner(manager) not in (X.NONE, None):
-            self._win.convert_selection(manager, self._atom("SAVE_TARGETS"), self._atom("DESKHAND_SAVE"), X.CurrentTime)
+            # as of the time we took CLIPBOARD: the manager takes it with that time, which the X
+            # server refuses if anyone copied since (ICCCM 2.1), so a copy made meanwhile wins
+            save, into = self._atom("SAVE_TARGETS"), self._atom("DESKHAND_SAVE")
+            self._win.convert_selection(manager, save, into, self._timestamp)
             self._d.flush()
             try:  # the manager asks for TARGETS and the items meanwhile (served by _wait, INCR too)
                 ev = self._wait(

@@ -1,11 +1,14 @@
 """Where the keyboard focus is now, as the apps announce it: AT-SPI ``object:state-changed:focused``.
 
-Typing needs the element that will receive the next key. An app's FOCUSED states can lag behind
-its real focus: a browser hands a key to the page's process first and handles its own shortcut
-(ctrl+l) only when the page gives the key back unhandled, tens of milliseconds after the browser
-answered the ping that says it received the key (``_typing``). Until then the page keeps its
-FOCUSED state, and keys typed in that window go to the page. The focus event the browser emits
-when its shortcut moves the focus is the first sign that it has.
+Typing needs the element that will receive the next key (reading the whole tree for it costs a
+full observation, 100 ms on a window with a large table, so a tree read made while watching
+stands in for a focus event: the next lookup proves its element FOCUSED with one call).
+
+An app's FOCUSED states can lag behind its real focus: a browser hands a key to the page's process
+first and handles its own shortcut (ctrl+l) only when the page gives the key back unhandled, tens
+of milliseconds after the browser answered the ping that says it received the key (``_typing``).
+Until then the page keeps its FOCUSED state, and keys typed in that window go to the page. The
+focus event the browser emits when its shortcut moves the focus is the first sign that it has.
 
 ``FocusWatch`` reads those events on a bus connection of its own, opened before the key that may
 move the focus is posted, and keeps for each app (bus name) the element that last gained focus and
@@ -116,6 +119,14 @@ class FocusWatch:
         self._drain(0.0)
         return self._gained.get(bus)
 
+    def seed(self, bus: str, read: Gained) -> None:
+        """A tree read that began at ``read.at`` found ``read.path`` focused: it counts as that
+        element gaining the focus then, unless a focus event read since is newer."""
+        self._drain(0.0)
+        known = self._gained.get(bus)
+        if self._conn is not None and (known is None or known.at < read.at):
+            self._gained[bus] = read
+
     def last_event(self, bus: str) -> float | None:
         """When the last focus event (gained or lost) of ``bus`` was read."""
         self._drain(0.0)
@@ -213,9 +224,15 @@ class Focus:
             ref = Ref(bus, gained.path)
             if self._s.a11y.states(ref) & STATE_FOCUSED:
                 return ref
+        # Watching from before the tree read, its answer stands in for a focus event at the read's
+        # start: the next call proves it FOCUSED with one GetState instead of reading the tree.
+        watching = self._watch.open()
+        since = time.monotonic()
         snap = self._s.observed.atspi.snapshot(bus, Deadline(2.0))
         focused = [n for n in snap.nodes.values() if n.states & STATE_FOCUSED]
         focused.sort(key=lambda n: TEXT_INTERFACE not in n.interfaces)
+        if focused and watching and not snap.timed_out:
+            self._watch.seed(bus, Gained(focused[0].path, since))
         return Ref(bus, focused[0].path) if focused else None
 
     def settle(self, bus: str) -> float:

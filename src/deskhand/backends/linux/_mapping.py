@@ -53,15 +53,23 @@ from deskhand.backends.linux._roles import (
     MULTI_LINE,
     PRESSED,
     READ_ONLY,
+    ROLE_COMBO_BOX,
+    ROLE_ENTRY,
     ROLE_FILLER,
+    ROLE_MENU,
+    ROLE_MENU_BAR,
     ROLE_NAMES,
+    ROLE_PAGE_TAB,
+    ROLE_PASSWORD_TEXT,
     ROLE_SCROLL_BAR,
     ROLE_SCROLL_PANE,
+    ROLE_SPIN_BUTTON,
     ROLE_STATIC,
     ROLE_TO_AX,
     ROW_CHILD_ROLES,
     SELECTED,
     SENSITIVE,
+    TEXT_AREA_ROLES,
     VERTICAL,
     VERTICAL_PAGE_ACTIONS,
 )
@@ -124,6 +132,10 @@ def _map(snap: Snapshot, path: str, focused: list[Element], mapped: dict[str, El
         total = node.child_count - (len(node.children) - len(rows))
     if el.role in ("AXList", "AXOutline", "AXTable") and total > shown_rows:
         el.row_count = total
+        if el.role == "AXTable" and el.partial is None and shown_rows:
+            # A web table scrolled in part: which of its rows are on screen.
+            shown = [i for i, c in enumerate(rows) if (n := snap.nodes.get(c)) is not None and n.showing]
+            el.partial = f"rows {shown[0] + 1}-{shown[-1] + 1} of {total}"
     return el
 
 
@@ -212,11 +224,11 @@ def _bar_is_vertical(bar: Node) -> bool:
 
 
 def _ax_role(node: Node, parent_role: int | None) -> str:
-    if node.role == 61 or node.role in (82, 94):  # text, document frame, document text
+    if node.role in TEXT_AREA_ROLES:
         return "AXTextArea" if node.states & MULTI_LINE else "AXTextField"
-    if node.role == 33:  # a menu: a menu bar item at the top, a submenu item below
-        return "AXMenuBarItem" if parent_role == 34 else "AXMenuItem"
-    if node.role == 11 and not node.states & EDITABLE:
+    if node.role == ROLE_MENU:  # a menu bar item at the top, a submenu item below
+        return "AXMenuBarItem" if parent_role == ROLE_MENU_BAR else "AXMenuItem"
+    if node.role == ROLE_COMBO_BOX and not node.states & EDITABLE:
         return "AXPopUpButton"
     return ROLE_TO_AX.get(node.role, "AXGroup")
 
@@ -224,11 +236,11 @@ def _ax_role(node: Node, parent_role: int | None) -> str:
 def _value(node: Node, ax: str) -> str | float | bool | None:
     if node.role in BOOLEAN_ROLES:
         return bool(node.states & (CHECKED | PRESSED))
-    if node.role == 37:  # page tab: on when selected
+    if node.role == ROLE_PAGE_TAB:  # on when selected
         return bool(node.states & SELECTED)
-    if node.role == 40:  # password text: never shown
+    if node.role == ROLE_PASSWORD_TEXT:  # never shown
         return None
-    numeric = node.value is not None and VALUE in node.interfaces and node.role != 79
+    numeric = node.value is not None and VALUE in node.interfaces and node.role != ROLE_ENTRY
     if node.text is not None and ax in ("AXTextField", "AXTextArea", "AXPopUpButton", "AXComboBox") and not numeric:
         return node.text
     text = _content(node)
@@ -256,7 +268,7 @@ def _with_embedded(text: str, children: list[Node | None]) -> str:
 def _content(node: Node) -> str | None:
     """The text of a paragraph, heading, cell or label (Text interface) when it says more than
     its name: embedded-object characters (U+FFFC, a child such as a link) are dropped."""
-    if node.text is None or node.role not in TEXT_VALUE_ROLES or node.role == 52:
+    if node.text is None or node.role not in TEXT_VALUE_ROLES or node.role == ROLE_SPIN_BUTTON:
         return None
     text = node.text.replace(OBJECT_CHAR, "").strip()
     return text if text and text != node.name.strip() else None

@@ -52,6 +52,11 @@ class Settling:
             activity.wait_quiet(bus, window, since=last, floor_s=0.0)
         return advisory.waited_for_change((time.monotonic() - start) * 1000, changed=last is not None)
 
+    def quiet_since(self, bus: str, since: float) -> bool:
+        """Whether the app on ``bus`` provably emitted no AT-SPI event from ``since`` on: the
+        watch was listening (and toolkits had been told to emit) well before, and heard none."""
+        return self.activity().silent_since(bus, since)
+
     def observed(self, key: str) -> None:
         """Note that an observation of the app is complete now."""
         self._observed_at[key] = time.monotonic()

@@ -6,17 +6,25 @@ plain Xlib; ``_identity.toolkit``) has no tree (None). One whose toolkit has acc
 ``ax_failed`` with the fix for that toolkit (``notices.accessibility_off``). The read has
 ``observe_timeout_s`` in total and 2 s per call, so a hung app yields a truncated tree (with a
 notice) or an ``ax_failed`` error by then.
+
+An image-only observation (``getScreenshot``) may take the app's last complete read again instead
+of reading the tree, when the caller proves the app did not change since that read began
+(``unchanged_since``: no AT-SPI event from its bus since then, ``executor``). The windows are
+read and matched anew every time; a reused read never counts as a new one, so the first event
+after it makes the next observation read the tree.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Final
+from typing import Final, NamedTuple
 
 from deskhand.backends.base import ProcessIdentity, RunningApp
 from deskhand.backends.linux import _identity, _mapping, _transients
 from deskhand.backends.linux._atspi import AtspiConnection, Deadline, Snapshot
+from deskhand.backends.linux._atspi_enums import Role, role_set
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.core.axtree import notices as advisory
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach_menu_bar
@@ -25,11 +33,20 @@ from deskhand.core.geometry import Rect
 
 #: Bus names (and toolkits) remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
-_WINDOW_ROLES: Final = frozenset({2, 16, 23, 28, 69})
-_ROLE_FRAME: Final = 23
+_WINDOW_ROLES: Final = role_set(Role.ALERT, Role.DIALOG, Role.FRAME, Role.INTERNAL_FRAME, Role.WINDOW)
+_ROLE_FRAME: Final = Role.FRAME.value
 
 #: The app's windows and key window, as the capture worker read them.
 Seen = Future[tuple[list[WindowInfo], WindowInfo | None]]
+
+
+class Read(NamedTuple):
+    """An app's last complete tree read: its process, bus name, when it began, and the read."""
+
+    identity: ProcessIdentity
+    bus: str
+    began: float
+    snapshot: Snapshot
 
 
 class TreeObserver:
@@ -42,13 +59,23 @@ class TreeObserver:
         self.buses: dict[int, str] = {}
         #: identity -> its toolkit (``_identity.toolkit``), for apps missing from the bus.
         self._toolkits: dict[ProcessIdentity, str | None] = {}
+        #: pid -> its last complete read (module docstring)
+        self._reads: dict[int, Read] = {}
+        #: how many reads were taken again instead of reading the tree (a count for benchmarks)
+        self.reused = 0
 
     def read(
-        self, app: RunningApp, identity: ProcessIdentity, seen: Seen
+        self,
+        app: RunningApp,
+        identity: ProcessIdentity,
+        seen: Seen,
+        *,
+        unchanged_since: Callable[[str, float], bool] | None = None,
     ) -> tuple[AppTree | None, list[str], WindowInfo | None]:
         """The app's tree (None: its toolkit has no accessibility), notices about it, and its key
         window (``seen``: the app's windows and key window, read by the capture worker while the
-        tree is read).
+        tree is read). With ``unchanged_since(bus, began)``, the last complete read is taken
+        again when it says the app has not changed since that read began (module docstring).
 
         Raises:
             NativeError: ``ax_failed`` when the app's toolkit has accessibility but the app is not
@@ -61,8 +88,19 @@ class TreeObserver:
             if advisory.has_accessibility(kit):
                 raise NativeError("ax_failed", advisory.accessibility_off(app.display_name, app.pid, kit))
             return None, notices, seen.result()[1]
+        last = self._reads.get(app.pid)
         t0 = time.monotonic()
-        snap = self.atspi.snapshot(bus, Deadline(self.timeout_s))
+        if (
+            unchanged_since is not None
+            and last is not None
+            and (last.identity, last.bus) == (identity, bus)
+            and unchanged_since(bus, last.began)
+        ):
+            snap = last.snapshot
+            self.reused += 1
+        else:
+            snap = self.atspi.snapshot(bus, Deadline(self.timeout_s))
+            self._remember(app.pid, Read(identity, bus, t0, snap))
         # the seconds it really waited (a call's own cap or the cell's deadline may come first)
         waited = f"{time.monotonic() - t0:.1f}"
         if snap.timed_out and not snap.nodes:
@@ -86,6 +124,15 @@ class TreeObserver:
                 f"waited {waited} s (the app may be busy or hung)."
             )
         return tree, notices, key
+
+    def _remember(self, pid: int, read: Read) -> None:
+        """Keep a complete read for reuse (an incomplete one only forgets the last)."""
+        if read.snapshot.timed_out or read.snapshot.capped:
+            self._reads.pop(pid, None)
+            return
+        if len(self._reads) >= MAX_KNOWN_BUSES:
+            self._reads.clear()
+        self._reads[pid] = read
 
     def _toolkit(self, identity: ProcessIdentity) -> str | None:
         if identity not in self._toolkits:

@@ -152,7 +152,7 @@ class Pointer:
         watch = self._watch() if self._may_drop(app, gate.window, b) else None
         if watch is None:
             self.post_events(events, gate.pointer, grabbed_by_wm=grabbed)
-            return ActionResult("Dragged.", structured, effects.judge("synthetic_events", []))
+            return ActionResult(structured, effects.judge("synthetic_events", []))
         watch.reset()
         first, rest = events[:DND_FIRST_PART], events[DND_FIRST_PART:]
         self.post_events(first, gate.pointer, grabbed_by_wm=grabbed)
@@ -181,7 +181,7 @@ class Pointer:
         if status and watch.status_seen_since(before):
             xdnd["accepted"] = watch.accepted()
         structured["xdnd"] = xdnd
-        return ActionResult("Dragged.", structured, effects.judge("synthetic_events", seen))
+        return ActionResult(structured, effects.judge("synthetic_events", seen))
 
     def _no_drag_began(self, app: RunningApp, window: int, watch: XdndWatch) -> bool:
         """True once a fenced ping proves the app handled the drag's first part without beginning a
@@ -249,9 +249,7 @@ class Pointer:
         gate = self._s.gate(app, points=(point,))
         at = gate.points[0]
         clicktiers.synthetic_click(self.bursts(app, gate), at, button, count)
-        return ActionResult(
-            "Clicked.", {"route": "coordinates", "point": [at.x, at.y], "button": button, "count": count}
-        )
+        return ActionResult({"route": "coordinates", "point": [at.x, at.y], "button": button, "count": count})
 
     def bursts(self, app: RunningApp, gate: Gate | None = None) -> Bursts:
         """The synthetic click's primitives for ``app`` (``gate``: one just passed, used by the hover)."""

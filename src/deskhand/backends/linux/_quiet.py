@@ -10,9 +10,8 @@ settles). A documented Linux addition: the seed's numbers stay the floor.
 
 Two daemon threads, each with a connection of its own: one reads AT-SPI signals (every object and
 window event, as a screen reader receives them; the registry is told, so toolkits emit them), the
-other DAMAGE notifications for the windows ``watch`` names. They only record times (and, for
-``type_text``, focus changes into ``focus``, a ``_focus.FocusLog``); nothing they see is ever acted
-on, and a failure of either leaves the seed's fixed window in force.
+other DAMAGE notifications for the windows ``watch`` names. They only record times; nothing they
+see is ever acted on, and a failure of either leaves the seed's fixed window in force.
 """
 
 from __future__ import annotations
@@ -32,8 +31,6 @@ from jeepney.low_level import HeaderFields
 from Xlib import display
 from Xlib.ext import damage
 
-from deskhand.backends.linux._focus import FocusLog
-
 __all__ = ("QUIET_S", "SETTLE_CAP_S", "Activity")
 
 #: The app counts as settled once nothing happened for this long.
@@ -44,6 +41,9 @@ SETTLE_CAP_S: Final = 1.0
 EVENT_INTERFACES: Final = ("org.a11y.atspi.Event.Object", "org.a11y.atspi.Event.Window")
 #: The event classes registered with the registry so toolkits emit them.
 REGISTERED_EVENTS: Final = ("object:", "window:")
+#: How long after the registration apps are trusted to emit those events (they learn of it from a
+#: registry signal): ``silent_since`` vouches only for times this long after it.
+EMITTING_AFTER_S: Final = 0.5
 _POLL_S: Final = 0.05
 
 
@@ -60,8 +60,8 @@ class Activity:
         self._closing = threading.Event()
         self.bus_ok = False
         self.damage_ok = False
-        #: focus changes per app bus, trusted only while the bus thread reads (``_focus``)
-        self.focus = FocusLog(clock=clock)
+        #: when the bus thread started hearing every event (None: not, or no longer)
+        self._hearing_since: float | None = None
         self._threads = [
             threading.Thread(target=self._read_bus, args=(a11y_address,), name="deskhand-quiet-bus", daemon=True),
             threading.Thread(target=self._read_damage, args=(display_name,), name="deskhand-quiet-x", daemon=True),
@@ -84,6 +84,15 @@ class Activity:
             times = [self._bus_seen.get(bus or ""), self._window_seen.get(window or 0)]
         seen = [t for t in times if t is not None]
         return max(seen) if seen else None
+
+    def silent_since(self, bus: str, since: float) -> bool:
+        """Whether ``bus`` provably sent no event from ``since`` on: the bus thread has been hearing
+        every event since at least ``EMITTING_AFTER_S`` before ``since``, still is, and heard none
+        from ``bus`` since (the unique bus name is one process's one connection)."""
+        with self._lock:
+            hearing = self._hearing_since
+            last = self._bus_seen.get(bus)
+        return hearing is not None and hearing + EMITTING_AFTER_S <= since and (last is None or last < since)
 
     def wait_for_activity(self, bus: str | None, window: int | None, *, after: float, timeout_s: float) -> float | None:
         """Block until the app's bus or window does something later than ``after`` (its time), or
@@ -131,16 +140,20 @@ class Activity:
             for name in REGISTERED_EVENTS:
                 conn.send_and_get_reply(new_method_call(registry, "RegisterEvent", "sass", (name, [], "")), timeout=2.0)
             self.bus_ok = True
-            while not self._closing.is_set():
-                try:
-                    msg = conn.receive(timeout=_POLL_S)
-                except TimeoutError:
-                    continue
-                sender = msg.header.fields.get(HeaderFields.sender)
-                if isinstance(sender, str):
-                    self._mark(self._bus_seen, sender)
-                    _note_focus(self.focus, sender, msg)
-        self.focus.close()  # the events stopped: the focus log can no longer be trusted
+            with self._lock:
+                self._hearing_since = self._clock()
+            try:
+                while not self._closing.is_set():
+                    try:
+                        msg = conn.receive(timeout=_POLL_S)
+                    except TimeoutError:
+                        continue
+                    sender = msg.header.fields.get(HeaderFields.sender)
+                    if isinstance(sender, str):
+                        self._mark(self._bus_seen, sender)
+            finally:
+                with self._lock:
+                    self._hearing_since = None  # what is not heard can no longer vouch for silence
 
     def _read_damage(self, display_name: str) -> None:
         with contextlib.suppress(Exception):
@@ -185,16 +198,6 @@ class Activity:
                 fresh.add(watched[window])
             except Exception:  # the window went away: nothing to watch
                 watched.pop(window, None)
-
-
-def _note_focus(log: FocusLog, sender: str, msg: Any) -> None:
-    """Hand an ``object:state-changed:focused`` signal to the focus log."""
-    fields = msg.header.fields
-    if fields.get(HeaderFields.member) != "StateChanged":
-        return
-    body = msg.body
-    if len(body) >= 2 and body[0] == "focused" and isinstance(path := fields.get(HeaderFields.path), str):
-        log.event(sender, path, bool(body[1]))
 
 
 def _readable(d: Any, timeout_s: float) -> None:

@@ -11,185 +11,93 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from deskhand.backends.linux._atspi_enums import Role, State, role_set
+
 #: AtspiRole numbers → their AT-SPI names (the ``role_description`` we show).
-ROLE_NAMES: Final[dict[int, str]] = {
-    1: "accelerator label",
-    2: "alert",
-    3: "animation",
-    4: "arrow",
-    5: "calendar",
-    6: "canvas",
-    7: "check box",
-    8: "check menu item",
-    9: "color chooser",
-    10: "column header",
-    11: "combo box",
-    12: "date editor",
-    13: "desktop icon",
-    14: "desktop frame",
-    15: "dial",
-    16: "dialog",
-    17: "directory pane",
-    18: "drawing area",
-    19: "file chooser",
-    20: "filler",
-    21: "focus traversable",
-    22: "font chooser",
-    23: "frame",
-    24: "glass pane",
-    25: "html container",
-    26: "icon",
-    27: "image",
-    28: "internal frame",
-    29: "label",
-    30: "layered pane",
-    31: "list",
-    32: "list item",
-    33: "menu",
-    34: "menu bar",
-    35: "menu item",
-    36: "option pane",
-    37: "page tab",
-    38: "page tab list",
-    39: "panel",
-    40: "password text",
-    41: "popup menu",
-    42: "progress bar",
-    43: "push button",
-    44: "radio button",
-    45: "radio menu item",
-    46: "root pane",
-    47: "row header",
-    48: "scroll bar",
-    49: "scroll pane",
-    50: "separator",
-    51: "slider",
-    52: "spin button",
-    53: "split pane",
-    54: "status bar",
-    55: "table",
-    56: "table cell",
-    57: "table column header",
-    58: "table row header",
-    59: "tearoff menu item",
-    60: "terminal",
-    61: "text",
-    62: "toggle button",
-    63: "tool bar",
-    64: "tool tip",
-    65: "tree",
-    66: "tree table",
-    67: "unknown",
-    68: "viewport",
-    69: "window",
-    70: "extended",
-    71: "header",
-    72: "footer",
-    73: "paragraph",
-    74: "ruler",
-    75: "application",
-    76: "autocomplete",
-    77: "editbar",
-    78: "embedded",
-    79: "entry",
-    80: "chart",
-    81: "caption",
-    82: "document frame",
-    83: "heading",
-    84: "page",
-    85: "section",
-    86: "redundant object",
-    87: "form",
-    88: "link",
-    89: "input method window",
-    90: "table row",
-    91: "tree item",
-    92: "document spreadsheet",
-    93: "document presentation",
-    94: "document text",
-    95: "document web",
-    96: "document email",
-    97: "comment",
-    98: "list box",
-    99: "grouping",
-    100: "image map",
-    101: "notification",
-    102: "info bar",
-    103: "level bar",
-    104: "title bar",
-    105: "block quote",
-    106: "audio",
-    107: "video",
-    108: "definition",
-    109: "article",
-    110: "landmark",
-    111: "log",
-    112: "marquee",
-    113: "math",
-    114: "rating",
-    115: "timer",
-    116: "static",
-    129: "push button menu",
-}
+ROLE_NAMES: Final[dict[int, str]] = {r.value: r.name.lower().replace("_", " ") for r in Role}
 
-_AX_ROLES: Final[dict[str, tuple[int, ...]]] = {
-    "AXWindow": (2, 16, 23, 28, 69),
-    "AXButton": (43, 129),
-    "AXCheckBox": (7, 62),
-    "AXRadioButton": (37, 44),
-    "AXMenuItem": (8, 35, 45, 59),
-    "AXMenuBar": (34,),
-    "AXMenu": (41,),
-    "AXTextField": (40, 52, 79),
-    "AXStaticText": (1, 29, 73, 81, 116),
-    "AXHeading": (83,),
-    "AXList": (31, 98),
-    "AXOutline": (65, 66),
-    "AXTable": (55, 92),
-    "AXRow": (32, 90, 91),
-    "AXCell": (10, 47, 56, 57, 58),
-    "AXScrollArea": (49,),
-    "AXScrollBar": (48,),
-    "AXSlider": (15, 51),
-    "AXProgressIndicator": (42,),
-    "AXLevelIndicator": (103,),
-    "AXComboBox": (11,),
-    "AXTabGroup": (38,),
-    "AXToolbar": (63,),
-    "AXImage": (26, 27),
-    "AXLink": (88,),
-    "AXWebArea": (95,),
-    "AXHelpTag": (64,),
-    "AXRuler": (74,),
-    "AXSplitGroup": (53,),
-    "AXUnknown": (50, 67, 86),
+_AX_ROLES: Final[dict[str, tuple[Role, ...]]] = {
+    "AXWindow": (Role.ALERT, Role.DIALOG, Role.FRAME, Role.INTERNAL_FRAME, Role.WINDOW),
+    "AXButton": (Role.PUSH_BUTTON, Role.PUSH_BUTTON_MENU),
+    "AXCheckBox": (Role.CHECK_BOX, Role.TOGGLE_BUTTON),
+    "AXRadioButton": (Role.PAGE_TAB, Role.RADIO_BUTTON),
+    "AXMenuItem": (Role.CHECK_MENU_ITEM, Role.MENU_ITEM, Role.RADIO_MENU_ITEM, Role.TEAROFF_MENU_ITEM),
+    "AXMenuBar": (Role.MENU_BAR,),
+    "AXMenu": (Role.POPUP_MENU,),
+    "AXTextField": (Role.PASSWORD_TEXT, Role.SPIN_BUTTON, Role.ENTRY),
+    "AXStaticText": (Role.ACCELERATOR_LABEL, Role.LABEL, Role.PARAGRAPH, Role.CAPTION, Role.STATIC),
+    "AXHeading": (Role.HEADING,),
+    "AXList": (Role.LIST, Role.LIST_BOX),
+    "AXOutline": (Role.TREE, Role.TREE_TABLE),
+    "AXTable": (Role.TABLE, Role.DOCUMENT_SPREADSHEET),
+    "AXRow": (Role.LIST_ITEM, Role.TABLE_ROW, Role.TREE_ITEM),
+    "AXCell": (Role.COLUMN_HEADER, Role.ROW_HEADER, Role.TABLE_CELL, Role.TABLE_COLUMN_HEADER, Role.TABLE_ROW_HEADER),
+    "AXScrollArea": (Role.SCROLL_PANE,),
+    "AXScrollBar": (Role.SCROLL_BAR,),
+    "AXSlider": (Role.DIAL, Role.SLIDER),
+    "AXProgressIndicator": (Role.PROGRESS_BAR,),
+    "AXLevelIndicator": (Role.LEVEL_BAR,),
+    "AXComboBox": (Role.COMBO_BOX,),
+    "AXTabGroup": (Role.PAGE_TAB_LIST,),
+    "AXToolbar": (Role.TOOL_BAR,),
+    "AXImage": (Role.ICON, Role.IMAGE),
+    "AXLink": (Role.LINK,),
+    "AXWebArea": (Role.DOCUMENT_WEB,),
+    "AXHelpTag": (Role.TOOL_TIP,),
+    "AXRuler": (Role.RULER,),
+    "AXSplitGroup": (Role.SPLIT_PANE,),
+    "AXUnknown": (Role.SEPARATOR, Role.UNKNOWN, Role.REDUNDANT_OBJECT),
 }
-ROLE_TO_AX: Final[dict[int, str]] = {n: ax for ax, nums in _AX_ROLES.items() for n in nums}
+ROLE_TO_AX: Final[dict[int, str]] = {n.value: ax for ax, nums in _AX_ROLES.items() for n in nums}
 
-# AtspiStateType bits.
-CHECKED: Final = 1 << 4
-EDITABLE: Final = 1 << 7
-ENABLED: Final = 1 << 8
-EXPANDED: Final = 1 << 10
-FOCUSED: Final = 1 << 12
-HORIZONTAL: Final = 1 << 14
-MULTI_LINE: Final = 1 << 17
-PRESSED: Final = 1 << 20
-SELECTED: Final = 1 << 23
-SENSITIVE: Final = 1 << 24
-VERTICAL: Final = 1 << 29
-READ_ONLY: Final = 1 << 43
+# AtspiStateType bits, as plain ints (checked for every node).
+CHECKED: Final = State.CHECKED.value
+EDITABLE: Final = State.EDITABLE.value
+ENABLED: Final = State.ENABLED.value
+EXPANDED: Final = State.EXPANDED.value
+FOCUSED: Final = State.FOCUSED.value
+HORIZONTAL: Final = State.HORIZONTAL.value
+MULTI_LINE: Final = State.MULTI_LINE.value
+PRESSED: Final = State.PRESSED.value
+SELECTED: Final = State.SELECTED.value
+SENSITIVE: Final = State.SENSITIVE.value
+VERTICAL: Final = State.VERTICAL.value
+READ_ONLY: Final = State.READ_ONLY.value
 
 #: Roles of controls: each has a line of its own (check box, combo box, push button, radio
 #: button, password text, slider, spin button, text, toggle button, entry, list box, menu button).
-CONTROL_ROLES: Final = frozenset({7, 11, 40, 43, 44, 51, 52, 61, 62, 79, 98, 129})
-BOOLEAN_ROLES: Final = frozenset({7, 8, 44, 45, 62})
-FLOAT_SETTABLE_ROLES: Final = frozenset({15, 48, 51, 52})
-ROW_CHILD_ROLES: Final = frozenset({32, 90, 91})
-ROLE_FILLER: Final = 20
-ROLE_STATIC: Final = 116
-ROLE_SCROLL_BAR: Final = 48
-ROLE_SCROLL_PANE: Final = 49
+CONTROL_ROLES: Final = role_set(
+    Role.CHECK_BOX,
+    Role.COMBO_BOX,
+    Role.PASSWORD_TEXT,
+    Role.PUSH_BUTTON,
+    Role.RADIO_BUTTON,
+    Role.SLIDER,
+    Role.SPIN_BUTTON,
+    Role.TEXT,
+    Role.TOGGLE_BUTTON,
+    Role.ENTRY,
+    Role.LIST_BOX,
+    Role.PUSH_BUTTON_MENU,
+)
+BOOLEAN_ROLES: Final = role_set(
+    Role.CHECK_BOX, Role.CHECK_MENU_ITEM, Role.RADIO_BUTTON, Role.RADIO_MENU_ITEM, Role.TOGGLE_BUTTON
+)
+FLOAT_SETTABLE_ROLES: Final = role_set(Role.DIAL, Role.SCROLL_BAR, Role.SLIDER, Role.SPIN_BUTTON)
+ROW_CHILD_ROLES: Final = role_set(Role.LIST_ITEM, Role.TABLE_ROW, Role.TREE_ITEM)
+ROLE_FILLER: Final = Role.FILLER.value
+ROLE_MENU: Final = Role.MENU.value
+ROLE_MENU_BAR: Final = Role.MENU_BAR.value
+ROLE_COMBO_BOX: Final = Role.COMBO_BOX.value
+ROLE_PAGE_TAB: Final = Role.PAGE_TAB.value
+ROLE_PASSWORD_TEXT: Final = Role.PASSWORD_TEXT.value
+ROLE_ENTRY: Final = Role.ENTRY.value
+ROLE_SPIN_BUTTON: Final = Role.SPIN_BUTTON.value
+#: Roles whose element is a text field or area (by MULTI_LINE): text, document frame and text.
+TEXT_AREA_ROLES: Final = role_set(Role.TEXT, Role.DOCUMENT_FRAME, Role.DOCUMENT_TEXT)
+ROLE_STATIC: Final = Role.STATIC.value
+ROLE_SCROLL_BAR: Final = Role.SCROLL_BAR.value
+ROLE_SCROLL_PANE: Final = Role.SCROLL_PANE.value
 #: Page-scroll actions a scroll area gets per axis of its shown scroll bars (contract 6.8 names).
 VERTICAL_PAGE_ACTIONS: Final = ("AXScrollUpByPage", "AXScrollDownByPage")
 HORIZONTAL_PAGE_ACTIONS: Final = ("AXScrollLeftByPage", "AXScrollRightByPage")

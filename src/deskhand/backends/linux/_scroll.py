@@ -17,6 +17,7 @@ from typing import Final
 from deskhand.backends.base import ActionResult, Direction, Handle, RunningApp
 from deskhand.backends.linux._a11y_act import A11y, Ref
 from deskhand.backends.linux._atspi import ROOT_PATH, Deadline
+from deskhand.backends.linux._atspi_enums import Role, role_set
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
 from deskhand.core import effects
 from deskhand.core import scroll as corescroll
@@ -27,9 +28,9 @@ __all__ = ("Scrolling",)
 
 _log = logging.getLogger(__name__)
 
-ROLE_FILLER: Final = 20
-ROLE_SCROLL_BAR: Final = 48
-ROLE_SCROLL_PANE: Final = 49
+ROLE_FILLER: Final = Role.FILLER.value
+ROLE_SCROLL_BAR: Final = Role.SCROLL_BAR.value
+ROLE_SCROLL_PANE: Final = Role.SCROLL_PANE.value
 #: One wheel notch per this many pixels, the step GTK3 uses for a 210-point page (pow(page, 2/3)):
 #: the estimate when nothing under the point can be measured.
 WHEEL_NOTCH_PX: Final = 53
@@ -43,7 +44,7 @@ MIN_NOTCH_PX: Final = 20
 WITNESS_DEPTH: Final = 25
 WITNESS_SEARCH_DEPTH: Final = 8
 WITNESS_SEARCH_NODES: Final = 400
-DOCUMENT_ROLES: Final = frozenset({82, 95})
+DOCUMENT_ROLES: Final = role_set(Role.DOCUMENT_FRAME, Role.DOCUMENT_WEB)
 #: The measured position: polled this often, settled once unchanged this long after it moved, given
 #: up as not moving after this long unchanged, and never waited on longer than the last.
 SETTLE_POLL_S: Final = 0.015
@@ -107,11 +108,11 @@ class Scrolling:
             delta = corescroll.scroll_delta(direction, 1.0, extent)
             done = self.scroll_by_value(app, ref, direction, delta, hops=1)
             if done is not None:
-                return ActionResult(done.text, {"action": raw, **done.structured})
+                return ActionResult({"action": raw, **done.structured})
         if frame is None:
             raise not_dispatched("no_action", "The element has no scroll bar and no frame to scroll.")
         done = self.scroll_wheel(app, corescroll.plan_indexed(direction, 1.0, frame), direction)
-        return ActionResult(done.text, {"action": raw, **done.structured})
+        return ActionResult({"action": raw, **done.structured})
 
     def _visible_extent(self, ref: Ref, vertical: bool) -> int | None:
         """The height (or width) of a scroll area's viewport: its first child with a frame that is
@@ -164,9 +165,6 @@ class Scrolling:
         exact = moved == changed and (changed == round(step) or target != current + step)
         dx, dy = (0, -moved) if vertical else (-moved, 0)
         return ActionResult(
-            "Scrolled."
-            if exact
-            else "Scrolled through the scroll bar; the achieved distance differs from the request.",
             {"route": "scroll_bar_value", "requested": [delta.dx, delta.dy], "achieved": [dx, dy], "exact": exact},
         )
 
@@ -235,7 +233,6 @@ class Scrolling:
             clicks = max(1, round(amount / WHEEL_NOTCH_PX))  # at least one notch
             self._wheel(app, plan.point, button, clicks)
             return ActionResult(
-                "Scrolled with the wheel; the app decides the distance per notch.",
                 {"route": "wheel", "requested": requested, "clicks": clicks, "exact": False},
                 effects.judge("wheel", []),
             )
@@ -282,13 +279,7 @@ class Scrolling:
             outcome = effects.Outcome("partial", "wheel", tuple(seen), {"achieved": achieved})
         else:
             outcome = effects.Outcome("suspected_noop", "wheel", tuple(seen), {"achieved": achieved})
-        text = (
-            f"Scrolled {moved} px with the wheel (requested {amount} px)."
-            if moved > 0
-            else "Scrolled with the wheel; the content under the point did not move."
-        )
         return ActionResult(
-            text,
             {"route": "wheel", "requested": requested, "achieved": achieved, "clicks": net, "exact": moved == amount},
             outcome,
         )

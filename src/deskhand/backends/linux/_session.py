@@ -227,20 +227,27 @@ class LinuxSession:
 
         Keyboard input never goes to a window the agent did not see (native-contract 6.1, 6.5):
         ``stale_snapshot`` before any observation, ``stale_window`` when the app's key window is
-        another one now (a dialog opened since), both before anything is posted.
+        another one now (a dialog opened since), both before anything is posted. The gate proves
+        the key window is the observed one (one round trip when it is the active window); the
+        app's windows are listed only when it is not, to say which window it is now.
         """
         observed = self.observed.observed_key_window(app)
         if observed is None:
             raise not_dispatched("stale_window", "The app had no key window when it was observed; observe it again.")
-        now = self.observed.key_window(app)
-        if now is None or now.id != observed:
+        try:
+            return self.gate(app, observed).window
+        except NativeError as err:
+            if err.code != "target_window_changed":
+                raise
+            now = self.observed.key_window(app)
+            if now is not None and now.id == observed:
+                raise
             what = f"window {now.id:#x} ({now.title!r})" if now is not None else "no window"
             raise not_dispatched(
                 "stale_window",
                 f"The app's key window changed since it was observed (now {what}); nothing was typed. "
                 "Call get_app_state to see the new window before typing or pressing keys.",
-            )
-        return self.gate(app, observed).window
+            ) from None
 
     def gate(
         self,

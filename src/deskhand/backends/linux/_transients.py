@@ -22,6 +22,7 @@ from deskhand.backends.linux._atspi import (
     Deadline,
     Failed,
 )
+from deskhand.backends.linux._atspi_enums import State
 from deskhand.backends.linux._mapping import AtspiRef
 from deskhand.core.axtree.handles import Fingerprint
 from deskhand.core.axtree.model import Element, WindowTree
@@ -31,7 +32,7 @@ from deskhand.core.geometry import Rect
 #: An element is fetched again before an action within this time (the AX messaging timeout).
 REFETCH_TIMEOUT_S: Final = 2.0
 #: AT-SPI's DEFUNCT state bit: the object is gone (Chromium keeps answering for some).
-STATE_DEFUNCT: Final = 1 << 6
+STATE_DEFUNCT: Final = State.DEFUNCT.value
 
 
 def refetch(atspi: AtspiConnection, app: RunningApp, ref: AtspiRef) -> Fingerprint | None:

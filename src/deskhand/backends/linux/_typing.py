@@ -150,21 +150,21 @@ class Typing:
         self.focus.open()  # before the key: the focus change it may cause must not be missed
         self._type_keysyms(app, window, plan)
         self.focus.key_posted([(c.ordered_modifiers(), c.key.lower()) for c in chords])
-        return ActionResult("Pressed.", {"chords": len(chords)})
+        return ActionResult({"chords": len(chords)})
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
         """Type ``text``: through EditableText when the focused field takes it and the text reads
         back as typed, else as key events (a line break is the Return key, as a person types it),
         else (a character without a key) by paste. Each route reports what it saw."""
         if not text:
-            return ActionResult("Nothing to type.", {"route": "none"}, effects.judge("none", []))
+            return ActionResult({"route": "none"}, effects.judge("none", []))
         window = self._s.bind_keyboard(app)
         focused = self._focused_after_input(app, window)
         bus = focused.bus if focused is not None else self.focus.bus(app)
         if focused is not None and not any(ch in text for ch in LINE_BREAKS):
             typed = self._replace_text(app, focused, text)
             if typed is not None:
-                return ActionResult("Typed.", {"route": "accessible_text"}, typed)
+                return ActionResult({"route": "accessible_text"}, typed)
         before = self.focus.text(focused)
         plan = [((), char_keysym(ch)) for ch in text]
         try:
@@ -174,7 +174,7 @@ class Typing:
                 raise
             return self.paste(app, text, "text")
         outcome = self._key_outcome(window, bus, focused, before, text)
-        return ActionResult("Typed.", {"route": "key_events"}, outcome)
+        return ActionResult({"route": "key_events"}, outcome)
 
     def _key_outcome(
         self, window: int, bus: str | None, ref: Ref | None, before: str | None, text: str

@@ -65,7 +65,6 @@ class Values:
         verified = self._read_back_selection(ref, start, end)
         seen = [effects.Evidence("value_readback", "the selection reads back as requested")] if verified else []
         return ActionResult(
-            "Text selection confirmed." if verified else "Text selection sent; observe the app to confirm.",
             {"location": found.location, "length": found.length, "verified": verified, "path": "atspi"},
             effects.judge("accessibility", seen, location=found.location, length=found.length),
         )
@@ -137,7 +136,7 @@ class Values:
             s.verify_identity(app)
             if not s.a11y.do_action(ref, target):
                 raise NativeError("ax_failed", f"The app did not perform {raw}.", dispatched=None)
-            result = ActionResult("Performed.", {"action": raw})
+            result = ActionResult({"action": raw})
         return result
 
 
@@ -158,4 +157,4 @@ def _confirmed(before: object, after: object, wanted: object, asked: str) -> Act
         )
     seen = [effects.Evidence("value_readback", f"the element reads {after!r}")]
     outcome = effects.judge("accessibility", seen, before=before, after=after)
-    return ActionResult("Value set.", {"before": before, "after": after}, outcome)
+    return ActionResult({"before": before, "after": after}, outcome)

@@ -8,8 +8,9 @@ interfaces made for it, and only for what is on screen:
 
 - ``Table``: the cells at the visible extents' corners (``Component.GetAccessibleAtPoint``) give
   the visible row and column range; the cells in it come from ``Table.GetAccessibleAt``, at most
-  ``MAX_CELLS`` of them (top-left first), each read with six calls (states, role, name, text,
-  extents, interfaces; a cell has no children to list).
+  ``MAX_CELLS`` of them (top-left first), each read with two calls (states, text), and those
+  shown with four more (role, name, extents, interfaces; a cell has no children to list): the
+  blank cells of a partly read table are not shown.
 - otherwise ``Component.GetAccessibleAtPoint`` at a grid of points over the visible extents
   (``MAX_PROBES`` at most, sent together);
 - and the selected children (``Selection.GetSelectedChild``), at most ``MAX_SELECTED``.
@@ -23,6 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from deskhand.backends.linux._atspi_enums import State
+
 #: Interfaces (names as AT-SPI spells them).
 COMPONENT: Final = "org.a11y.atspi.Component"
 TABLE: Final = "org.a11y.atspi.Table"
@@ -30,8 +33,10 @@ SELECTION: Final = "org.a11y.atspi.Selection"
 ACCESSIBLE: Final = "org.a11y.atspi.Accessible"
 PROPERTIES: Final = "org.freedesktop.DBus.Properties"
 
-#: AtspiStateType MANAGES_DESCENDANTS.
-STATE_MANAGES_DESCENDANTS: Final = 1 << 31
+#: AtspiStateType MANAGES_DESCENDANTS, FOCUSED, SELECTED.
+STATE_MANAGES_DESCENDANTS: Final = State.MANAGES_DESCENDANTS.value
+STATE_FOCUSED: Final = State.FOCUSED.value
+STATE_SELECTED: Final = State.SELECTED.value
 #: A container reporting more children than this is never enumerated either.
 MAX_ENUMERABLE_CHILDREN: Final = 10_000
 #: Cells read from a table's visible range, and the columns of it (the rest is summarized).
@@ -101,7 +106,11 @@ def read_visible(
         found, note = _table_cells(ask, call, bus, path, extents)
     elif extents is not None:
         found = _probe_grid(ask, call, bus, path, extents, columns=1 if document else MAX_PROBE_COLUMNS)
-    cells = _read_cells(ask, call, found) if TABLE in interfaces else {}
+    cells: dict[str, Cell] = {}
+    if TABLE in interfaces:
+        cells = _read_cells(ask, call, found, skip_blank=note is not None)
+        if note is not None:
+            found = [p for p in found if p in cells]  # the blank cells: not shown, not read further
     if SELECTION in interfaces:
         found.extend(p for p in _selected(ask, call, bus, path) if p not in found)
     total = -1
@@ -111,34 +120,48 @@ def read_visible(
     return Visible(found, note, cells, total)
 
 
-def _read_cells(ask: Ask, call: MakeCall, paths: list[str]) -> dict[str, Cell]:
+def _read_cells(ask: Ask, call: MakeCall, paths: list[str], *, skip_blank: bool) -> dict[str, Cell]:
+    """The cells at ``paths``: states and text first, then role, name, extents and interfaces of
+    those that are kept. With ``skip_blank`` (a partly read table: its blank cells are not shown,
+    ``core/axtree/render.py``) a cell with no text that is neither focused nor selected is left
+    out after its first two calls; a spreadsheet's screen is mostly such cells."""
+    first = ask(
+        [c for p in paths for c in (call(p, ACCESSIBLE, "GetState", None, ()), call(p, TEXT, "GetText", "ii", (0, -1)))]
+    )
+    kept: list[tuple[str, int, str | None]] = []
+    for i, p in enumerate(paths):
+        state, text = first[2 * i : 2 * i + 2]
+        if not isinstance(state, tuple) or not state:
+            continue
+        words = state[0]
+        states = int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
+        value = str(text[0]) if isinstance(text, tuple) and text else None
+        if skip_blank and not (value or "").strip() and not states & (STATE_FOCUSED | STATE_SELECTED):
+            continue
+        kept.append((p, states, value))
     replies = ask(
         [
             c
-            for p in paths
+            for p, _states, _text in kept
             for c in (
-                call(p, ACCESSIBLE, "GetState", None, ()),
                 call(p, ACCESSIBLE, "GetRole", None, ()),
                 call(p, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")),
-                call(p, TEXT, "GetText", "ii", (0, -1)),
                 call(p, COMPONENT, "GetExtents", "u", (SCREEN_COORDS,)),
                 call(p, ACCESSIBLE, "GetInterfaces", None, ()),
             )
         ]
     )
     cells: dict[str, Cell] = {}
-    for i, p in enumerate(paths):
-        state, role, name, text, ext, ifaces = replies[6 * i : 6 * i + 6]
-        if not isinstance(state, tuple) or not state or _int(role) is None:
+    for i, (p, states, text) in enumerate(kept):
+        role, name, ext, ifaces = replies[4 * i : 4 * i + 4]
+        if _int(role) is None:
             continue
-        words = state[0]
-        states = int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
         cells[p] = Cell(
             p,
             int(role[0]),
             states,
             str(name[0][1]) if isinstance(name, tuple) and name and isinstance(name[0], tuple) else "",
-            str(text[0]) if isinstance(text, tuple) and text else None,
+            text,
             _extents(ext),
             frozenset(ifaces[0]) if isinstance(ifaces, tuple) and ifaces else frozenset(),
         )

@@ -209,7 +209,9 @@ class LinuxExecutor(Reconnects):
     # -- observation -------------------------------------------------------------------------
 
     @guard(acting=False)
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
+    def get_app_state(
+        self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0, image_only: bool = False
+    ) -> AppState:
         identity = self.verify_identity(app)
         app_key = _app_key(app)
         bus, window = self._seen(app)  # as the last observation left them
@@ -223,7 +225,8 @@ class LinuxExecutor(Reconnects):
         seen: Seen = Future()
         shot = self.shots.start(app, seen)
         try:
-            tree, notices, key = self.trees.read(app, identity, seen)
+            unchanged = self.settling.quiet_since if image_only else None
+            tree, notices, key = self.trees.read(app, identity, seen, unchanged_since=unchanged)
             accessible = tree is not None
             if tree is None:
                 tree = AppTree(app_label=app.identity.app_id, app_name=app.display_name, pid=app.pid, windows=[])
@@ -325,9 +328,18 @@ class LinuxExecutor(Reconnects):
 
     def _check_keyboard(self, app: RunningApp) -> None:
         """Keys reach only the focused window: refuse them, before anything is posted, for a key
-        window that takes no focus (xeyes, xclock), or they would go to another app's window."""
+        window that takes no focus (xeyes, xclock), or they would go to another app's window.
+        The window checked is the observed key window, the only one keys may go to (the actor
+        refuses any other), without listing the app's windows; before any observation, the
+        key window now."""
+        try:
+            observed = self.observed_key_window(app)
+        except NativeError:
+            observed = None  # not observed: the actor refuses the keys; the check stays as it was
+        if observed is not None and windows.accepts_focus(self.x, observed):
+            return
         key = self.key_window(app)
-        if key is not None and not windows.accepts_focus(self.x, key.id):
+        if key is not None and (observed is None or key.id == observed) and not windows.accepts_focus(self.x, key.id):
             raise NativeError(
                 "feature_unavailable",
                 f'The window "{key.title}" of {app.display_name} takes no keyboard input (ICCCM input '

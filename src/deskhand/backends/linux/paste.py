@@ -33,6 +33,7 @@ from jeepney.low_level import MessageType
 
 from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
 from deskhand.backends.linux._a11y_act import A11y, Ref
+from deskhand.backends.linux._atspi_enums import Role
 from deskhand.backends.linux._clipboard import ClipboardOwner, Item, Snapshot
 from deskhand.core import deadline as call_deadline
 from deskhand.core import effects
@@ -42,7 +43,7 @@ from deskhand.core.paste import READ_TIMEOUT_S, PastePayload, PasteReceipt, Past
 __all__ = ("AtspiPasteTarget", "PasteSeam", "TextEvents", "X11Clipboard", "paste_into")
 
 EVENT_INTERFACE: Final = "org.a11y.atspi.Event.Object"
-ROLE_APPLICATION: Final = 75
+ROLE_APPLICATION: Final = Role.APPLICATION.value
 #: AT-SPI event names (registered with the registry) and their D-Bus signal members.
 TEXT_EVENTS: Final = {"object:text-changed": "TextChanged", "object:text-caret-moved": "TextCaretMoved"}
 #: Events of the document around the element (``AtspiPasteTarget`` as a watched target).
@@ -303,7 +304,7 @@ def paste_into(actor: PasteSeam, app: RunningApp, window: int, text: str, fmt: P
             )
             raise NativeError(error.code, late, dispatched=error.dispatched, details=error.details)
         raise error
-    return ActionResult(receipt.message, {**receipt.summary(), "receipt": receipt.to_json()}, outcome(receipt, text))
+    return ActionResult({**receipt.summary(), "receipt": receipt.to_json()}, outcome(receipt, text))
 
 
 def outcome(receipt: PasteReceipt, text: str) -> effects.Outcome:

@@ -116,15 +116,13 @@ class MacActor:
         )
         if done.route == "synthetic" and done.point is not None:
             at = done.point
-            return ActionResult(
-                "Clicked.", {"route": "synthetic", "point": [at.x, at.y], "button": button, "count": count}
-            )
+            return ActionResult({"route": "synthetic", "point": [at.x, at.y], "button": button, "count": count})
         self._x.mark_mutation(app)
-        return ActionResult("Clicked.", {"route": "ax_action", "action": done.action})
+        return ActionResult({"route": "ax_action", "action": done.action})
 
     def _synthetic(self, app: RunningApp, at: Point, button: MouseButton, count: int, route: str) -> ActionResult:
         clicktiers.synthetic_click(_Bursts(self, app), at, button, count)
-        return ActionResult("Clicked.", {"route": route, "point": [at.x, at.y], "button": button, "count": count})
+        return ActionResult({"route": route, "point": [at.x, at.y], "button": button, "count": count})
 
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
@@ -134,7 +132,7 @@ class MacActor:
             window = self._bind(app, a)  # bound at the origin for the whole gesture (6.4)
             events = corepointer.drag_events(a, b, button, self._numbers)
             self._post_pointer(app, window, events)
-            return ActionResult("Dragged.", {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)})
+            return ActionResult({"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)})
 
     def scroll(
         self, app: RunningApp, *, direction: Direction, pages: float, element: Handle | None = None,
@@ -157,7 +155,7 @@ class MacActor:
             self._x.verify_identity(app)
             _quartz_input.post_wheel(app.pid, wheel)
             self._x.mark_mutation(app)
-            return ActionResult("Scrolled.", {"route": "wheel_pixels", "delta": [plan.delta.dx, plan.delta.dy]})
+            return ActionResult({"route": "wheel_pixels", "delta": [plan.delta.dx, plan.delta.dy]})
 
     # -- keyboard -----------------------------------------------------------------------------
     def _key_plans(self, key: str) -> tuple[_events.KeyPlan, ...]:
@@ -173,11 +171,11 @@ class MacActor:
             self._bind(app)
             _quartz_input.post_keys(app.pid, plans)
             self._x.mark_mutation(app)
-            return ActionResult("Pressed.", {"events": len(plans)})
+            return ActionResult({"events": len(plans)})
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
         if not text:
-            return ActionResult("Nothing to type.", {"route": "none"})
+            return ActionResult({"route": "none"})
         with self._lock:
             self._bind(app)
             for i, chunk in enumerate(textchunks.unicode_chunks(text)):
@@ -186,7 +184,7 @@ class MacActor:
                 self._x.verify_identity(app)
                 _quartz_input.post_unicode(app.pid, chunk)
             self._x.mark_mutation(app)
-            return ActionResult("Typed.", {"route": "unicode_events"})
+            return ActionResult({"route": "unicode_events"})
 
     # -- paste --------------------------------------------------------------------------------
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
@@ -203,7 +201,7 @@ class MacActor:
                 if not receipt.paste_posted:
                     error.dispatched = False
                 raise error
-            return ActionResult(receipt.message, {**receipt.summary(), "receipt": receipt.to_json()})
+            return ActionResult({**receipt.summary(), "receipt": receipt.to_json()})
 
     def post_paste_chord(self, app: RunningApp) -> None:
         plans = self._key_plans("super+v")
@@ -233,7 +231,6 @@ class MacActor:
                                 "set AXSelectedTextRange", dispatched=None)  # fmt: skip
             verified = _read_back(ref, (found.location, found.length))
             return ActionResult(
-                "Text selection confirmed." if verified else "Text selection sent; observe the app to confirm.",
                 {"location": found.location, "length": found.length, "verified": verified, "path": "ax"},
             )
 
@@ -246,7 +243,7 @@ class MacActor:
             self._x.verify_identity(app)
             _axerrors.check(_ax.set_attribute(ref, "AXValue", value), "set AXValue", dispatched=None)
             self._x.mark_mutation(app)
-            return ActionResult("Value set.", {"before": before, "after": _ax.attribute(ref, "AXValue")})
+            return ActionResult({"before": before, "after": _ax.attribute(ref, "AXValue")})
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
         with self._lock:
@@ -261,7 +258,7 @@ class MacActor:
             target, performed = self._page_button(app, ref, chosen) or (ref, chosen)
             _axerrors.check(_ax.perform(target, performed), performed, dispatched=None)
             self._x.mark_mutation(app)
-            return ActionResult("Performed.", {"action": chosen})
+            return ActionResult({"action": chosen})
 
     def _page_button(self, app: RunningApp, ref: Any, raw: str) -> tuple[Any, str] | None:
         """A page-scroll action goes to the scroll bar's page button (6.8); None when it has none."""

@@ -123,8 +123,11 @@ class MacExecutor:
         self.settle.mark_mutation(app.identity.app_id, time.monotonic())
 
     # -- observation -------------------------------------------------------------------------
-    def get_app_state(self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0) -> AppState:
+    def get_app_state(
+        self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0, image_only: bool = False
+    ) -> AppState:
         del wait_for_change_s  # not yet on macOS: the observation is taken at once
+        del image_only  # the tree is read every time on macOS
         identity = self.verify_identity(app)
         wait = self.settle.take(app.identity.app_id, time.monotonic())
         if wait > 0:

@@ -193,6 +193,8 @@ def _should_elide(facts: _Facts, *, in_web_area: bool) -> bool:
     element = facts.element
     if element.role == "AXStaticText":
         return _empty_text(facts)
+    if _bare_separator(facts):
+        return True
     if element.role not in ELIDABLE_ROLES:
         return False
     child_count = len(element.children)
@@ -208,6 +210,19 @@ def _should_elide(facts: _Facts, *, in_web_area: bool) -> bool:
     if not featureless:
         return False
     return not facts.traits or (child_count == 1 and facts.traits == ["settable", "string"])
+
+
+def _bare_separator(facts: _Facts) -> bool:
+    """A separator line between toolbar buttons or menu items (LibreOffice lists nine in one
+    toolbar, each "separator (disabled)") that has no title, children or actions: noise, left out."""
+    element = facts.element
+    return (
+        facts.role_text == "separator"
+        and facts.title is None
+        and not element.children
+        and not facts.actions
+        and not element.focused
+    )
 
 
 def _empty_text(facts: _Facts) -> bool:

@@ -10,6 +10,9 @@ const DIFF_HEADER = "The following is a diff from the previous accessibility tre
 const NO_CHANGE = "There has been no change in the accessibility tree ";
 const REMOVED = "Removed element IDs: ";
 const SKY = "SkyComputerUseError";
+// Base64 in the engine (ES2026 Uint8Array base64, native in quickjs-ng), taken before any cell runs.
+const fromBase64 = Uint8Array.fromBase64;
+const toBase64 = Uint8Array.prototype.toBase64;
 const GUIDANCE = `Native App API
 Bind with await cua.getApp("App name, app id, or path"). Keep the returned app between cells.
 Observe: app.getAXState({disableDiffing?,emit?}), app.getScreenshot({emit?}), app.getAXStateAndScreenshot({disableDiffing?,emit?}). emit:false returns data without displaying it.
@@ -66,18 +69,12 @@ function decodeImage(image) {
   if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/u.test(image.data)) {
     throw new Error("The screenshot contains invalid base64 data");
   }
-  const binary = atob(image.data);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  // The engine's own decoder: a byte loop in the interpreter took 0.5 s for a 130 KB screenshot.
+  return fromBase64(image.data);
 }
 
 function encodeBytes(bytes) {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode.apply(null, Array.from(bytes.subarray(i, i + 0x8000)));
-  }
-  return btoa(binary);
+  return toBase64.call(bytes);
 }
 
 function clear(indices) {
@@ -222,7 +219,8 @@ function makeApp(app, observed) {
     try {
       const disable = options !== undefined && options !== null ? options.disableDiffing : undefined;
       const wait = options !== undefined && options !== null ? options.waitForChangeMs : undefined;
-      return await invoke("get_app_state", { app, ...optional("disableDiff", disable), ...optional("waitForChangeMs", wait) });
+      const only = options !== undefined && options !== null ? options.imageOnly : undefined;
+      return await invoke("get_app_state", { app, ...optional("disableDiff", disable), ...optional("waitForChangeMs", wait), ...optional("imageOnly", only) });
     } catch (error) {
       clear(observed);
       throw error;
@@ -241,7 +239,7 @@ function makeApp(app, observed) {
     getScreenshot: tracked(async (options) => {
       // Clear first: a hidden AX refresh may change generations (image-only refresh).
       for (const [name, indices] of indicesByApp) if (name === app) clear(indices);
-      const image = imageOf(await observe({ waitForChangeMs: options?.waitForChangeMs }));
+      const image = imageOf(await observe({ waitForChangeMs: options?.waitForChangeMs, imageOnly: true }));
       if (image === undefined) throw new Error(`Screenshot unavailable for ${app}.`);
       const bytes = decodeImage(image);
       emitImage(image, options);

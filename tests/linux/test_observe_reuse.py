@@ -1,0 +1,81 @@
+"""An image-only observation (``getScreenshot``) takes the app's last tree read again only while
+the app provably did not change (no AT-SPI event from it since that read began); the capture is
+always new. Checked on the GTK fixture: its own event log says when it changed."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any
+
+import pytest
+from _act_support import Bound, bind, executor_for, named_rect, poll
+from Xlib import X
+from Xlib import display as xdisplay
+from Xlib.ext import xtest
+
+pytestmark = pytest.mark.desktop
+
+
+def _reusing(bound: Bound) -> None:
+    """Observe until an image-only observation takes the last read again (the watcher must have
+    been hearing the app's events for a while before that read began)."""
+    ex, app = bound.ex, bound.app
+
+    def reused() -> bool:
+        ex.get_app_state(app)
+        before = ex.trees.reused
+        ex.get_app_state(app, image_only=True)
+        return ex.trees.reused > before
+
+    poll(reused, 10.0, "an image-only observation taking the last read")
+
+
+def _digest(ex: Any, app: Any) -> str:
+    image = ex.get_app_state(app, image_only=True).image
+    assert image is not None
+    return hashlib.sha256(image.data).hexdigest()
+
+
+def test_a_change_the_app_announced_is_read_again(launch: Any, ex: Any, desktop: Any) -> None:
+    running = launch.gtk_fixture()
+    running.events.wait_for("ready")
+    bound = bind(ex, running.pid)
+    _reusing(bound)
+    # another client changes the entry: this executor marks no mutation, only the app's events tell
+    activity = ex.settling.activity()
+    bus = ex.trees.buses[running.pid]
+    t0 = time.monotonic()
+    other = executor_for(desktop)
+    try:
+        theirs = bind(other, running.pid)
+        other.set_value(theirs.app, theirs.handle(r"text \(settable, string\) Name"), "changed by another client")
+    finally:
+        other.close()
+    running.events.wait_for("text", lambda e: e["text"] == "changed by another client")
+    poll(lambda: (activity.last(bus, None) or 0.0) >= t0, 10.0, "the app's events heard")
+    before = ex.trees.reused
+    state = ex.get_app_state(bound.app, image_only=True)
+    assert ex.trees.reused == before  # read again
+    assert "changed by another client" in state.text
+
+
+def test_a_silent_app_keeps_its_read_and_the_capture_is_new(launch: Any, ex: Any, desktop: Any) -> None:
+    running = launch.gtk_fixture()
+    running.events.wait_for("ready")
+    bound = bind(ex, running.pid)
+    _reusing(bound)
+    first = _digest(ex, bound.app)
+    # the pointer over a button: GTK draws it highlighted, and its accessible tree does not change
+    f = named_rect(ex, running.pid, "Options")
+    d = xdisplay.Display(desktop.env["DISPLAY"])
+    try:
+        xtest.fake_input(d, X.MotionNotify, x=round(f.center.x), y=round(f.center.y))
+        d.sync()
+        before = ex.trees.reused
+        poll(lambda: _digest(ex, bound.app) != first, 10.0, "the highlighted button in a new capture")
+        assert ex.trees.reused > before
+    finally:
+        xtest.fake_input(d, X.MotionNotify, x=1, y=1)
+        d.sync()
+        d.close()
