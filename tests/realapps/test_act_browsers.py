@@ -303,7 +303,7 @@ def _handle(ex: LinuxExecutor, app: RunningApp, role: str, pattern: str = "") ->
 
 # -- paste (item 4) ---------------------------------------------------------------------------
 def test_paste_into_chromium_fields_is_confirmed_and_submitted(
-    ex: LinuxExecutor, chromium: Browser, server: PageServer
+    desktop: VirtualDesktop, ex: LinuxExecutor, chromium: Browser, server: PageServer
 ) -> None:
     app = chromium.app
     ex.get_app_state(app)
@@ -318,6 +318,8 @@ def test_paste_into_chromium_fields_is_confirmed_and_submitted(
     form = poll(lambda: server.of_kind("form"), 10.0, "the submitted form in the server log")[-1]
     assert form["line"] == "hello chromium"
     assert form["area"].replace("\r\n", "\n") == "two\nlines pasted"
+    # the answer page has loaded (its title), so the next test's keys do not race its navigation
+    poll(lambda: _titled(desktop, chromium.proc.pid, "sent"), 15.0, "the answer page loaded")
 
 
 def _entries(ex: LinuxExecutor, app: RunningApp) -> list[str]:

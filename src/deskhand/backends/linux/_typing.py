@@ -208,15 +208,16 @@ class Typing:
         click none may be: then the read is repeated until one is, for up to ``FOCUS_SETTLE_S``.
         """
         self._unanswered = False
+        focus = self.focus
+        focus.open()  # events read now are older than the ping below
+        asked_at = time.monotonic()
         just_confirmed = self._confirm_input(window)
         if give_up_unanswered and self._unanswered:
             return None
-        focus = self.focus
-        focus.open()
         bus = focus.bus(app)
         if bus is None:
             return None
-        focus.settle(bus)
+        focus.settle(bus, input_since=asked_at if just_confirmed else None)
         focused = focus.now(bus)
         if focused is not None or not just_confirmed:
             return focused
