@@ -107,7 +107,9 @@ class PageServer:
                     return
                 log.append({"kind": "get", "path": self.path})
                 pages = {"/form": FORM_PAGE, "/long": LONG_PAGE}
-                self._send(pages.get(url.path, b"<html><title>other</title><body>x</body></html>"), "text/html")
+                n = urllib.parse.parse_qs(url.query).get("n", [""])[0]  # each other page its own title
+                other = f"<html><title>other{n}</title><body>x</body></html>".encode()
+                self._send(pages.get(url.path, other), "text/html")
 
             def do_POST(self) -> None:
                 size = int(self.headers.get("Content-Length", "0"))
@@ -301,7 +303,7 @@ def _handle(ex: LinuxExecutor, app: RunningApp, role: str, pattern: str = "") ->
 
 # -- paste (item 4) ---------------------------------------------------------------------------
 def test_paste_into_chromium_fields_is_confirmed_and_submitted(
-    ex: LinuxExecutor, chromium: Browser, server: PageServer
+    desktop: VirtualDesktop, ex: LinuxExecutor, chromium: Browser, server: PageServer
 ) -> None:
     app = chromium.app
     ex.get_app_state(app)
@@ -316,6 +318,8 @@ def test_paste_into_chromium_fields_is_confirmed_and_submitted(
     form = poll(lambda: server.of_kind("form"), 10.0, "the submitted form in the server log")[-1]
     assert form["line"] == "hello chromium"
     assert form["area"].replace("\r\n", "\n") == "two\nlines pasted"
+    # the answer page has loaded (its title), so the next test's keys do not race its navigation
+    poll(lambda: _titled(desktop, chromium.proc.pid, "sent"), 15.0, "the answer page loaded")
 
 
 def _entries(ex: LinuxExecutor, app: RunningApp) -> list[str]:
@@ -403,23 +407,30 @@ def test_wheel_scroll_in_firefox_lands_on_the_request(
 
 # -- the omnibox burst (item 9) ---------------------------------------------------------------
 def test_an_omnibox_burst_loads_each_page_and_chromium_stays_up(
-    ex: LinuxExecutor, chromium: Browser, server: PageServer
+    desktop: VirtualDesktop, ex: LinuxExecutor, chromium: Browser, server: PageServer
 ) -> None:
     """ctrl+l, the URL typed (with characters the keymap lacks: temporary keycodes) and Return,
-    three times with no observation between: the server sees each page asked for, Chromium lives."""
+    three times with no observation between: the server sees each page asked for, Chromium lives.
+
+    Each round starts once the page before has its title (read through X, not an observation):
+    Chromium moves the focus from the omnibox into a page when that page's navigation commits,
+    after the server saw its request, and a URL typed in between would partly go to the page."""
     app = chromium.app
     for i in range(3):
+        if i > 0:
+            poll(lambda i=i: _titled(desktop, chromium.proc.pid, f"other{i - 1}"), 15.0, "the page before, loaded")
         ex.press_key(app, "ctrl+l")
         typed = ex.type_text(app, server.url(f"/other?n={i}&w=caf\u00e9\u00f1{i}"))
-        # the omnibox's read-back shows the URL (never suspected_noop when it arrived)
-        assert typed.outcome is not None and typed.outcome.effect == "confirmed", typed
         ex.press_key(app, "Return")
         want = f"/other?n={i}&w=caf%C3%A9%C3%B1{i}"
         try:
             poll(lambda want=want: any(e.get("path") == want for e in server.of_kind("get")), 15.0, f"GET {want}")
         except AssertionError as err:
             asked = [e["path"] for e in server.of_kind("get")][-5:]
-            raise AssertionError(f"{err}; the server saw {asked}; alive: {chromium.proc.running()}") from None
+            msg = f"{err}; the server saw {asked}; alive: {chromium.proc.running()}; typing said {typed.outcome}"
+            raise AssertionError(msg) from None
+        # the URL arrived: the omnibox's read-back showed it (never suspected_noop when it arrived)
+        assert typed.outcome is not None and typed.outcome.effect == "confirmed", (i, typed)
         assert chromium.proc.running(), chromium.log.read_text(errors="replace")[-2000:]
 
 

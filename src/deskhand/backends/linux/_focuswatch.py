@@ -23,7 +23,9 @@ read), and, after a key in a browser (``ASYNC_KEY_TOOLKITS``), a wait until its 
 it), else ``FOCUS_QUIET_S`` after the key (a key that moves nothing, or a browser slower than
 that: the keys then go where the focus is), at most ``FOCUS_CAP_S`` and the call's deadline. After
 one of the browser shortcuts that move the focus out of the page (``FOCUS_SHORTCUTS``: ctrl+l,
-F6, ctrl+f, ...) the move is expected, so it is waited for up to ``FOCUS_SHORTCUT_CAP_S``.
+F6, ctrl+f, ...) the move is expected, so it is waited for up to ``FOCUS_SHORTCUT_CAP_S``. After
+other input the app had not processed yet (a click into a field of the page: the page's process
+moves the focus after the browser answered), the quiet is ``FOCUS_AFTER_INPUT_S``.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ FOCUS_QUIET_S: Final = 0.3
 FOCUS_AFTER_GAIN_S: Final = 0.05
 #: ... but never longer than this after the key.
 FOCUS_CAP_S: Final = 1.0
+#: After other input (a click into a page), the quiet waited for when no focus moved.
+FOCUS_AFTER_INPUT_S: Final = 0.2
 #: Browser shortcuts that move the focus into the browser's own UI (address bar, find bar, a new
 #: tab): after one, typing waits for that move up to ``FOCUS_SHORTCUT_CAP_S`` rather than
 #: ``FOCUS_QUIET_S`` (a loaded machine can take longer than that to hand the key back).
@@ -235,12 +239,18 @@ class Focus:
             self._watch.seed(bus, Gained(focused[0].path, since))
         return Ref(bus, focused[0].path) if focused else None
 
-    def settle(self, bus: str) -> float:
-        """After ``press_key`` in a browser: wait for its focus to settle (module docstring).
+    def settle(self, bus: str, *, input_since: float | None = None) -> float:
+        """After ``press_key`` in a browser, or other input (a click: ``input_since``, when the
+        app was asked whether it processed it), wait for its focus to settle (module docstring).
         Returns the seconds waited."""
         key_at, self._key_at = self._key_at, None
-        if key_at is None or not self.is_async(bus):
+        if (key_at is None and input_since is None) or not self.is_async(bus):
             return 0.0
+        if key_at is None:  # a click: the page moves the focus after the browser answered
+            since = input_since if input_since is not None else time.monotonic()
+            return self._watch.wait_quiet(
+                bus, since=since, quiet_s=FOCUS_AFTER_INPUT_S, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=FOCUS_CAP_S
+            )
         if self._shortcut:  # a move is expected: wait for it (the quiet spans the whole cap)
             quiet, cap = FOCUS_SHORTCUT_CAP_S, FOCUS_SHORTCUT_CAP_S
         else:

@@ -82,6 +82,8 @@ class Typing:
         self._keys_unconfirmed: dict[int, int | None] = {}
         #: where the app's focus is (and, after ``press_key`` in a browser, when it has settled)
         self.focus = Focus(session)
+        #: the last ``_confirm_input`` sent a ping the app did not answer in time
+        self._unanswered = False
 
     def close(self) -> None:
         """Empty the temporary keycodes (``release_keycodes``) and close the focus watch."""
@@ -118,8 +120,10 @@ class Typing:
         return self.focus.now(bus) if bus is not None else None
 
     def focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
-        """The paste's target: the focused element once the app processed the input before it."""
-        return self._focused_after_input(app, window)
+        """The paste's target: the focused element once the app processed the input before it.
+        None when the app did not answer the ping (busy or stopped: its tree would not answer
+        either, and the paste's own wait needs the call's time)."""
+        return self._focused_after_input(app, window, give_up_unanswered=True)
 
     def post_chord(self, app: RunningApp, window: int, key: str) -> None:
         """One key chord burst after the gate (the paste transaction's ctrl+v)."""
@@ -176,9 +180,12 @@ class Typing:
         self, window: int, bus: str | None, ref: Ref | None, before: str | None, text: str
     ) -> effects.Outcome:
         """After key events: the app answered a ping (a receipt), and the element focused now
-        shows the text (module docstring); in a browser the read-back is repeated a while."""
+        shows the text (module docstring); in a browser the read-back is repeated a while. An
+        unchanged text is ``suspected_noop`` only once the app has processed the keys; before
+        that nothing can be told (``unverifiable``)."""
         seen: list[effects.Evidence] = []
-        if self._confirm_input(window):
+        processed = self._confirm_input(window) or not self._s.input_unconfirmed
+        if processed:
             seen.append(effects.Evidence("event_receipt", "the app processed the key events"))
         wait = READBACK_S if bus is not None and self.focus.is_async(bus) else 0.0
         deadline = time.monotonic() + call_deadline.bound(wait)
@@ -190,23 +197,27 @@ class Typing:
             if time.monotonic() >= deadline:
                 break
             time.sleep(0.03)  # polling the app's text until the deadline above
-        return effects.judge("synthetic_events", seen, expected_change=readable)
+        return effects.judge("synthetic_events", seen, expected_change=readable and processed)
 
     # -- focus and EditableText ---------------------------------------------------------------
-    def _focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
+    def _focused_after_input(self, app: RunningApp, window: int, *, give_up_unanswered: bool = False) -> Ref | None:
         """The focused element once the app processed our earlier input (module docstring).
 
         GTK 3 marks the newly focused widget FOCUSED only from an idle callback after the event
         that moved the focus, and the widget that lost it is no longer FOCUSED, so right after a
         click none may be: then the read is repeated until one is, for up to ``FOCUS_SETTLE_S``.
         """
-        just_confirmed = self._confirm_input(window)
+        self._unanswered = False
         focus = self.focus
-        focus.open()
+        focus.open()  # events read now are older than the ping below
+        asked_at = time.monotonic()
+        just_confirmed = self._confirm_input(window)
+        if give_up_unanswered and self._unanswered:
+            return None
         bus = focus.bus(app)
         if bus is None:
             return None
-        focus.settle(bus)
+        focus.settle(bus, input_since=asked_at if just_confirmed else None)
         focused = focus.now(bus)
         if focused is not None or not just_confirmed:
             return focused
@@ -384,5 +395,6 @@ class Typing:
         answered = ping.answered(token, PING_TIMEOUT_S)
         if answered:
             self._s.input_unconfirmed = False
+        self._unanswered = token is not None and not answered
         ping.forget(token)
         return answered
