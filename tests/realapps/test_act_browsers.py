@@ -301,6 +301,7 @@ def _handle(ex: LinuxExecutor, app: RunningApp, role: str, pattern: str = "") ->
     return str(poll(find, 20.0, f"a {role} {pattern!r} in the tree"))
 
 
+@pytest.mark.matrix("Chromium", "paste")
 # -- paste (item 4) ---------------------------------------------------------------------------
 def test_paste_into_chromium_fields_is_confirmed_and_submitted(
     desktop: VirtualDesktop, ex: LinuxExecutor, chromium: Browser, server: PageServer
@@ -383,6 +384,7 @@ def _settled_scroll(server: PageServer, ua: str, moved_from: int | None = None) 
     return 0 if got == -1 else got
 
 
+@pytest.mark.matrix("Chromium", "scroll")
 @pytest.mark.parametrize("pages", [0.5, 1.5])
 def test_wheel_scroll_in_chromium_lands_on_the_request(
     ex: LinuxExecutor, chromium: Browser, server: PageServer, pages: float
@@ -397,6 +399,7 @@ def test_wheel_scroll_in_chromium_lands_on_the_request(
     _scroll_case(ex, chromium, server, pages)
 
 
+@pytest.mark.matrix("Firefox ESR", "scroll")
 @pytest.mark.parametrize("pages", [0.5, 1.5])
 def test_wheel_scroll_in_firefox_lands_on_the_request(
     ex: LinuxExecutor, firefox: Browser, server: PageServer, pages: float
@@ -405,6 +408,7 @@ def test_wheel_scroll_in_firefox_lands_on_the_request(
     _scroll_case(ex, firefox, server, pages)
 
 
+@pytest.mark.matrix("Chromium", "address bar")
 # -- the omnibox burst (item 9) ---------------------------------------------------------------
 def test_an_omnibox_burst_loads_each_page_and_chromium_stays_up(
     desktop: VirtualDesktop, ex: LinuxExecutor, chromium: Browser, server: PageServer
@@ -434,6 +438,7 @@ def test_an_omnibox_burst_loads_each_page_and_chromium_stays_up(
         assert chromium.proc.running(), chromium.log.read_text(errors="replace")[-2000:]
 
 
+@pytest.mark.matrix("Firefox ESR", "address bar", "paste")
 # -- text entry in Firefox (items 3, 4) -------------------------------------------------------
 def test_type_and_paste_into_firefox_fields_are_confirmed_and_submitted(
     ex: LinuxExecutor, firefox: Browser, server: PageServer

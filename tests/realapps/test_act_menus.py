@@ -49,6 +49,7 @@ def _handle(text: str, pattern: str) -> str | None:
     return m.group(1) if m else None
 
 
+@pytest.mark.matrix("KCalc", "menus")
 def test_a_menu_bar_item_opens_and_a_menu_item_closes_its_menu(ex: LinuxExecutor, kcalc: RunningApp) -> None:  # noqa: F811
     app = kcalc
     text = _state(ex, app)

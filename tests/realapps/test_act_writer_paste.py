@@ -88,6 +88,7 @@ def _pids(root: int) -> list[int]:
     return out
 
 
+@pytest.mark.matrix("LibreOffice Writer", "paste")
 def test_markdown_paste_into_writer_is_confirmed_and_saved(
     ex: LinuxExecutor,  # noqa: F811
     writer: tuple[RunningApp, Path, Path],

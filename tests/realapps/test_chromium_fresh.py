@@ -67,6 +67,7 @@ def handle_of(text: str, pattern: str) -> str:
     return m.group(1)
 
 
+@pytest.mark.matrix("Chromium", "fresh tree")
 def test_a_navigation_shows_the_new_document_in_the_next_state(
     browser: tuple[LinuxExecutor, RunningApp, PageLog],
 ) -> None:
@@ -89,6 +90,7 @@ def test_a_navigation_shows_the_new_document_in_the_next_state(
     assert "Alpha field" not in again and "document web Trial Form" not in again, again
 
 
+@pytest.mark.matrix("Chromium", "fresh tree")
 def test_a_handle_whose_page_was_replaced_is_stale_and_nothing_is_clicked(
     browser: tuple[LinuxExecutor, RunningApp, PageLog],
 ) -> None:
@@ -128,6 +130,7 @@ def _titled(ex: LinuxExecutor, app: RunningApp, title: str) -> bool:
     return kw is not None and kw.title.startswith(title)
 
 
+@pytest.mark.matrix("Chromium", "fresh tree")
 def test_after_a_reload_the_old_handles_are_stale(browser: tuple[LinuxExecutor, RunningApp, PageLog]) -> None:
     """A reload replaces every object of the page: a handle from before it clicks nothing."""
     ex, app, pages = browser

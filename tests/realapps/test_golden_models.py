@@ -99,6 +99,7 @@ def server() -> Iterator[PageServer]:
         yield srv
 
 
+@pytest.mark.matrix("Chromium", "golden")
 def test_chromium_model_matches_its_golden(
     apps: Apps, mex: LinuxExecutor, server: PageServer, captured: list[AppTree]
 ) -> None:
@@ -110,6 +111,7 @@ def test_chromium_model_matches_its_golden(
     _check("chromium", captured[-1])
 
 
+@pytest.mark.matrix("LibreOffice Writer", "golden")
 def test_writer_model_matches_its_golden(
     apps: Apps, mex: LinuxExecutor, tmp_path: Path, captured: list[AppTree]
 ) -> None:

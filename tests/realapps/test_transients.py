@@ -68,6 +68,7 @@ def changed(a: Any, b: Any, t: Any, r: Rect) -> float:
     return float((d > DIFFERS).mean())
 
 
+@pytest.mark.matrix("Mousepad", "dialogs")
 def test_a_save_as_dialog_is_in_the_state(mousepad: tuple[LinuxExecutor, RunningApp]) -> None:
     ex, app = mousepad
     ex.get_app_state(app)  # the baseline the next state is compared with
@@ -81,6 +82,7 @@ def test_a_save_as_dialog_is_in_the_state(mousepad: tuple[LinuxExecutor, Running
     wait_for(lambda: "file chooser" not in ex.get_app_state(app, disable_diff=True).text, "the dialog closed")
 
 
+@pytest.mark.matrix("Mousepad", "menus")
 def test_an_open_menu_is_in_the_state_and_the_screenshot(mousepad: tuple[LinuxExecutor, RunningApp]) -> None:
     ex, app = mousepad
     closed = ex.get_app_state(app, disable_diff=True)
@@ -161,6 +163,7 @@ def test_a_select_list_is_in_the_state_and_the_screenshot(browser: str, apps: Ap
         ex.press_key(app, "Escape")
 
 
+@pytest.mark.matrix("LibreOffice Writer", "menus")
 def test_an_open_writer_menu_is_in_the_state_and_the_screenshot(apps: Apps, mex: LinuxExecutor) -> None:
     with writer_app(apps, mex) as (ex, app):
         closed = ex.get_app_state(app, disable_diff=True)
