@@ -198,7 +198,11 @@ def descendants(pid: int) -> set[int]:
     found = {pid}
     todo = [pid]
     while todo:
-        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
+        try:
+            tasks = list(Path(f"/proc/{todo.pop()}/task").iterdir())
+        except OSError:  # the process ended while we looked (LibreOffice's launcher hands over and exits)
+            continue
+        for task in tasks:
             try:
                 kids = [int(k) for k in (task / "children").read_text().split()]
             except (OSError, ValueError):
