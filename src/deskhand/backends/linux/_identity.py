@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Final
 
@@ -113,6 +113,13 @@ def toolkit(pid: int) -> str | None:
         if any(n.startswith(prefix) for n in names):
             return name
     return None
+
+
+@lru_cache(maxsize=256)
+def toolkit_of(identity: ProcessIdentity) -> str | None:
+    """``toolkit`` of the process, read once per identity (pid and start time: a reused pid is
+    another identity, so the answer never goes stale)."""
+    return toolkit(identity.pid)
 
 
 def maps_library(pid: int, prefix: str) -> bool:

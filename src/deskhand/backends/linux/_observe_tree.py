@@ -57,8 +57,6 @@ class TreeObserver:
         self.timeout_s = timeout_s
         #: pid -> the bus name it had on the accessibility bus (checked again before each use).
         self.buses: dict[int, str] = {}
-        #: identity -> its toolkit (``_identity.toolkit``), for apps missing from the bus.
-        self._toolkits: dict[ProcessIdentity, str | None] = {}
         #: pid -> its last complete read (module docstring)
         self._reads: dict[int, Read] = {}
         #: how many reads were taken again instead of reading the tree (a count for benchmarks)
@@ -84,7 +82,7 @@ class TreeObserver:
         bus = self._bus_of(app.pid)
         notices: list[str] = []
         if bus is None:
-            kit = self._toolkit(identity)
+            kit = _identity.toolkit_of(identity)
             if advisory.has_accessibility(kit):
                 raise NativeError("ax_failed", advisory.accessibility_off(app.display_name, app.pid, kit))
             return None, notices, seen.result()[1]
@@ -133,13 +131,6 @@ class TreeObserver:
         if len(self._reads) >= MAX_KNOWN_BUSES:
             self._reads.clear()
         self._reads[pid] = read
-
-    def _toolkit(self, identity: ProcessIdentity) -> str | None:
-        if identity not in self._toolkits:
-            if len(self._toolkits) >= MAX_KNOWN_BUSES:
-                self._toolkits.clear()
-            self._toolkits[identity] = _identity.toolkit(identity.pid)
-        return self._toolkits[identity]
 
     def _bus_of(self, pid: int) -> str | None:
         """The pid's bus name: the one found last time while the bus daemon still says it is

@@ -61,7 +61,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Final
 
-from deskhand.backends.base import ActionResult, MouseButton, ProcessIdentity, RunningApp
+from deskhand.backends.base import ActionResult, MouseButton, RunningApp
 from deskhand.backends.linux import _identity
 from deskhand.backends.linux._input import PointerState
 from deskhand.backends.linux._session import Gate, LinuxSession
@@ -85,8 +85,6 @@ DND_FIRST_PART: Final = 3
 NO_XDND_SOURCE: Final = frozenset({"tk", "sdl1", "sdl2", "xaw", "xt"})
 #: Toolkits whose apps answer a fenced ping only after handling the input before it (module docstring).
 FENCED: Final = frozenset({"gtk3"})
-#: Identities whose toolkit was read (then the memo starts over).
-MAX_TOOLKITS: Final = 256
 
 
 class Bursts:
@@ -121,7 +119,6 @@ class Pointer:
     def __init__(self, session: LinuxSession) -> None:
         self._s = session
         self._xdnd: XdndWatch | None = None
-        self._toolkits: dict[ProcessIdentity, str | None] = {}
 
     @property
     def session(self) -> LinuxSession:
@@ -186,7 +183,7 @@ class Pointer:
     def _no_drag_began(self, app: RunningApp, window: int, watch: XdndWatch) -> bool:
         """True once a fenced ping proves the app handled the drag's first part without beginning a
         drag (``FENCED`` toolkits; module docstring); False when unknown."""
-        if self._toolkit(app.identity) not in FENCED:
+        if _identity.toolkit_of(app.identity) not in FENCED:
             return False
         pinger = self._s.pinger()
         token = pinger.send(window, fence=True)
@@ -200,17 +197,10 @@ class Pointer:
 
     def _may_drop(self, app: RunningApp, window: int, end: Point) -> bool:
         """Whether this drag could start an XDND session that drops (module docstring)."""
-        kit = self._toolkit(app.identity)
+        kit = _identity.toolkit_of(app.identity)
         if kit in NO_XDND_SOURCE and not (kit == "tk" and _identity.maps_library(app.pid, "libtkdnd")):
             return False
         return self._s.accepts_drops(window, end)
-
-    def _toolkit(self, identity: ProcessIdentity) -> str | None:
-        if identity not in self._toolkits:
-            if len(self._toolkits) >= MAX_TOOLKITS:
-                self._toolkits.clear()
-            self._toolkits[identity] = _identity.toolkit(identity.pid)
-        return self._toolkits[identity]
 
     def _answered_ping(self, window: int) -> Callable[[], bool] | None:
         """A check that the app has handled the input so far (one ping), or None without pings."""
