@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from deskhand.desktop import VirtualDesktop, _procs, find_state, teardown
+from deskhand.desktop import VirtualDesktop, _procs, _xclients, find_state, teardown
 from deskhand.desktop.atspi import A11yBus
 from deskhand.desktop.registry import DesktopState, registry_dir
 
@@ -275,13 +275,37 @@ def test_a_browser_started_from_a_shell_on_the_desktop_registers_on_the_bus(brow
     finally:
         teardown(state)
         shutil.rmtree(profile, ignore_errors=True)
-    # The browser is ended by the marker sweep, or, when it has already rewritten the memory that
-    # /proc/<pid>/environ shows (Chromium reuses it for its process title), when its X server and
-    # buses go: a moment after teardown returns. Poll for that with a deadline.
-    deadline = time.monotonic() + 20
-    while _procs.alive(int(pid)):
-        assert time.monotonic() < deadline, f"{browser} ({pid}) outlived its desktop"
-        time.sleep(0.05)  # polling the process with a deadline
+    # Ended by teardown itself: by the marker sweep, or, when the browser has rewritten the memory
+    # that /proc/<pid>/environ shows (Chromium reuses it for its process title), as a client of
+    # the desktop's X server.
+    assert not _procs.alive(int(pid)), f"{browser} ({pid}) outlived its desktop"
+
+
+def test_an_x_client_without_the_marker_started_from_a_shell_ends_with_its_desktop() -> None:
+    # A detached X client whose environment lost the marker (as Chromium's does once it rewrites
+    # its process title) and that is in no group of the desktop: only the X server knows it.
+    client = "import time; from Xlib import display; d = display.Display(); d.sync(); time.sleep(600)"
+    script = (
+        'eval "$("$@" desktop start --no-wm)" || exit 1\n'
+        'echo "$DESKHAND_DESKTOP_ID"\n'
+        f"env -u {_procs.MARKER_ENV} setsid {sys.executable} -c '{client}' >/dev/null 2>&1 &\n"
+        "echo $!\n"
+    )
+    done = _shell(script)
+    assert done.returncode == 0, done.stderr
+    desktop_id, pid = done.stdout.split()
+    state = find_state(desktop_id)
+    assert state is not None
+    try:
+        deadline = time.monotonic() + DEADLINE_S
+        while int(pid) not in _xclients.client_pids(state.env["DISPLAY"], state.env["XAUTHORITY"]):
+            assert _procs.alive(int(pid)), "the X client died before it connected"
+            assert time.monotonic() < deadline, "the X client never connected"
+            time.sleep(0.05)  # polling the X server's client list with a deadline
+        assert int(pid) not in _procs.marked_pids(desktop_id)
+    finally:
+        teardown(state)
+    assert not _procs.alive(int(pid))
 
 
 def test_the_users_policy_file_still_applies_on_the_desktop(tmp_path: Path) -> None:

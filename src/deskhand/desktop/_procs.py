@@ -114,14 +114,18 @@ def wait_gone(pids: Iterable[int], deadline: float) -> list[int]:
         time.sleep(0.005)
 
 
-def terminate(pgids: Iterable[int], desktop_id: str | None, *, grace_s: float = 2.0) -> list[int]:
-    """End the process groups and (with a ``desktop_id``) every marked process: SIGTERM, then SIGKILL.
+def terminate(
+    pgids: Iterable[int], desktop_id: str | None, *, also: Iterable[int] = (), grace_s: float = 2.0
+) -> list[int]:
+    """End the process groups, the pids ``also`` (never us or our ancestors) and (with a
+    ``desktop_id``) every marked process: SIGTERM, then SIGKILL.
 
     Returns the pids that still ran after SIGKILL (normally empty).
     """
     groups = [g for g in pgids if g > 1]
     _signal_groups(groups, signal.SIGTERM)
     members = {pid for g in groups for pid in group_members(g)} | set(groups)
+    members |= {pid for pid in also if pid > 1 and alive(pid)} - _ancestors()
     if desktop_id is not None:
         members |= set(marked_pids(desktop_id))
     _signal_pids(members, signal.SIGTERM)

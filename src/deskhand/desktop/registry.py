@@ -15,7 +15,7 @@ import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from deskhand.desktop import _procs
+from deskhand.desktop import _procs, _xclients
 
 
 def registry_dir() -> Path:
@@ -112,8 +112,14 @@ def teardown(state: DesktopState, *, grace_s: float = 2.0) -> list[int]:
     Returns the pids that survived SIGKILL (normally empty).
     """
     groups = [p.pid for p in reversed(state.processes) if _procs.start_ticks(p.pid) in (None, p.ticks)]
-    left = _procs.terminate(groups, state.id, grace_s=grace_s)
     server = state.server_pid()
+    # The X server's own clients: apps whose environment no longer shows the marker (Chromium's).
+    clients = (
+        []
+        if server is None or not _procs.alive(server)
+        else _xclients.client_pids(state.env.get("DISPLAY", f":{state.display}"), state.env.get("XAUTHORITY"))
+    )
+    left = _procs.terminate(groups, state.id, also=[pid for pid in clients if pid != server], grace_s=grace_s)
     if server is not None:
         _procs.remove_x_lock(state.display, server)
     shutil.rmtree(state.runtime_dir, ignore_errors=True)
