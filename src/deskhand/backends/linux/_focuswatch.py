@@ -212,9 +212,7 @@ class Focus:
 
     def bus(self, app: RunningApp) -> str | None:
         """The app's bus name on the accessibility bus."""
-        conn = self._s.observed.atspi
-        buses = conn.apps(Deadline(2.0))
-        return next((b for b, pid in conn.pids(buses, Deadline(2.0)).items() if pid == app.pid), None)
+        return self._s.observed.bus_of(app)
 
     def is_async(self, bus: str) -> bool:
         """Whether the app hands keys to a page first (``ASYNC_KEY_TOOLKITS``)."""

@@ -86,7 +86,7 @@ class TreeObserver:
             NativeError: ``ax_failed`` when the app's toolkit has accessibility but the app is not
                 on the bus (with the fix for that toolkit), or it did not answer in time.
         """
-        bus = self._bus_of(app.pid)
+        bus = self.bus_of(app.pid)
         notices: list[str] = []
         if bus is None:
             kit = _identity.toolkit_of(identity)
@@ -154,7 +154,7 @@ class TreeObserver:
             self._reads.clear()
         self._reads[pid] = read
 
-    def _bus_of(self, pid: int) -> str | None:
+    def bus_of(self, pid: int) -> str | None:
         """The pid's bus name: the one found last time while the bus daemon still says it is
         this pid's (unique names are never reused, so it is the same live connection), else the
         registry's."""
