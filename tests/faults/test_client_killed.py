@@ -25,9 +25,10 @@ from pathlib import Path
 import pytest
 from _act_support import bind, named_rect, nothing_held, poll
 from clip_support import user_items, xclip
-from serve_support import alive, keepers, processes
+from serve_support import keepers
 
 from deskhand.backends.linux._clipboard import ClipboardOwner
+from proc_support import alive, children
 
 pytestmark = pytest.mark.desktop
 
@@ -58,13 +59,9 @@ def _end(client: subprocess.Popen[bytes]) -> None:
             stream.close()
 
 
-def _children(pid: int) -> set[int]:
-    return {p for p, (ppid, _) in processes().items() if ppid == pid}
-
-
 def _kill_client(client: subprocess.Popen[bytes], server: int) -> tuple[set[int], float]:
     """SIGKILL the client alone; (the server's children just before, seconds until the server was gone)."""
-    before = _children(server)
+    before = set(children(server))
     client.kill()
     client.wait()
     t0 = time.monotonic()
@@ -96,7 +93,7 @@ def test_serve_ends_cleanly_when_its_client_is_killed_mid_cell(launch, ex, deskt
         poll(lambda: len(running.events.of_type("release", since=since)) >= 5, 30.0, "five clicks of the cell")
         assert not user.owns  # the paste took the clipboard (and gave the user's items back)
         user.close(hand_off=False)  # the user's app goes away: the server holds the user's clipboard
-        workers = _children(server)
+        workers = set(children(server))
         _, took = _kill_client(client, server)
         print(f"the server was gone {took:.3f} s after its client was killed")
         assert not any(alive(p) for p in workers), "a worker outlived the server"
@@ -131,8 +128,8 @@ def test_serve_virtual_tears_its_desktop_down_when_its_client_is_killed(tmp_path
         state = json.loads(next(registry.glob("*.json")).read_text())
         desktop_pids = {int(p["pid"]) for p in state["processes"]}
         runtime_dir = Path(state["runtime_dir"])
-        poll(lambda: any(b"worker.py" in processes().get(p, (0, b""))[1] for p in _children(server)), 30.0, "a worker")
-        workers = _children(server)
+        poll(lambda: children(server, b"worker.py"), 30.0, "a worker")
+        workers = set(children(server))
         _, took = _kill_client(client, server)
         print(f"the --virtual server was gone {took:.3f} s after its client was killed")
         poll(lambda: not any(alive(p) for p in desktop_pids | workers), 10.0, "every desktop process and worker gone")

@@ -25,19 +25,12 @@ from Xlib import display
 from deskhand.backends.linux._clipboard import ClipboardOwner
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
+from proc_support import alive
 
 pytestmark = pytest.mark.desktop
 
 GTK_FIXTURE = str(Path(__file__).resolve().parents[1] / "apps" / "gtk_fixture.py")
 SYSTEM_PY = "/usr/bin/python3"  # the GTK fixture needs Debian's python3-gi
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_the_restored_clipboard_outlives_the_executor(launch, desktop):
@@ -66,20 +59,20 @@ def test_the_restored_clipboard_outlives_the_executor(launch, desktop):
         ex.close()  # what the server's exit does (and SIGTERM of `deskhand serve`)
         closed = True
         keeper = owner.keeper_pid
-        assert keeper is not None and _alive(keeper), "no keeper took the clipboard over"
+        assert keeper is not None and alive(keeper), "no keeper took the clipboard over"
         user.close(hand_off=False)
         got = {t: hashlib.sha256(xclip(env, t)).hexdigest() for t in expected}
         assert got == expected
         # another copy wins: the keeper gives up and exits
         subprocess.run(["xclip", "-selection", "clipboard", "-i"], input=b"new copy", env=env, timeout=10, check=True)
-        poll(lambda: not _alive(keeper), 10.0, "the keeper exits after an external copy")
+        poll(lambda: not alive(keeper), 10.0, "the keeper exits after an external copy")
         keeper = None
         assert xclip(env, "UTF8_STRING") == b"new copy"
     finally:
         user.close(hand_off=False)
         if not closed:
             ex.close()
-        if keeper is not None and _alive(keeper):
+        if keeper is not None and alive(keeper):
             os.kill(keeper, 9)
 
 

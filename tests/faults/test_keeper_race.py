@@ -18,11 +18,11 @@ import threading
 
 import pytest
 from _act_support import poll
-from serve_support import alive
 from Xlib import X, display
 
 from deskhand.backends.linux._clipboard import ClipboardOwner, text_items
 from deskhand.desktop import VirtualDesktop
+from proc_support import alive
 
 pytestmark = pytest.mark.desktop
 

@@ -21,7 +21,9 @@ import time
 
 import pytest
 from _act_support import bind, named_rect, nothing_held, poll
-from serve_support import Served, alive, processes, text_of
+from serve_support import Served, text_of
+
+from proc_support import alive, children, processes, started
 
 pytestmark = pytest.mark.desktop
 
@@ -30,16 +32,7 @@ CLICKS = 200
 
 def _workers(server: int) -> list[int]:
     """The server's js workers, oldest first (the one running cells is older than its spare)."""
-    found = [(pid, _started(pid)) for pid, (ppid, cmd) in processes().items() if ppid == server and b"worker.py" in cmd]
-    return [pid for pid, _ in sorted(found, key=lambda p: p[1]) if alive(pid)]
-
-
-def _started(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[19])
-    except OSError:
-        return 0
+    return [pid for pid in sorted(children(server, b"worker.py"), key=started) if alive(pid)]
 
 
 def test_a_killed_worker_ends_its_cell_plainly_and_the_next_runs(launch, ex, desktop, tmp_path):
@@ -95,8 +88,8 @@ def test_a_killed_worker_ends_its_cell_plainly_and_the_next_runs(launch, ex, des
         assert served.proc.stdin is not None
         served.proc.stdin.close()
         assert served.proc.wait(30) == 0
-        assert [p for p, (ppid, cmd) in processes().items() if ppid == server_pid and alive(p)] == []
+        assert [p for p in children(server_pid) if alive(p)] == []
         assert not any(b"worker.py" in cmd and b"deskhand" in cmd for p, (ppid, cmd) in processes().items()
-                       if ppid == 1 and alive(p) and _started(p) >= _started(worker))  # fmt: skip
+                       if ppid == 1 and alive(p) and started(p) >= started(worker))  # fmt: skip
     finally:
         served.close()
