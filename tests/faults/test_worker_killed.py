@@ -20,7 +20,8 @@ import signal
 import time
 
 import pytest
-from _act_support import bind, named_rect, nothing_held, poll
+from _act_support import nothing_held, poll
+from app_support import settled
 from serve_support import Served, text_of
 
 from proc_support import alive, children, processes, started
@@ -35,12 +36,8 @@ def _workers(server: int) -> list[int]:
     return [pid for pid in sorted(children(server, b"worker.py"), key=started) if alive(pid)]
 
 
-def test_a_killed_worker_ends_its_cell_plainly_and_the_next_runs(launch, ex, desktop, tmp_path):
-    running = launch.gtk_fixture()
-    running.events.wait_for("ready")
-    bound = bind(ex, running.pid)
-    r = named_rect(ex, bound.app.pid, "Canvas")
-    x, y = bound.pixels(r.x + 40, r.y + 40)
+def test_a_killed_worker_ends_its_cell_plainly_and_the_next_runs(canvas, ex, desktop, tmp_path):
+    running, bound, x, y = canvas.running, canvas.bound, canvas.x, canvas.y
     served = Served({**os.environ, **desktop.env}, stderr_path=tmp_path / "serve.log")
     try:
         first = served.call_js(f"globalThis.app = await cua.getApp({running.pid}); await app.getScreenshot(); 'bound'")
@@ -62,8 +59,7 @@ def test_a_killed_worker_ends_its_cell_plainly_and_the_next_runs(launch, ex, des
         assert sent, said
         dispatched = int(sent.group(1))
         # the app's side: its log settles (a ping round trip), then nothing more arrives
-        ping = ex.actor.session.pinger()
-        assert ping.answered(ping.send(ex.actor.session.key_window(bound.app)), 5.0)
+        assert settled(ex, bound.app)
         presses = len(running.events.of_type("press", since=since))
         releases = len(running.events.of_type("release", since=since))
         print(f"{dispatched} calls dispatched, the app logged {presses} presses and {releases} releases")
@@ -81,7 +77,7 @@ def test_a_killed_worker_ends_its_cell_plainly_and_the_next_runs(launch, ex, des
         again = served.call_js(f"{bind_again} await a.click([{x:.1f}, {y:.1f}]); 'again'")
         assert not again.get("isError"), text_of(again)
         running.events.wait_for("release", since=since)
-        assert ping.answered(ping.send(ex.actor.session.key_window(bound.app)), 5.0)
+        assert settled(ex, bound.app)
         assert len(running.events.of_type("press", since=since)) == 1
         assert len(_workers(served.proc.pid)) <= 2
         server_pid = served.proc.pid
