@@ -2,7 +2,9 @@
 
 Run with ``python -m bench agent`` (or ``make bench``). One private desktop runs the GTK fixture
 (``tests/apps/gtk_fixture.py``, which logs every press, release and key with a monotonic ``t``)
-and Mousepad. The official MCP client drives ``deskhand serve``; each operation is timed from the
+and Mousepad. A lean JSON-RPC client (``_stdio_client``) drives ``deskhand serve``, as an agent's
+own client would; the official Python client's extra cost shows in one row (an empty cell through
+it). Each operation is timed from the
 call to its effect at the receiving app (the fixture's own event log), or to the answer for the
 observations, each after an idle gap past the previous action's settle window (``GAP_S``); the
 drag, observe, drag loop includes the settle its observation owes the drag before it.
@@ -38,6 +40,7 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 
 from bench._poll import app_showing, poll
+from bench._stdio_client import StdioMcp, text_of
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
 
@@ -84,15 +87,16 @@ def _text(result: types.CallToolResult) -> str:
 
 
 class Server:
-    """One ``deskhand serve`` over stdio, with the fixture and Mousepad bound in its kernel."""
+    """One ``deskhand serve`` over stdio, with the fixture and Mousepad bound in its kernel,
+    timed through the lean client (``_stdio_client``)."""
 
-    def __init__(self, name: str, client: Client) -> None:
+    def __init__(self, name: str, client: StdioMcp) -> None:
         self.name, self.client = name, client
 
-    async def cell(self, code: str) -> types.CallToolResult:
+    async def cell(self, code: str) -> dict[str, Any]:
         result = await self.client.call_tool("js", {"code": code, "timeout_ms": 60000})
-        if result.is_error:
-            raise RuntimeError(f"{self.name}: {_text(result)[:400]}")
+        if result.get("isError"):
+            raise RuntimeError(f"{self.name}: {text_of(result)[:400]}")
         return result
 
 
@@ -187,7 +191,8 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
     )
     async with contextlib.AsyncExitStack() as stack:
         for name, src in sources:
-            client = await stack.enter_async_context(Client(_serve_params(b.vd.app_env(), src)))
+            params = _serve_params(b.vd.app_env(), src)
+            client = await stack.enter_async_context(StdioMcp([params.command, *params.args], params.env or {}))
             server = Server(name, client)
             await server.cell(f'var g = await cua.getApp("{fixture_pid}"); var m = await cua.getApp("{mousepad_pid}");')
             await server.cell(drag_js)  # warm up both paths once
@@ -197,14 +202,24 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
         def drag_to(since: int, t0: float, count: int = 1) -> float:
             return (ev.wait(since, "release", count) - t0) * 1000
 
+        # one official client per source, for the empty-cell row only
+        official = [await stack.enter_async_context(Client(_serve_params(b.vd.app_env(), src))) for _, src in sources]
+
         async def timed_cell(server: Server, code: str, kind: str | None, count: int = 1) -> tuple[float, str]:
             await anyio.sleep(GAP_S)
             since = ev.mark()
             t0 = time.monotonic()
             result = await server.cell(code)
             if kind is None:
-                return (time.monotonic() - t0) * 1000, _text(result)
-            return (ev.wait(since, kind, count) - t0) * 1000, _text(result)
+                return (time.monotonic() - t0) * 1000, text_of(result)
+            return (ev.wait(since, kind, count) - t0) * 1000, text_of(result)
+
+        async def timed_official(client: Client) -> float:
+            await anyio.sleep(GAP_S)
+            t0 = time.monotonic()
+            result = await client.call_tool("js", {"code": "1", "timeout_ms": 60000})
+            assert not result.is_error, _text(result)
+            return (time.monotonic() - t0) * 1000
 
         def timed_sh(fn: Callable[[], None], kind: str | None, count: int = 1) -> float:
             time.sleep(GAP_S)
@@ -288,6 +303,8 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
 
             for s in order:
                 b.record("empty cell", s.name, (await timed_cell(s, "1", None))[0])
+            for s, sdk in zip(servers, official, strict=True):
+                b.record("empty cell, official Python MCP client", s.name, await timed_official(sdk))
             print(f"rep {rep + 1}/{REPS}", flush=True)
     assert dump.stdin is not None
     dump.stdin.close()
@@ -302,7 +319,8 @@ def _table(b: Bench) -> str:
     ours = "deskhand"
     has_base = any(who == "base" for _, who in b.times)
     lines = [
-        f"Agent path: `deskhand serve` over MCP stdio, `js` cells; {REPS} reps, medians (ms), interleaved in one run.",
+        f"Agent path: `deskhand serve` over MCP stdio (a lean JSON-RPC client), `js` cells; {REPS} reps, "
+        "medians (ms), interleaved in one run.",
         "",
         "| operation | deskhand |"
         + (" base | base/deskhand |" if has_base else "")

@@ -11,7 +11,9 @@ An image-only observation (``getScreenshot``) may take the app's last complete r
 of reading the tree, when the caller proves the app did not change since that read began
 (``unchanged_since``: no AT-SPI event from its bus since then, ``executor``). The windows are
 read and matched anew every time; a reused read never counts as a new one, so the first event
-after it makes the next observation read the tree.
+after it makes the next observation read the tree. A reused read with the same windows gives
+the very tree object mapped last time (no one modifies a tree once it is handed out), and the
+core's observer then skips its walk as well.
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ class TreeObserver:
         self._reads: dict[int, Read] = {}
         #: how many reads were taken again instead of reading the tree (a count for benchmarks)
         self.reused = 0
+        #: pid -> the tree last mapped from a read, with what it was mapped from: the same read
+        #: and the same windows give that very tree object again (the observer then skips its walk)
+        self._mapped: dict[
+            int, tuple[Snapshot, WindowInfo | None, tuple[WindowInfo, ...], AppTree, tuple[int, int] | None]
+        ] = {}
 
     def read(
         self,
@@ -107,9 +114,7 @@ class TreeObserver:
                 f"{waited} s; the app may be hung. Nothing was read.",
             )
         xwins, key = seen.result()
-        origins: dict[int, tuple[int, int]] = {}
-        tree = app_tree(app, snap, key, xwins, origins)
-        origin = origins.get(key.id) if key is not None else None
+        tree, origin = self._map(app, snap, key, xwins)
         if origin is not None:
             self.atspi.origins[bus] = origin
         else:
@@ -121,6 +126,23 @@ class TreeObserver:
                 f"waited {waited} s (the app may be busy or hung)."
             )
         return tree, notices, key
+
+    def _map(
+        self, app: RunningApp, snap: Snapshot, key: WindowInfo | None, xwins: list[WindowInfo]
+    ) -> tuple[AppTree, tuple[int, int] | None]:
+        """``app_tree`` of the read, and the key window's origin; the last tree again when the read
+        and the windows are the ones it was mapped from."""
+        wins = tuple(xwins)
+        last = self._mapped.get(app.pid)
+        if last is not None and last[0] is snap and last[1] == key and last[2] == wins and not snap.timed_out:
+            return last[3], last[4]
+        origins: dict[int, tuple[int, int]] = {}
+        tree = app_tree(app, snap, key, xwins, origins)
+        origin = origins.get(key.id) if key is not None else None
+        if len(self._mapped) >= MAX_KNOWN_BUSES:
+            self._mapped.clear()
+        self._mapped[app.pid] = (snap, key, wins, tree, origin)
+        return tree, origin
 
     def _remember(self, pid: int, read: Read) -> None:
         """Keep a complete read for reuse (an incomplete one only forgets the last)."""

@@ -236,6 +236,7 @@ class LinuxExecutor(Reconnects):
                 identity=identity,
                 key_window_id=key.id if key else None,
                 disable_diff=disable_diff or not accessible,
+                unchanged=accessible,  # the reader hands out a tree once mapped, never modified
             )
         except BaseException:
             if not shot.cancel():
