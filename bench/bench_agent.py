@@ -76,6 +76,11 @@ class Events:
     def mark(self) -> int:
         return len(self.poll())
 
+    def first(self, kind: str, timeout_s: float = 20.0) -> dict[str, Any]:
+        """The first event of ``kind`` in the log, waited for."""
+        found = lambda: next((e for e in self.poll() if e["type"] == kind), None)  # noqa: E731
+        return poll(found, timeout_s, f"a {kind} event in the app's log")
+
     def wait(self, since: int, kind: str, count: int, timeout_s: float = 20.0) -> float:
         """The ``t`` of the ``count``-th event of ``kind`` after index ``since``."""
         hits = lambda: [e for e in self.poll()[since:] if e["type"] == kind][count - 1 : count]  # noqa: E731
@@ -357,9 +362,7 @@ def main() -> int:
         )
         vd.launch([SYSTEM_PYTHON, str(APPS / "gtk_fixture.py")], env={"DESKHAND_EVENT_LOG": str(log)})
         ev = Events(log)
-        ready = poll(
-            lambda: next((e for e in ev.poll() if e["type"] == "ready"), None), 20.0, "the fixture's ready event"
-        )
+        ready = ev.first("ready")
         ex = LinuxExecutor(display=f":{vd.display}", a11y_address=vd.env["AT_SPI_BUS_ADDRESS"])
         app_showing(ex, mp.pid, "", 20.0)  # Mousepad on the bus
         app_showing(ex, ready["pid"], "", 20.0)  # the fixture on the bus
