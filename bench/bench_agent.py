@@ -39,6 +39,7 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
+from bench._poll import app_showing, poll
 from bench._stdio_client import StdioMcp, text_of
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
@@ -75,16 +76,15 @@ class Events:
     def mark(self) -> int:
         return len(self.poll())
 
+    def first(self, kind: str, timeout_s: float = 20.0) -> dict[str, Any]:
+        """The first event of ``kind`` in the log, waited for."""
+        found = lambda: next((e for e in self.poll() if e["type"] == kind), None)  # noqa: E731
+        return poll(found, timeout_s, f"a {kind} event in the app's log")
+
     def wait(self, since: int, kind: str, count: int, timeout_s: float = 20.0) -> float:
         """The ``t`` of the ``count``-th event of ``kind`` after index ``since``."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            hits = [e for e in self.poll()[since:] if e["type"] == kind]
-            if len(hits) >= count:
-                return float(hits[count - 1]["t"])
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{len(hits)}/{count} {kind} events in the app's log")
-            time.sleep(0.0005)  # polling the app's log with a deadline
+        hits = lambda: [e for e in self.poll()[since:] if e["type"] == kind][count - 1 : count]  # noqa: E731
+        return float(poll(hits, timeout_s, f"{count} {kind} events in the app's log", every_s=0.0005)[0]["t"])
 
 
 def _text(result: types.CallToolResult) -> str:
@@ -125,18 +125,6 @@ def _canvas_points(ex: LinuxExecutor, pid: int) -> tuple[Point, Point, Point, Po
         return (p[0] - t.origin_x) * t.pixels_per_point, (p[1] - t.origin_y) * t.pixels_per_point
 
     return a, b, px(a), px(b), t.pixels_per_point
-
-
-def _wait_for(cond: Callable[[], Any], what: str, timeout_s: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        with contextlib.suppress(Exception):
-            value = cond()
-            if value:
-                return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(what)
-        time.sleep(0.05)  # polling with a deadline
 
 
 class Bench:
@@ -374,10 +362,10 @@ def main() -> int:
         )
         vd.launch([SYSTEM_PYTHON, str(APPS / "gtk_fixture.py")], env={"DESKHAND_EVENT_LOG": str(log)})
         ev = Events(log)
-        ready = _wait_for(lambda: next(e for e in ev.poll() if e["type"] == "ready"), "the fixture's ready event")
+        ready = ev.first("ready")
         ex = LinuxExecutor(display=f":{vd.display}", a11y_address=vd.env["AT_SPI_BUS_ADDRESS"])
-        _wait_for(lambda: ex.get_app_state(ex.resolve(str(mp.pid))), "Mousepad on the bus")
-        _wait_for(lambda: ex.get_app_state(ex.resolve(str(ready["pid"]))), "the fixture on the bus")
+        app_showing(ex, mp.pid, "", 20.0)  # Mousepad on the bus
+        app_showing(ex, ready["pid"], "", 20.0)  # the fixture on the bus
         ex.close()
         bench = Bench(vd, tmp)
         anyio.run(_run, bench, ev, int(ready["pid"]), mp.pid, int(ready["window_id"]))

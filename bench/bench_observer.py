@@ -28,7 +28,7 @@ from pathlib import Path
 from jeepney import DBusAddress, new_method_call
 from jeepney.io.blocking import open_dbus_connection
 
-from bench.bench_agent import APPS, SYSTEM_PYTHON, Events, _canvas_points, _wait_for
+from bench.bench_agent import APPS, SYSTEM_PYTHON, Events, _canvas_points
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
 
@@ -54,7 +54,7 @@ def main() -> int:
         log = Path(tmp_s) / "events.jsonl"
         vd.launch([SYSTEM_PYTHON, str(APPS / "gtk_fixture.py")], env={"DESKHAND_EVENT_LOG": str(log)})
         ev = Events(log)
-        ready = _wait_for(lambda: next(e for e in ev.poll() if e["type"] == "ready"), "the fixture's ready event")
+        ready = ev.first("ready")
         pid = int(ready["pid"])
         env = {**os.environ, **vd.env}
         address = vd.env["AT_SPI_BUS_ADDRESS"]

@@ -38,9 +38,6 @@ WINDOW_ROLES: Final = role_set(Role.DIALOG, Role.FRAME, Role.WINDOW)
 #: Not "activate": on a GTK entry it activates the window's default button.
 PRESS_ACTIONS: Final = ("click", "press", "toggle", "activate", "jump", "open", "confirm")
 MENU_ACTIONS: Final = ("showmenu", "show menu", "menu", "popup")
-#: AT-SPI state bits the actor reads (``A11y.states``).
-STATE_EDITABLE: Final = State.EDITABLE.value
-STATE_FOCUSED: Final = State.FOCUSED.value
 #: How long ``AddSelection`` is waited for (GTK 4.8 never answers it; the selection is read back).
 ADD_WAIT_S: Final = 0.3
 
@@ -124,6 +121,10 @@ class A11y:
             return 0
         words = reply[0]
         return int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
+
+    def editable(self, ref: Ref) -> bool:
+        """Whether the element's states say EDITABLE (0 states when it does not answer)."""
+        return bool(self.states(ref) & State.EDITABLE)
 
     def extents(self, ref: Ref) -> tuple[int, int, int, int] | None:
         """The element's bounds on the screen (a window-relative app's moved by its origin)."""

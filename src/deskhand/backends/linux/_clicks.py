@@ -26,8 +26,7 @@ from typing import Final
 
 from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
 from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
-from deskhand.backends.linux._atspi import STATE_SHOWING
-from deskhand.backends.linux._atspi_enums import Role, role_set
+from deskhand.backends.linux._atspi_enums import Role, State, role_set
 from deskhand.backends.linux._pointer import Pointer
 from deskhand.backends.linux._session import LinuxSession
 from deskhand.core import clicktiers
@@ -59,7 +58,7 @@ class AtspiElement:
         a11y = self._s.a11y
         if "org.a11y.atspi.EditableText" in a11y.interfaces(node):
             return True
-        if a11y.role(node) not in MENU_ROLES or not a11y.states(node) & STATE_SHOWING:
+        if a11y.role(node) not in MENU_ROLES or not a11y.states(node) & State.SHOWING:
             return False
         ext = a11y.extents(node)
         return ext is not None and ext[2] > 0 and ext[3] > 0

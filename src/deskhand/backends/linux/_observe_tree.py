@@ -36,7 +36,6 @@ from deskhand.core.geometry import Rect
 #: Bus names (and toolkits) remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
 _WINDOW_ROLES: Final = role_set(Role.ALERT, Role.DIALOG, Role.FRAME, Role.INTERNAL_FRAME, Role.WINDOW)
-_ROLE_FRAME: Final = Role.FRAME.value
 
 #: The app's windows and key window, as the capture worker read them.
 Seen = Future[tuple[list[WindowInfo], WindowInfo | None]]
@@ -197,7 +196,7 @@ def app_tree(
         if node.role not in _WINDOW_ROLES:
             root.role = "AXWindow"  # a top-level file chooser, menu or popup is a window too
         xwin = _match_window(root, xwins)
-        if xwin is None and xwins and node.role == _ROLE_FRAME and not root.title:
+        if xwin is None and xwins and node.role == Role.FRAME and not root.title:
             continue  # an untitled frame no mapped window shows (Chromium keeps hidden ones SHOWING)
         wid = xwin.id if xwin else 0
         origin = content_origin(root, xwin) if snap.window_relative and xwin is not None else None

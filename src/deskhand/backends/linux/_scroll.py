@@ -28,9 +28,6 @@ __all__ = ("Scrolling",)
 
 _log = logging.getLogger(__name__)
 
-ROLE_FILLER: Final = Role.FILLER.value
-ROLE_SCROLL_BAR: Final = Role.SCROLL_BAR.value
-ROLE_SCROLL_PANE: Final = Role.SCROLL_PANE.value
 #: One wheel notch per this many pixels, the step GTK3 uses for a 210-point page (pow(page, 2/3)):
 #: the estimate when nothing under the point can be measured.
 WHEEL_NOTCH_PX: Final = 53
@@ -120,9 +117,9 @@ class Scrolling:
         a11y = self._s.a11y
         for child in a11y.children(ref):
             role = a11y.role(child)
-            if role == ROLE_SCROLL_BAR:
+            if role == Role.SCROLL_BAR:
                 continue
-            if role == ROLE_FILLER and any(a11y.role(g) == ROLE_SCROLL_BAR for g in a11y.children(child)):
+            if role == Role.FILLER and any(a11y.role(g) == Role.SCROLL_BAR for g in a11y.children(child)):
                 continue
             ext = a11y.extents(child)
             if ext is not None and ext[2] > 0 and ext[3] > 0:
@@ -182,21 +179,21 @@ class Scrolling:
         for _ in range(hops):
             if node is None:
                 return None
-            pane = a11y.role(node) == ROLE_SCROLL_PANE
+            pane = a11y.role(node) == Role.SCROLL_PANE
             bars: list[Ref] = []
             witness: Ref | None = None
             for child in a11y.children(node):
                 role = a11y.role(child)
-                if role == ROLE_SCROLL_BAR:
+                if role == Role.SCROLL_BAR:
                     bars.append(child)
                 elif pane:
                     continue
-                elif role != ROLE_FILLER:
+                elif role != Role.FILLER:
                     if witness is None and a11y.extents(child) is not None:
                         witness = child
                 else:
                     inner = a11y.children(child)
-                    inner_bars = [g for g in inner if a11y.role(g) == ROLE_SCROLL_BAR]
+                    inner_bars = [g for g in inner if a11y.role(g) == Role.SCROLL_BAR]
                     bars.extend(inner_bars)
                     if witness is None and not inner_bars:
                         witness = next((g for g in inner if a11y.extents(g) is not None), None)

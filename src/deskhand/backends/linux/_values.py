@@ -10,7 +10,7 @@ import time
 from typing import Final
 
 from deskhand.backends.base import ActionResult, Handle, RunningApp, SelectionType
-from deskhand.backends.linux._a11y_act import STATE_EDITABLE, Ref
+from deskhand.backends.linux._a11y_act import Ref
 from deskhand.backends.linux._roles import ACTION_NAMES
 from deskhand.backends.linux._scroll import Scrolling
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
@@ -86,7 +86,7 @@ class Values:
         _el, ref = s.ref(app, element)
         a11y = s.a11y
         interfaces = a11y.interfaces(ref)
-        if "org.a11y.atspi.EditableText" in interfaces and a11y.states(ref) & STATE_EDITABLE:
+        if "org.a11y.atspi.EditableText" in interfaces and a11y.editable(ref):
             before = a11y.text(ref)
             s.verify_identity(app)
             if not a11y.set_text_contents(ref, value):
