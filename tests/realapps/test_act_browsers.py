@@ -305,6 +305,8 @@ def test_paste_into_chromium_fields_is_confirmed_and_submitted(
     ex.click(app, element=handles[1])
     got = ex.paste(app, "two\nlines pasted", "text")
     assert got.outcome is not None and got.outcome.effect == "confirmed", got
+    # the seed's fields say the same (an agent is never told verified: false beside confirmed)
+    assert got.structured["verified"] is True and got.structured["effect"] == "confirmed", got
     ex.click(app, element=handles[0])
     got = ex.paste(app, "hello chromium", "text")
     assert got.outcome is not None and got.outcome.effect == "confirmed", got
@@ -446,6 +448,7 @@ def test_type_and_paste_into_firefox_fields_are_confirmed_and_submitted(
     ex.click(app, element=handles[1])
     pasted = ex.paste(app, "two\nlines from firefox", "text")
     assert pasted.outcome is not None and pasted.outcome.effect == "confirmed", pasted
+    assert pasted.structured["verified"] is True and pasted.structured["effect"] == "confirmed", pasted
     ex.click(app, element=handles[0])
     typed = ex.type_text(app, "typed in firefox \u2713")
     assert typed.outcome is not None and typed.outcome.effect == "confirmed", typed
