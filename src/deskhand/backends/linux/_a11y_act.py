@@ -149,8 +149,19 @@ class A11y:
 
     # -- actions ------------------------------------------------------------------------------
     def actions(self, ref: Ref) -> list[str]:
+        """The element's action names. Gecko (Firefox) answers ``GetActions`` with each action's
+        key binding (";;") in all three fields, so a name equal to its key binding is asked for
+        again with ``GetName`` (Firefox's buttons then say "press", its links "jump")."""
         reply = self._call(ref, ACTION, "GetActions")
-        return [str(a[0]) for a in reply[0]] if reply else []
+        if not reply:
+            return []
+        names = [str(a[0]) for a in reply[0]]
+        for i, entry in enumerate(reply[0]):
+            if entry[0] == entry[2]:
+                named = self._call(ref, ACTION, "GetName", "i", i)
+                if named and named[0]:
+                    names[i] = str(named[0])
+        return names
 
     def do_action(self, ref: Ref, index: int) -> bool:
         reply = self._call(ref, ACTION, "DoAction", "i", index)

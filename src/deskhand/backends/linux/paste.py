@@ -301,7 +301,8 @@ def paste_into(actor: PasteSeam, app: RunningApp, window: int, text: str, fmt: P
             )
             raise NativeError(error.code, late, dispatched=error.dispatched, details=error.details)
         raise error
-    return ActionResult({**receipt.summary(), "receipt": receipt.to_json()}, outcome(receipt, text))
+    judged = outcome(receipt, text)  # the seed's verified/effect fields say what the outcome says
+    return ActionResult({**receipt.summary(judged.effect), "receipt": receipt.to_json()}, judged)
 
 
 def outcome(receipt: PasteReceipt, text: str) -> effects.Outcome:
