@@ -63,6 +63,7 @@ SELECTED: Final = State.SELECTED.value
 SENSITIVE: Final = State.SENSITIVE.value
 VERTICAL: Final = State.VERTICAL.value
 READ_ONLY: Final = State.READ_ONLY.value
+FOCUSABLE: Final = State.FOCUSABLE.value
 
 #: Roles of controls: each has a line of its own (check box, combo box, push button, radio
 #: button, password text, slider, spin button, text, toggle button, entry, list box, menu button).
@@ -93,6 +94,8 @@ ROLE_PAGE_TAB: Final = Role.PAGE_TAB.value
 ROLE_PASSWORD_TEXT: Final = Role.PASSWORD_TEXT.value
 ROLE_ENTRY: Final = Role.ENTRY.value
 ROLE_SPIN_BUTTON: Final = Role.SPIN_BUTTON.value
+#: Roles of text entries the keyboard may set when they have no working EditableText (``_values``).
+TEXT_ENTRY_ROLES: Final = role_set(Role.ENTRY, Role.TEXT)
 #: Roles whose element is a text field or area (by MULTI_LINE): text, document frame and text.
 TEXT_AREA_ROLES: Final = role_set(Role.TEXT, Role.DOCUMENT_FRAME, Role.DOCUMENT_TEXT)
 ROLE_STATIC: Final = Role.STATIC.value
