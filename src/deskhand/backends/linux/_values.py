@@ -133,7 +133,7 @@ class Values:
             return False
         if states & State.READ_ONLY.value or self._s.a11y.role(ref) not in TEXT_ENTRY_ROLES:
             return False
-        if not states & State.MULTI_LINE.value and any(ch in value for ch in LINE_BREAKS):
+        if states & State.SINGLE_LINE.value and any(ch in value for ch in LINE_BREAKS):
             raise not_dispatched("bad_payload", "A single-line entry takes no line break.")
         return True
 
