@@ -109,12 +109,17 @@ class TreeObserver:
             )
         xwins, key = seen.result()
         origins: dict[int, tuple[int, int]] = {}
-        tree = app_tree(app, snap, key, xwins, origins)
+        by_path: dict[str, tuple[int, int]] = {}
+        tree = app_tree(app, snap, key, xwins, origins=origins, by_path=by_path)
         origin = origins.get(key.id) if key is not None else None
         if origin is not None:
             self.atspi.origins[bus] = origin
         else:
             self.atspi.origins.pop(bus, None)
+        if by_path:
+            self.atspi.path_origins[bus] = by_path
+        else:
+            self.atspi.path_origins.pop(bus, None)
         if snap.timed_out:
             tree.truncated = tree.timed_out = True
             notices.append(
@@ -156,11 +161,14 @@ def app_tree(
     snap: Snapshot,
     key: WindowInfo | None,
     xwins: list[WindowInfo],
+    *,
     origins: dict[int, tuple[int, int]] | None = None,
+    by_path: dict[str, tuple[int, int]] | None = None,
 ) -> AppTree:
     """The core's tree of ``snap``, each window matched to its X window. An app whose bounds are
     window-relative (GTK 4) has each matched window's elements placed on the screen, and that
-    window's origin put in ``origins`` (by X window id)."""
+    window's origin put in ``origins`` (by X window id) and, for each of its elements, in
+    ``by_path`` (by object path: the actor places an element by its own window's origin)."""
     trees: list[WindowTree] = []
     focused: Element | None = None
     menu_bar: Element | None = None
@@ -180,9 +188,11 @@ def app_tree(
         wid = xwin.id if xwin else 0
         origin = content_origin(root, xwin) if snap.window_relative and xwin is not None else None
         if origin is not None:
-            _shift(root, *origin)
+            paths = _shift(root, *origin)
             if origins is not None:
                 origins[wid] = origin
+            if by_path is not None:
+                by_path.update(dict.fromkeys(paths, origin))
         if key is not None and wid == key.id and menu_bar is None:
             menu_bar = detach_menu_bar(root)
         focused = focused or focus
@@ -222,17 +232,23 @@ def content_origin(root: Element, xwin: WindowInfo) -> tuple[int, int] | None:
     """Where on the screen the bounds of a window-relative app (GTK 4 answers ``GetExtents``
     relative to its window whatever the coordinate type) start: the X window's client area less
     the margins GTK keeps around its content (client-side decorations' resize borders and
-    shadows, taken as even on opposite sides). None when the window's own bounds are not at
-    (0, 0): then they are on the screen already."""
+    shadows): the window's ``_GTK_FRAME_EXTENTS`` when it sets them, else taken as even on
+    opposite sides. None when the window's own bounds are not at (0, 0): then they are on the
+    screen already."""
     frame = root.frame
     if frame is None or (frame.x, frame.y) != (0, 0):
         return None
     c = xwin.client
+    if xwin.gtk_margins is not None:
+        left, _right, top, _bottom = xwin.gtk_margins
+        return round(c.x + left), round(c.y + top)
     return round(c.x + max(0.0, c.width - frame.width) / 2), round(c.y + max(0.0, c.height - frame.height) / 2)
 
 
-def _shift(root: Element, dx: int, dy: int) -> None:
-    """Move every frame in ``root``'s tree by (dx, dy), each element once."""
+def _shift(root: Element, dx: int, dy: int) -> list[str]:
+    """Move every frame in ``root``'s tree by (dx, dy), each element once; the object paths of
+    the elements moved."""
+    paths: list[str] = []
     stack, seen = [root], set()
     while stack:
         el = stack.pop()
@@ -241,4 +257,8 @@ def _shift(root: Element, dx: int, dy: int) -> None:
         seen.add(id(el))
         if el.frame is not None:
             el.frame = Rect(el.frame.x + dx, el.frame.y + dy, el.frame.width, el.frame.height)
+        path = getattr(el.ref, "path", None)
+        if isinstance(path, str):
+            paths.append(path)
         stack.extend(el.children)
+    return paths
