@@ -113,6 +113,11 @@ def _title(x: XConnection, win: Any) -> str:
     return x.text_property(win, "_NET_WM_NAME") or x.text_property(win, "WM_NAME") or ""
 
 
+def wm_class(x: XConnection, wid: int) -> tuple[str, str]:
+    """The window's ``WM_CLASS`` as (instance, class); empty strings when unset or gone."""
+    return _wm_class(x, x.window(wid))
+
+
 def _wm_class(x: XConnection, win: Any) -> tuple[str, str]:
     """``WM_CLASS`` as (instance, class): two NUL-terminated strings."""
     raw = x.property(win, "WM_CLASS")
