@@ -1,15 +1,19 @@
-"""Benchmark: the state of real apps (LibreOffice Calc and Writer, Mousepad): time and size of
-deskhand's full state, side by side with an OSWorld-style pyatspi dump of the same app.
+"""Benchmark: the state of real apps (LibreOffice Calc and Writer, Mousepad; with
+``BENCH_ALL_APPS=1`` also the rest of the matrix: Chromium and Firefox on a small page,
+gnome-text-editor, gnome-calculator, KCalc, Thunar, galculator): time and size of deskhand's full
+state, side by side with an OSWorld-style pyatspi dump of the same app.
 
 Run: ``.venv/bin/python -m bench realapps``. The pyatspi dump caps each node's children at 1024
 and the depth at 50, as OSWorld's accessibility-tree observation does (a dump that listed Calc's
-2147483647 cells would never end); its size is that of one line per node. "AT-SPI calls" are
+2147483647 cells would never end); its size is that of one line per node. "deskhand CPU" is
+deskhand's own CPU time per state (the rest of its time is the app answering). "AT-SPI calls" are
 those of one deskhand tree read (what the app answers; load does not change it). Targets (issue 11):
 each state within 300 ms and 10k characters; Mousepad within 25 ms.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import subprocess
@@ -23,6 +27,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "realapps")]
 
 from _apps import Apps, require_accessibility  # noqa: E402
 from _office import convert  # noqa: E402
+from _pages import PageServer  # noqa: E402
 
 from bench._poll import app_showing  # noqa: E402
 from deskhand.backends.linux._atspi import Deadline  # noqa: E402
@@ -31,6 +36,12 @@ from deskhand.desktop import VirtualDesktop  # noqa: E402
 from desktop_support import Launcher  # noqa: E402
 
 RUNS = 10
+PAGE = """<!doctype html><html><head><title>Matrix Page</title></head><body><h1>Quarterly notes</h1>
+<p>The first paragraph has <a href="/other">a link</a> inside it.</p><p>A second paragraph of plain text.</p>
+<table><tr><th>Fruit</th><th>Count</th></tr><tr><td>Apples</td><td>12</td></tr><tr><td>Pears</td><td>7</td></tr></table>
+<form method="post" action="/submit"><label>Name <input name="who" value="Ada"></label>
+<textarea name="note" rows="4" cols="40">Initial note</textarea><button type="submit">Send</button></form>
+</body></html>"""
 
 PYATSPI_DUMP = r"""
 import sys, time, pyatspi
@@ -64,11 +75,12 @@ def median_ms(samples: list[float]) -> float:
 
 def measure(ex: LinuxExecutor, vd: VirtualDesktop, name: str, pid: int, needle: str, runs: int) -> tuple[str, ...]:
     app = app_showing(ex, pid, needle)
-    sizes, times = [], []
+    sizes, times, cpu = [], [], []
     for _ in range(runs):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         text = ex.get_app_state(app, disable_diff=True).text  # type: ignore[arg-type]
         times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
         sizes.append(len(text))
     calls = ex.atspi.snapshot(ex.trees.buses[pid], Deadline(10.0)).calls
     dump_ms, dump_chars = "-", "-"
@@ -85,7 +97,39 @@ def measure(ex: LinuxExecutor, vd: VirtualDesktop, name: str, pid: int, needle: 
         dump_ms, dump_chars = f"{median_ms([float(s) for s in samples]):.0f}", size
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
         dump_ms = f"failed ({type(e).__name__})"
-    return (name, f"{median_ms(times):.0f}", str(max(sizes)), str(calls), dump_ms, dump_chars)
+    return (name, f"{median_ms(times):.0f}", f"{median_ms(cpu):.0f}", str(max(sizes)), str(calls), dump_ms, dump_chars)
+
+
+def the_rest(ex: LinuxExecutor, vd: VirtualDesktop, apps: Apps, launcher: Launcher, tmp: Path) -> list[tuple[str, ...]]:
+    """The other apps of the matrix, each alone on the desktop (``BENCH_ALL_APPS=1``)."""
+    rows: list[tuple[str, ...]] = []
+    folder = tmp / "folder"
+    folder.mkdir()
+    for name in ("alpha-notes.txt", "beta-report.txt", "gamma-data.txt"):
+        (folder / name).write_text(name)
+    editor_doc = tmp / "editor.txt"
+    editor_doc.write_text("alpha beta gamma\n")
+    with PageServer({"/": PAGE}) as server:
+        cases = [
+            ("Chromium (small page)", lambda: apps.chromium(server.url("/")), "A second paragraph"),
+            ("Firefox ESR (small page)", lambda: apps.firefox(server.url("/")), "A second paragraph"),
+            ("gnome-text-editor", lambda: apps.gnome_text_editor(editor_doc), "alpha beta gamma"),
+            ("gnome-calculator", apps.gnome_calculator, "push button = ="),
+            ("KCalc", apps.kcalc, "push button ="),
+            ("Thunar (3 files)", lambda: apps.thunar(folder), "3 files"),
+            ("galculator", apps.galculator, "toggle button ="),
+        ]
+        for name, start, needle in cases:
+            try:
+                running = start()
+            except BaseException as e:  # a missing app is skipped (pytest's skip is a BaseException)
+                rows.append((name, f"skipped ({type(e).__name__})", "-", "-", "-", "-", "-"))
+                continue
+            try:
+                rows.append(measure(ex, vd, name, running.pid, needle, RUNS))
+            finally:
+                launcher.close()
+    return rows
 
 
 def main() -> int:
@@ -116,10 +160,13 @@ def main() -> int:
             notes.write_text("milk\nbread\n")
             mousepad = apps.mousepad(notes)
             rows.append(measure(ex, vd, "Mousepad", mousepad.pid, "milk", RUNS * 3))
+            launcher.close()
+            if os.environ.get("BENCH_ALL_APPS") == "1":
+                rows.extend(the_rest(ex, vd, apps, launcher, tmp))
         finally:
             ex.close()
             launcher.close()
-    head = ("app", "deskhand state ms", "chars", "AT-SPI calls", "pyatspi dump ms", "chars")
+    head = ("app", "deskhand state ms", "deskhand CPU ms", "chars", "AT-SPI calls", "pyatspi dump ms", "chars")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for row in rows:

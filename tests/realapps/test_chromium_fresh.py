@@ -73,11 +73,11 @@ def test_a_navigation_shows_the_new_document_in_the_next_state(
 ) -> None:
     ex, app, pages = browser
     go(ex, app, pages.url("/a"))
-    first = state_with(ex, app, r"entry Alpha field")
+    first = state_with(ex, app, r"entry \(settable, string\) Alpha field")
     assert "document web Trial Form" in first
     go(ex, app, pages.url("/b"))
     # The first state with the new page's field: it must not list the old page any more.
-    after = state_with(ex, app, r"entry Beta field")
+    after = state_with(ex, app, r"entry \(settable, string\) Beta field")
     assert "document web Trial Article" in after, after
     assert "Alpha field" not in after and "Send A" not in after and "document web Trial Form" not in after, after
     assert "Beta paragraph" in after
@@ -86,7 +86,7 @@ def test_a_navigation_shows_the_new_document_in_the_next_state(
     go(ex, app, pages.url("/a"))
     _state, link = placed(ex, app, r"link Go to the article")
     ex.click(app, element=link)
-    again = state_with(ex, app, r"entry Beta field")
+    again = state_with(ex, app, r"entry \(settable, string\) Beta field")
     assert "Alpha field" not in again and "document web Trial Form" not in again, again
 
 

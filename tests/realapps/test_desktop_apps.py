@@ -64,14 +64,17 @@ def test_thunar_lists_the_files_of_a_folder(apps: Apps, mex: LinuxExecutor, tmp_
     app = mex.resolve(str(apps.thunar(tmp_path).pid))
     state = state_with(mex, app, r"container 3 files: ")
     print(f"thunar: state {len(state)} chars")
-    # The detailed list: one row of cells (name, size, type, date) per file. Thunar's name
-    # renderer exposes no text, so the rows are told apart by what the app selects.
+    # The detailed list: one row of cells (name, size, type, date) per file. The name cell is a
+    # GTK container cell (icon and text): its name is the text of its parts.
     mex.press_key(app, "ctrl+2")
     state = state_with(mex, app, TYPE_CELL)
     assert len(re.findall(TYPE_CELL, state, re.M)) == len(names), state
+    shown = re.findall(r"table cell (?:\(selected\) )?([\w-]+\.txt), Secondary Actions", state, re.M)
+    assert shown == names, state
     mex.type_text(app, "beta")  # type-ahead selects the file
     state = state_with(mex, app, r"table cell \(selected\) plain text document")
     assert re.findall(TYPE_CELL, state, re.M) == ["", "(selected) ", ""], state
+    assert re.search(r"table cell \(selected\) beta-report\.txt, Secondary Actions", state, re.M), state
 
 
 @pytest.mark.matrix("Mousepad", "observe", "type", "save")

@@ -221,9 +221,35 @@ def test_gtk4_window_relative_bounds_are_placed_on_the_screen() -> None:
     snap.window_relative = True
     app = RunningApp(ProcessIdentity(7, "gnome-calculator", "/usr/bin/gnome-calculator", 1.0), "Calculator")
     origins: dict[int, tuple[int, int]] = {}
-    tree = app_tree(app, snap, xwin, [xwin], origins)
+    tree = app_tree(app, snap, xwin, [xwin], origins=origins)
     assert tree.windows[0].root.children[0].frame == Rect(241, 445, 55, 40)
     assert origins == {1: (225, 145)}
+
+
+def test_gtk4_each_window_is_placed_by_its_own_origin_and_margins() -> None:
+    """Two windows of one GTK 4 app: the key window sets ``_GTK_FRAME_EXTENTS`` (uneven: a
+    shadow below), the other keeps even margins. Each window's elements move by that window's
+    origin, and each element's path maps to its own window's origin (what the actor uses)."""
+    main = WindowInfo(1, 1, 7, "Main", Rect(100, 50, 420, 330), Rect(100, 50, 420, 330), True, 0)
+    other = WindowInfo(
+        2, 2, 7, "Prefs", Rect(600, 400, 310, 210), Rect(600, 400, 310, 210), True, 1, gtk_margins=(12, 12, 8, 24)
+    )
+    snap = snapshot(
+        node("/w1", 23, "Main", children=["/b1"], extents=(0, 0, 410, 320)),
+        node("/b1", 43, "7", parent="/w1", extents=(10, 20, 30, 30)),
+        node("/w2", 23, "Prefs", children=["/b2"], extents=(0, 0, 286, 178)),
+        node("/b2", 43, "OK", parent="/w2", extents=(5, 6, 40, 20)),
+    )
+    snap.windows = ["/w1", "/w2"]
+    snap.window_relative = True
+    app = RunningApp(ProcessIdentity(7, "gnome-calculator", "/usr/bin/gnome-calculator", 1.0), "Calculator")
+    origins: dict[int, tuple[int, int]] = {}
+    by_path: dict[str, tuple[int, int]] = {}
+    tree = app_tree(app, snap, other, [main, other], origins=origins, by_path=by_path)
+    frames = {w.title: w.root.children[0].frame for w in tree.windows}
+    assert frames == {"Main": Rect(115, 75, 30, 30), "Prefs": Rect(617, 414, 40, 20)}
+    assert origins == {1: (105, 55), 2: (612, 408)}
+    assert by_path["/b1"] == (105, 55) and by_path["/b2"] == (612, 408)
 
 
 def test_blank_cells_of_a_partly_read_sheet_cost_two_calls_and_are_left_out() -> None:

@@ -67,11 +67,11 @@ class A11y:
         reply = self._conn.call(Call(ref.bus, ref.path, iface, method, sig, tuple(body)))
         return None if isinstance(reply, Failed) else reply
 
-    def _origin(self, bus: str) -> tuple[int, int]:
-        """Where the app's bounds start on the screen: (0, 0) but for a window-relative app
-        (GTK 4; ``AtspiConnection.origins``)."""
-        origins: dict[str, tuple[int, int]] = getattr(self._conn, "origins", {})
-        return origins.get(bus, (0, 0))
+    def _origin(self, ref: Ref) -> tuple[int, int]:
+        """Where the bounds of ``ref`` start on the screen: (0, 0) but for a window-relative app
+        (GTK 4): its own window's origin (``AtspiConnection.origin_of``)."""
+        origin_of = getattr(self._conn, "origin_of", None)
+        return origin_of(ref.bus, ref.path) if origin_of is not None else (0, 0)
 
     def _prop(self, ref: Ref, iface: str, name: str) -> Any:
         reply = self._call(ref, PROPERTIES, "Get", "ss", iface, name)
@@ -132,12 +132,12 @@ class A11y:
         if not reply:
             return None
         x, y, w, h = (int(v) for v in reply[0])
-        dx, dy = self._origin(ref.bus)
+        dx, dy = self._origin(ref)
         return x + dx, y + dy, w, h
 
     def at_point(self, ref: Ref, x: int, y: int) -> Ref | None:
         """The element at screen point (x, y) below ``ref`` (hit-test), or None."""
-        dx, dy = self._origin(ref.bus)
+        dx, dy = self._origin(ref)
         reply = self._call(ref, COMPONENT, "GetAccessibleAtPoint", "iiu", x - dx, y - dy, 0)
         if not reply or reply[0][1] == "/org/a11y/atspi/null":
             return None

@@ -132,6 +132,16 @@ class AtspiConnection:
         #: each observation (``_observe_tree``); the actor adds it to bounds it reads and
         #: subtracts it from points it hit-tests.
         self.origins: dict[str, tuple[int, int]] = {}
+        #: Per app bus name, by object path: the content origin of the window each element of
+        #: the last observation is in (an element of another window than the key window is
+        #: placed by its own window's origin).
+        self.path_origins: dict[str, dict[str, tuple[int, int]]] = {}
+
+    def origin_of(self, bus: str, path: str) -> tuple[int, int]:
+        """Where the bounds of the object at ``path`` start on the screen: (0, 0) but for a
+        window-relative app (``path_origins``, else ``origins``)."""
+        found = self.path_origins.get(bus, {}).get(path)
+        return found if found is not None else self.origins.get(bus, (0, 0))
 
     def close(self) -> None:
         with self.lock:

@@ -5,10 +5,15 @@ Running apps are the processes on the AT-SPI registry and the owners of top-leve
 For each, ``found`` gathers from ``/proc``, the X server and the installed ``.desktop`` entries
 what ``_inventory.resolve`` matches a selector against: the display name, the app id, the
 executable's and ``argv[0]``'s names, the AT-SPI application name, the window classes and titles.
+
+The display name follows the app's windows: it is the name of the entry the topmost window's
+class belongs to (LibreOffice's Start Center, then the Writer window that replaced it), read
+again whenever the app is resolved, the quick proof of a pid included.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Final
@@ -33,6 +38,8 @@ class Discovery:
         self._program_ids: dict[str, str] | None = None
         #: The last listing's processes by pid, for ``resolve``'s proof of a pid selector.
         self._by_pid: dict[int, _inventory.Found] = {}
+        #: Top-level window id -> its owner's pid, as the last listing and later proofs saw them.
+        self._owners: dict[int, int] = {}
 
     def installed(self) -> list[_inventory.DesktopApp]:
         if self._installed is None:
@@ -57,6 +64,7 @@ class Discovery:
             if name:
                 pid_names.setdefault(pid, name)
         tops = windows.toplevels(self.x)
+        self._owners = {w.id: w.pid for w in tops}
         classes: dict[int, list[tuple[str, str]]] = {}
         titles: dict[int, set[str]] = {}
         for w in reversed(tops):  # topmost first
@@ -97,8 +105,29 @@ class Discovery:
             if hit is not None and _identity.read_identity(hit.process.identity.pid, self.program_ids()) == (
                 hit.process.identity
             ):
-                return _inventory.resolve(wanted, [hit])
+                return _inventory.resolve(wanted, [self._renamed(hit)])
         return _inventory.resolve(selector, self.found())
+
+    def _renamed(self, hit: _inventory.Found) -> _inventory.Found:
+        """``hit`` with the display name of its windows now (module docstring): the client list,
+        the owners of windows the last look did not know, and the classes of the app's own."""
+        pid = hit.process.identity.pid
+        with self.x.lock:
+            ids = windows.client_ids(self.x)
+            new = [w for w in ids if w not in self._owners]
+            if new:
+                self._owners.update(windows.window_pids(self.x, new))
+            live = set(ids)
+            self._owners = {w: p for w, p in self._owners.items() if w in live}
+            mine = tuple(windows.wm_class(self.x, w) for w in reversed(ids) if self._owners.get(w) == pid)
+        if mine == hit.classes:
+            return hit
+        ident = hit.process.identity
+        name = _inventory.display_name(self.installed(), ident.app_id, mine) or hit.process.display_name
+        proc = _inventory.RunningProcess(ident, name)
+        names = hit.names | _inventory.names_of(proc, self.installed(), mine)
+        self._by_pid[pid] = found = dataclasses.replace(hit, process=proc, names=names, classes=mine)
+        return found
 
     def window_entries(self, pid: int | None = None) -> list[WindowEntry]:
         """Every top-level X11 window with a known owner (of ``pid`` when given), bottom to top.

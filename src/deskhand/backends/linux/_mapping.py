@@ -45,6 +45,7 @@ from deskhand.backends.linux._roles import (
     EXPANDED,
     FLOAT_SETTABLE_ROLES,
     FOCUS_ACTIONS,
+    FOCUSABLE,
     FOCUSED,
     GTK4_WIDGET_ACTION_GROUPS,
     GTK_TYPE_NAME,
@@ -70,11 +71,14 @@ from deskhand.backends.linux._roles import (
     SELECTED,
     SENSITIVE,
     TEXT_AREA_ROLES,
+    TEXT_ENTRY_ROLES,
     VERTICAL,
     VERTICAL_PAGE_ACTIONS,
 )
 from deskhand.core.axtree.model import Element, ValueType
 from deskhand.core.geometry import Rect
+
+_KEYED_STATES = EDITABLE | FOCUSABLE
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,9 +281,21 @@ def _content(node: Node) -> str | None:
 def _settable(node: Node) -> ValueType | None:
     if EDITABLE_TEXT in node.interfaces and node.states & EDITABLE and not node.states & READ_ONLY:
         return "string"
+    if _keyed_entry(node):
+        return "string"  # set by the keyboard (``_values``): Chromium's entries have no EditableText
     if VALUE in node.interfaces and node.role in FLOAT_SETTABLE_ROLES and not node.states & READ_ONLY:
         return "float"
     return None
+
+
+def _keyed_entry(node: Node) -> bool:
+    """A focusable, editable text entry with a readable text (what ``_values`` sets by keys)."""
+    return (
+        node.role in TEXT_ENTRY_ROLES
+        and node.text is not None
+        and node.states & _KEYED_STATES == _KEYED_STATES
+        and not node.states & READ_ONLY
+    )
 
 
 def _name(name: str) -> str | None:

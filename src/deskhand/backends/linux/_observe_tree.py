@@ -50,6 +50,17 @@ class Read(NamedTuple):
     snapshot: Snapshot
 
 
+class Mapped(NamedTuple):
+    """A read mapped to the core's tree, with what it was mapped from and the origins found."""
+
+    snap: Snapshot
+    key: WindowInfo | None
+    wins: tuple[WindowInfo, ...]
+    tree: AppTree
+    origin: tuple[int, int] | None
+    by_path: dict[str, tuple[int, int]]
+
+
 class TreeObserver:
     """Reads apps' trees over the shared AT-SPI connection, and remembers each pid's bus name."""
 
@@ -64,9 +75,7 @@ class TreeObserver:
         self.reused = 0
         #: pid -> the tree last mapped from a read, with what it was mapped from: the same read
         #: and the same windows give that very tree object again (the observer then skips its walk)
-        self._mapped: dict[
-            int, tuple[Snapshot, WindowInfo | None, tuple[WindowInfo, ...], AppTree, tuple[int, int] | None]
-        ] = {}
+        self._mapped: dict[int, Mapped] = {}
 
     def read(
         self,
@@ -114,11 +123,15 @@ class TreeObserver:
                 f"{waited} s; the app may be hung. Nothing was read.",
             )
         xwins, key = seen.result()
-        tree, origin = self._map(app, snap, key, xwins)
+        tree, origin, by_path = self._map(app, snap, key, xwins)
         if origin is not None:
             self.atspi.origins[bus] = origin
         else:
             self.atspi.origins.pop(bus, None)
+        if by_path:
+            self.atspi.path_origins[bus] = by_path
+        else:
+            self.atspi.path_origins.pop(bus, None)
         if snap.timed_out:
             tree.truncated = tree.timed_out = True
             notices.append(
@@ -129,20 +142,21 @@ class TreeObserver:
 
     def _map(
         self, app: RunningApp, snap: Snapshot, key: WindowInfo | None, xwins: list[WindowInfo]
-    ) -> tuple[AppTree, tuple[int, int] | None]:
-        """``app_tree`` of the read, and the key window's origin; the last tree again when the read
-        and the windows are the ones it was mapped from."""
+    ) -> tuple[AppTree, tuple[int, int] | None, dict[str, tuple[int, int]]]:
+        """``app_tree`` of the read, the key window's origin and each element's window origin
+        (by path); the last ones again when the read and the windows are those they came from."""
         wins = tuple(xwins)
         last = self._mapped.get(app.pid)
-        if last is not None and last[0] is snap and last[1] == key and last[2] == wins and not snap.timed_out:
-            return last[3], last[4]
+        if last is not None and last.snap is snap and last.key == key and last.wins == wins and not snap.timed_out:
+            return last.tree, last.origin, last.by_path
         origins: dict[int, tuple[int, int]] = {}
-        tree = app_tree(app, snap, key, xwins, origins)
+        by_path: dict[str, tuple[int, int]] = {}
+        tree = app_tree(app, snap, key, xwins, origins=origins, by_path=by_path)
         origin = origins.get(key.id) if key is not None else None
         if len(self._mapped) >= MAX_KNOWN_BUSES:
             self._mapped.clear()
-        self._mapped[app.pid] = (snap, key, wins, tree, origin)
-        return tree, origin
+        self._mapped[app.pid] = Mapped(snap, key, wins, tree, origin, by_path)
+        return tree, origin, by_path
 
     def _remember(self, pid: int, read: Read) -> None:
         """Keep a complete read for reuse (an incomplete one only forgets the last)."""
@@ -177,11 +191,14 @@ def app_tree(
     snap: Snapshot,
     key: WindowInfo | None,
     xwins: list[WindowInfo],
+    *,
     origins: dict[int, tuple[int, int]] | None = None,
+    by_path: dict[str, tuple[int, int]] | None = None,
 ) -> AppTree:
     """The core's tree of ``snap``, each window matched to its X window. An app whose bounds are
     window-relative (GTK 4) has each matched window's elements placed on the screen, and that
-    window's origin put in ``origins`` (by X window id)."""
+    window's origin put in ``origins`` (by X window id) and, for each of its elements, in
+    ``by_path`` (by object path: the actor places an element by its own window's origin)."""
     trees: list[WindowTree] = []
     focused: Element | None = None
     menu_bar: Element | None = None
@@ -201,9 +218,11 @@ def app_tree(
         wid = xwin.id if xwin else 0
         origin = content_origin(root, xwin) if snap.window_relative and xwin is not None else None
         if origin is not None:
-            _shift(root, *origin)
+            paths = _shift(root, *origin)
             if origins is not None:
                 origins[wid] = origin
+            if by_path is not None:
+                by_path.update(dict.fromkeys(paths, origin))
         if key is not None and wid == key.id and menu_bar is None:
             menu_bar = detach_menu_bar(root)
         focused = focused or focus
@@ -243,17 +262,23 @@ def content_origin(root: Element, xwin: WindowInfo) -> tuple[int, int] | None:
     """Where on the screen the bounds of a window-relative app (GTK 4 answers ``GetExtents``
     relative to its window whatever the coordinate type) start: the X window's client area less
     the margins GTK keeps around its content (client-side decorations' resize borders and
-    shadows, taken as even on opposite sides). None when the window's own bounds are not at
-    (0, 0): then they are on the screen already."""
+    shadows): the window's ``_GTK_FRAME_EXTENTS`` when it sets them, else taken as even on
+    opposite sides. None when the window's own bounds are not at (0, 0): then they are on the
+    screen already."""
     frame = root.frame
     if frame is None or (frame.x, frame.y) != (0, 0):
         return None
     c = xwin.client
+    if xwin.gtk_margins is not None:
+        left, _right, top, _bottom = xwin.gtk_margins
+        return round(c.x + left), round(c.y + top)
     return round(c.x + max(0.0, c.width - frame.width) / 2), round(c.y + max(0.0, c.height - frame.height) / 2)
 
 
-def _shift(root: Element, dx: int, dy: int) -> None:
-    """Move every frame in ``root``'s tree by (dx, dy), each element once."""
+def _shift(root: Element, dx: int, dy: int) -> list[str]:
+    """Move every frame in ``root``'s tree by (dx, dy), each element once; the object paths of
+    the elements moved."""
+    paths: list[str] = []
     stack, seen = [root], set()
     while stack:
         el = stack.pop()
@@ -262,4 +287,8 @@ def _shift(root: Element, dx: int, dy: int) -> None:
         seen.add(id(el))
         if el.frame is not None:
             el.frame = Rect(el.frame.x + dx, el.frame.y + dy, el.frame.width, el.frame.height)
+        path = getattr(el.ref, "path", None)
+        if isinstance(path, str):
+            paths.append(path)
         stack.extend(el.children)
+    return paths

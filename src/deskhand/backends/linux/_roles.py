@@ -67,6 +67,7 @@ SHOWING: Final = State.SHOWING.value
 VERTICAL: Final = State.VERTICAL.value
 VISIBLE: Final = State.VISIBLE.value
 READ_ONLY: Final = State.READ_ONLY.value
+FOCUSABLE: Final = State.FOCUSABLE.value
 
 #: Roles of controls: each has a line of its own (check box, combo box, push button, radio
 #: button, password text, slider, spin button, text, toggle button, entry, list box, menu button).
@@ -100,6 +101,8 @@ ROLE_PAGE_TAB: Final = Role.PAGE_TAB.value
 ROLE_PASSWORD_TEXT: Final = Role.PASSWORD_TEXT.value
 ROLE_ENTRY: Final = Role.ENTRY.value
 ROLE_SPIN_BUTTON: Final = Role.SPIN_BUTTON.value
+#: Roles of text entries the keyboard may set when they have no working EditableText (``_values``).
+TEXT_ENTRY_ROLES: Final = role_set(Role.ENTRY, Role.TEXT)
 ROLE_STATIC: Final = Role.STATIC.value
 ROLE_SCROLL_BAR: Final = Role.SCROLL_BAR.value
 ROLE_SCROLL_PANE: Final = Role.SCROLL_PANE.value

@@ -63,7 +63,7 @@ def refetch(atspi: AtspiConnection, app: RunningApp, ref: AtspiRef) -> Fingerpri
     bounds = None
     if len(replies) > 3 and not isinstance(replies[3], Failed):
         x, y, w, h = replies[3][0]
-        dx, dy = atspi.origins.get(ref.bus, (0, 0))  # a window-relative app's (GTK 4)
+        dx, dy = atspi.origin_of(ref.bus, ref.path)  # a window-relative app's (GTK 4)
         bounds = Rect(float(x + dx), float(y + dy), float(w), float(h)) if w > 0 and h > 0 else None
     return Fingerprint(int(role[0]), str(name[0][1]), bounds)
 

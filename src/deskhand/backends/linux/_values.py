@@ -2,18 +2,28 @@
 
 Every write is preceded by the identity check; a write the app refuses after it is ``ax_failed``
 with unknown effect (``dispatched=None``) and is never replayed.
+
+A text entry without a working EditableText (Chromium puts none on its entries; Firefox accepts
+``SetTextContents`` and changes nothing) is set by the keyboard, as a person would: focus it,
+select all, type the value (``Typing``), then read the field back; a field that does not read as
+the value is ``ax_failed`` with ``dispatched=True``. A single-line entry never gets a line break
+(Return would submit its form): such a value is refused before anything is sent.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Final
 
 from deskhand.backends.base import ActionResult, Handle, RunningApp, SelectionType
 from deskhand.backends.linux._a11y_act import Ref
-from deskhand.backends.linux._roles import ACTION_NAMES
+from deskhand.backends.linux._atspi_enums import State
+from deskhand.backends.linux._roles import ACTION_NAMES, TEXT_ENTRY_ROLES
 from deskhand.backends.linux._scroll import Scrolling
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
+from deskhand.backends.linux._typing import LINE_BREAKS, READBACK_S, Typing
+from deskhand.core import deadline as call_deadline
 from deskhand.core import effects, textmatch
 from deskhand.core import scroll as corescroll
 from deskhand.core.axtree.text import match_secondary_action
@@ -23,14 +33,18 @@ __all__ = ("Values",)
 
 #: Read-back of a text selection: every 10 ms for up to 200 ms (sdk-contract.md 6.2).
 SELECTION_READBACK_S: Final = 0.2
+#: How long a text entry is waited for to take the focus before the keyboard sets its value.
+FOCUS_WAIT_S: Final = 1.0
+_KEYED_STATES: Final = State.EDITABLE.value | State.FOCUSABLE.value
 
 
 class Values:
     """selectText, setValue and performSecondaryAction for one session (the caller holds its lock)."""
 
-    def __init__(self, session: LinuxSession, scrolling: Scrolling) -> None:
+    def __init__(self, session: LinuxSession, scrolling: Scrolling, typing: Typing) -> None:
         self._s = session
         self._scrolling = scrolling
+        self._typing = typing
 
     def select_text(
         self,
@@ -86,12 +100,19 @@ class Values:
         _el, ref = s.ref(app, element)
         a11y = s.a11y
         interfaces = a11y.interfaces(ref)
-        if "org.a11y.atspi.EditableText" in interfaces and a11y.editable(ref):
+        states = a11y.states(ref)
+        keyed = self._keyed_entry(ref, interfaces, states, value)
+        if "org.a11y.atspi.EditableText" in interfaces and states & State.EDITABLE:
             before = a11y.text(ref)
             s.verify_identity(app)
             if not a11y.set_text_contents(ref, value):
                 raise NativeError("ax_failed", "The app refused the new text.", dispatched=None)
-            return _confirmed(before, a11y.text(ref), value, value)
+            after = a11y.text(ref)
+            if not keyed or after != before or after == value:
+                return _confirmed(before, after, value, value)
+            # The app accepted the call and changed nothing (Firefox): the keyboard sets it.
+        if keyed:
+            return self._set_by_keys(app, ref, value)
         if "org.a11y.atspi.Value" in interfaces:
             try:
                 number = float(value)
@@ -104,6 +125,47 @@ class Values:
             new = a11y.value(ref)
             return _confirmed(old[0] if old else None, new[0] if new else None, number, value)
         raise not_dispatched("not_settable", "The element's value cannot be set.")
+
+    def _keyed_entry(self, ref: Ref, interfaces: frozenset[str], states: int, value: str) -> bool:
+        """Whether the keyboard may set this element: a focusable, editable text entry with a
+        readable text. A line break for a single-line entry is refused here, before dispatch."""
+        if "org.a11y.atspi.Text" not in interfaces or states & _KEYED_STATES != _KEYED_STATES:
+            return False
+        if states & State.READ_ONLY.value or self._s.a11y.role(ref) not in TEXT_ENTRY_ROLES:
+            return False
+        if states & State.SINGLE_LINE.value and any(ch in value for ch in LINE_BREAKS):
+            raise not_dispatched("bad_payload", "A single-line entry takes no line break.")
+        return True
+
+    def _set_by_keys(self, app: RunningApp, ref: Ref, value: str) -> ActionResult:
+        """Focus the entry, select all, type ``value``, then read the entry back (module docstring)."""
+        s, a11y = self._s, self._s.a11y
+        before = a11y.text(ref)
+        s.bind_keyboard(app)  # keys go to the observed key window, or nothing is sent
+        s.verify_identity(app)
+        if not a11y.states(ref) & State.FOCUSED:
+            a11y.grab_focus(ref)
+            if not _poll(lambda: bool(a11y.states(ref) & State.FOCUSED), FOCUS_WAIT_S):
+                raise NativeError(
+                    "ax_failed", "The entry did not take the focus; its text was not changed.", dispatched=True
+                )
+        typing = self._typing
+        typing.press_key(app, "ctrl+a")
+        if value:
+            typing.type_text(app, value)
+        else:
+            typing.press_key(app, "Delete")
+        if not _poll(lambda: a11y.text(ref) == value, READBACK_S):
+            after = a11y.text(ref)
+            raise NativeError(
+                "ax_failed",
+                f"The value was typed into the entry, but it reads {after!r} instead of {value!r}; "
+                "observe the app before trying another way.",
+                dispatched=True,
+            )
+        seen = [effects.Evidence("value_readback", f"the entry reads {value!r}")]
+        outcome = effects.judge("synthetic_events", seen, before=before, after=value)
+        return ActionResult({"before": before, "after": value, "route": "key_events"}, outcome)
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
         """Perform an element's action by the name the state text shows or by a raw name (6.8).
@@ -138,6 +200,16 @@ class Values:
                 raise NativeError("ax_failed", f"The app did not perform {raw}.", dispatched=None)
             result = ActionResult({"action": raw})
         return result
+
+
+def _poll(done: Callable[[], bool], seconds: float) -> bool:
+    """Whether ``done()`` comes true within ``seconds`` (asked every 30 ms, and once at the end)."""
+    deadline = time.monotonic() + call_deadline.bound(seconds)
+    while not done():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.03)  # polling the app with a deadline
+    return True
 
 
 def _confirmed(before: object, after: object, wanted: object, asked: str) -> ActionResult:

@@ -9,8 +9,10 @@ interfaces made for it, and only for what is on screen:
 - ``Table``: the cells at the visible extents' corners (``Component.GetAccessibleAtPoint``) give
   the visible row and column range; the cells in it come from ``Table.GetAccessibleAt``, at most
   ``MAX_CELLS`` of them (top-left first), each read with two calls (states, text), and those
-  shown with four more (role, name, extents, interfaces; a cell has no children to list): the
-  blank cells of a partly read table are not shown.
+  shown with four more (role, name, extents, interfaces): the blank cells of a partly read table
+  are not shown. A cell without text of its own may be a GTK container cell (an icon and a text
+  renderer in one column, as Thunar's file names): the distinct texts of its parts (at most
+  ``MAX_CELL_PARTS``) are its text, and its name when it has none.
 - otherwise ``Component.GetAccessibleAtPoint`` at a grid of points over the visible extents
   (``MAX_PROBES`` at most, sent together);
 - and the selected children (``Selection.GetSelectedChild``), at most ``MAX_SELECTED``.
@@ -45,6 +47,8 @@ MAX_PROBES: Final = 120
 PROBE_STEP: Final = 8
 MAX_PROBE_COLUMNS: Final = 8
 PROBE_COLUMN_WIDTH: Final = 64
+#: Parts of a container cell whose texts are read (GTK: one per renderer of the column).
+MAX_CELL_PARTS: Final = 8
 #: Selected children read.
 MAX_SELECTED: Final = 20
 #: AT-SPI's "null" object path (no object at that point).
@@ -132,9 +136,11 @@ def _read_cells(ask: Ask, call: MakeCall, paths: list[str], *, skip_blank: bool)
         words = state[0]
         states = int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
         value = str(text[0]) if isinstance(text, tuple) and text else None
-        if skip_blank and not (value or "").strip() and not states & (FOCUSED | SELECTED):
+        # A cell without a text (no Text interface) may hold parts that have one: kept.
+        if skip_blank and value is not None and not value.strip() and not states & (FOCUSED | SELECTED):
             continue
         kept.append((p, states, value))
+    parts = _part_texts(ask, call, [p for p, _states, value in kept if value is None])
     replies = ask(
         [
             c
@@ -156,12 +162,33 @@ def _read_cells(ask: Ask, call: MakeCall, paths: list[str], *, skip_blank: bool)
             p,
             int(role[0]),
             states,
-            str(name[0][1]) if isinstance(name, tuple) and name and isinstance(name[0], tuple) else "",
-            text,
+            (str(name[0][1]) if isinstance(name, tuple) and name and isinstance(name[0], tuple) else "")
+            or parts.get(p, ""),
+            parts.get(p, text),
             _extents(ext),
             frozenset(ifaces[0]) if isinstance(ifaces, tuple) and ifaces else frozenset(),
         )
     return cells
+
+
+def _part_texts(ask: Ask, call: MakeCall, paths: list[str]) -> dict[str, str]:
+    """The texts of the parts of the container cells among ``paths`` (cells with no text of their
+    own), joined by spaces; cells with no part that has a text are left out."""
+    counts = ask([call(p, PROPERTIES, "Get", "ss", (ACCESSIBLE, "ChildCount")) for p in paths])
+    holders = [p for p, n in zip(paths, counts, strict=True) if 0 < (_int_variant(n) or 0) <= MAX_CELL_PARTS]
+    listed = ask([call(p, ACCESSIBLE, "GetChildren", None, ()) for p in holders])
+    kids = {
+        p: [str(k[1]) for k in reply[0]] if isinstance(reply, tuple) and reply and isinstance(reply[0], list) else []
+        for p, reply in zip(holders, listed, strict=True)
+    }
+    order = [(p, k) for p in holders for k in kids[p]]
+    texts = ask([call(k, TEXT, "GetText", "ii", (0, -1)) for _p, k in order])
+    out: dict[str, list[str]] = {}
+    for (p, _k), reply in zip(order, texts, strict=True):
+        text = str(reply[0]).strip() if isinstance(reply, tuple) and reply else ""
+        if text and text not in out.get(p, []):
+            out.setdefault(p, []).append(text)
+    return {p: " ".join(words) for p, words in out.items()}
 
 
 def _table_cells(

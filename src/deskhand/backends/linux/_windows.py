@@ -43,6 +43,9 @@ class WindowInfo:
     stacking: int
     #: ``WM_CLASS``: (instance, class), empty strings when unset.
     wm_class: tuple[str, str] = ("", "")
+    #: ``_GTK_FRAME_EXTENTS`` (left, right, top, bottom): the margins a GTK window with
+    #: client-side decorations keeps around its content (shadows, resize borders); None unset.
+    gtk_margins: tuple[int, int, int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +113,11 @@ def _title(x: XConnection, win: Any) -> str:
     return x.text_property(win, "_NET_WM_NAME") or x.text_property(win, "WM_NAME") or ""
 
 
+def wm_class(x: XConnection, wid: int) -> tuple[str, str]:
+    """The window's ``WM_CLASS`` as (instance, class); empty strings when unset or gone."""
+    return _wm_class(x, x.window(wid))
+
+
 def _wm_class(x: XConnection, win: Any) -> tuple[str, str]:
     """``WM_CLASS`` as (instance, class): two NUL-terminated strings."""
     raw = x.property(win, "WM_CLASS")
@@ -138,6 +146,7 @@ def info(x: XConnection, wid: int, stacking: int = -1, *, pid: int | None = None
             pid = window_pid(x, wid) or 0
         title = _title(x, win)
         hidden = x.atom("_NET_WM_STATE_HIDDEN") in (x.property(win, "_NET_WM_STATE") or ())
+        margins = x.property(win, "_GTK_FRAME_EXTENTS")
     # translate_coords gives the root position of the client's origin, negated.
     client = Rect(float(-origin.x), float(-origin.y), float(geo.width), float(geo.height))
     if frame.id == wid:
@@ -155,6 +164,9 @@ def info(x: XConnection, wid: int, stacking: int = -1, *, pid: int | None = None
         mapped=attrs.map_state == X.IsViewable and not hidden,
         stacking=stacking,
         wm_class=_wm_class(x, win),
+        gtk_margins=(int(margins[0]), int(margins[1]), int(margins[2]), int(margins[3]))
+        if margins is not None and len(margins) == 4
+        else None,
     )
 
 

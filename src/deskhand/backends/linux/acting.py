@@ -42,7 +42,7 @@ class LinuxActor:
         self.clicks = ElementClicks(self.session, self.pointer)
         self.scrolling = Scrolling(self.session)
         self.typing = Typing(self.session)
-        self.values = Values(self.session, self.scrolling)
+        self.values = Values(self.session, self.scrolling, self.typing)
         self._closed = False
 
     @property
