@@ -347,6 +347,10 @@ def _table(b: Bench) -> str:
             lines.append(f"{lead} {who} | {ms:.1f} | {ms / mine:.1f}x |")
     per = statistics.median(b.times[(f"{DRAGS} drags in one cell", ours)]) / DRAGS
     lines += ["", f"{DRAGS} drags in one cell: {per:.2f} ms a drag (deskhand)."]
+    lines += [
+        "The drag, observe, drag loop includes the UI settle the contract owes the observation after an action "
+        "(native-contract.md 6.12: max(50 ms, 250 ms - elapsed)); the peer's screenshot waits for nothing."
+    ]
     lines += [f"{k}: {v}" for k, v in sorted(b.notes.items())]
     return "\n".join(lines) + "\n"
 
