@@ -130,11 +130,20 @@ def test_stop_leaves_no_process_and_no_lock() -> None:
 
 
 _OWNER = """
-import json, sys, time
+import json, os, subprocess, sys, time
 from deskhand.desktop import VirtualDesktop
+from deskhand.desktop._procs import MARKER_ENV
 vd = VirtualDesktop().start()
 app = vd.launch(["mousepad"])
-print(json.dumps({"id": vd.id}), flush=True)
+# an X client in no group of the desktop, whose environment lost the marker (Chromium's rewrites it)
+client = "from Xlib import display; d = display.Display(); d.sync(); import time; time.sleep(600)"
+env = {k: v for k, v in {**os.environ, **vd.env}.items() if k != MARKER_ENV}
+stray = subprocess.Popen(["setsid", sys.executable, "-c", client], env=env)
+while stray.poll() is None and not any(
+    os.readlink(f"/proc/{stray.pid}/fd/{fd}").startswith("socket:") for fd in os.listdir(f"/proc/{stray.pid}/fd")
+):
+    time.sleep(0.05)  # polling for its X connection
+print(json.dumps({"id": vd.id, "stray": stray.pid}), flush=True)
 while True:
     time.sleep(1)
 """
@@ -146,13 +155,17 @@ def test_a_killed_owner_does_not_leave_its_desktop_running() -> None:
     with owner.stdout:
         line = owner.stdout.readline()
     assert line, "the owner process did not start a desktop"
-    state = find_state(json.loads(line)["id"])
+    started = json.loads(line)
+    state = find_state(started["id"])
     assert state is not None
     assert all(_procs.alive(p.pid, p.ticks) for p in state.processes)
+    assert _procs.alive(started["stray"])
     os.kill(owner.pid, signal.SIGKILL)
     owner.wait()
     _wait(lambda: find_state(state.id) is None, "the watchdog to tear the desktop down")
     _assert_all_gone(state)
+    # the watchdog asked the X server for its clients: the stray one is gone too
+    _wait(lambda: not _procs.alive(started["stray"]), "the unmarked X client to end")
 
 
 def test_stale_desktop_is_cleaned_up_after_its_server_died() -> None:

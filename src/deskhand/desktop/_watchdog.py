@@ -42,6 +42,9 @@ def main(argv: list[str]) -> int:
     _detach()
     while os.read(0, 4096):
         pass
+    import site  # noqa: PLC0415
+
+    site.main()  # started with -S (a fast start); the teardown asks the X server through python-xlib
     import shutil  # noqa: PLC0415
     from pathlib import Path  # noqa: PLC0415
 

@@ -20,8 +20,10 @@ _ALL_CLIENTS = 0
 
 def client_pids(display_name: str, xauthority: str | None) -> list[int]:
     """Pids of the local clients of ``display_name`` (empty when the server is gone or lacks XRes)."""
-    from Xlib import display as xdisplay  # noqa: PLC0415 - keep `import deskhand.desktop` light
-
+    try:
+        from Xlib import display as xdisplay  # noqa: PLC0415 - keep `import deskhand.desktop` light
+    except ImportError:  # a process without the site packages: teardown goes on without this sweep
+        return []
     number = display_name.removeprefix(":").split(".")[0]
     if not number.isdigit() or not Path(f"/tmp/.X11-unix/X{number}").exists():  # noqa: S108
         return []  # only a local server (python-xlib would try TCP next, even for a bogus number)
