@@ -10,6 +10,7 @@ from deskhand.backends.base import ProcessIdentity, RunningApp
 from deskhand.backends.linux import _visible
 from deskhand.backends.linux._atspi import Call, Node, Snapshot
 from deskhand.backends.linux._atspi_calls import TEXT
+from deskhand.backends.linux._atspi_enums import State
 from deskhand.backends.linux._atspi_nodes import inline_cell
 from deskhand.backends.linux._atspi_walk import Walker
 from deskhand.backends.linux._mapping import element_tree
@@ -249,6 +250,29 @@ def test_gtk4_each_window_is_placed_by_its_own_origin_and_margins() -> None:
     assert frames == {"Main": Rect(115, 75, 30, 30), "Prefs": Rect(617, 414, 40, 20)}
     assert origins == {1: (105, 55), 2: (612, 408)}
     assert by_path["/b1"] == (105, 55) and by_path["/b2"] == (612, 408)
+
+
+def test_gtk4_windows_with_the_same_title_are_told_apart_by_the_active_one() -> None:
+    """gnome-text-editor titles a new, empty window after the document of the first: both X
+    windows have one title. The AT-SPI frame that is ACTIVE is the key window's, the other one
+    the remaining window's, whichever order the app lists them in."""
+    title = "notes.txt - Text Editor"
+    first = WindowInfo(1, 1, 7, title, Rect(40, 60, 700, 520), Rect(40, 60, 700, 520), True, 0)
+    second = WindowInfo(2, 2, 7, title, Rect(600, 300, 700, 520), Rect(600, 300, 700, 520), True, 1)
+    app = RunningApp(ProcessIdentity(7, "org.gnome.TextEditor", "/usr/bin/gnome-text-editor", 1.0), "Text Editor")
+    for order in (["/w1", "/w2"], ["/w2", "/w1"]):
+        snap = snapshot(
+            node("/w1", 23, title, children=["/v1"], extents=(0, 0, 690, 510)),
+            node("/v1", 61, "view", parent="/w1", extents=(0, 40, 690, 470)),
+            node("/w2", 23, title, children=["/v2"], extents=(0, 0, 690, 510)),
+            node("/v2", 61, "view", parent="/w2", extents=(0, 40, 690, 470)),
+        )
+        snap.nodes["/w2"].states |= State.ACTIVE.value
+        snap.windows = order
+        snap.window_relative = True
+        tree = app_tree(app, snap, second, [first, second])
+        frames = {w.window_id: w.root.children[0].frame for w in tree.windows}
+        assert frames == {1: Rect(45, 105, 690, 470), 2: Rect(605, 345, 690, 470)}, order
 
 
 def test_blank_cells_of_a_partly_read_sheet_cost_two_calls_and_are_left_out() -> None:
