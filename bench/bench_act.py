@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench._poll import app_showing, poll
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
 
@@ -34,11 +35,8 @@ def _releases(log: Path) -> int:
 
 
 def _wait(cond: Callable[[], bool], timeout_s: float = 10.0) -> float:
-    deadline = time.monotonic() + timeout_s
-    while not cond():
-        if time.monotonic() > deadline:
-            raise TimeoutError("the app did not log the event")
-    return time.monotonic()
+    """When ``cond`` held (checked again at once: the time is the measurement)."""
+    return poll(lambda: cond() and time.monotonic(), timeout_s, "the event in the app's log", every_s=0)
 
 
 def _time_drag(log: Path, do: Callable[[], object]) -> float:
@@ -114,15 +112,7 @@ def main() -> int:
         dirs = {k: Path(tmp) / k.lower() for k in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")}
         mp_env = {"GSETTINGS_BACKEND": "memory", **{k: str(v) for k, v in dirs.items()}}
         mp = vd.launch(["mousepad", "--disable-server"], env=mp_env)
-        mpapp = None
-        deadline = time.monotonic() + 15
-        while mpapp is None and time.monotonic() < deadline:
-            try:
-                mpapp = ex.resolve(str(mp.pid))
-                ex.get_app_state(mpapp)
-            except Exception:
-                mpapp = None
-        assert mpapp is not None
+        mpapp = app_showing(ex, mp.pid, "", 15.0)
         times = []
         for i in range(10):
             t0 = time.monotonic()

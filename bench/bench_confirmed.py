@@ -21,8 +21,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from bench._poll import poll
 from deskhand.backends.base import ActionResult, RunningApp
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
@@ -42,17 +42,6 @@ CHROMIUM_FLAGS = (
     "--disable-sync", "--password-store=basic", "--window-size=900,700",
 )  # fmt: skip
 FORM = "<!doctype html><title>form</title><input id=a autofocus size=40><textarea id=b></textarea>"
-
-
-def _poll(fn: Callable[[], Any], timeout_s: float = 30.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        got = fn()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what} not reached within {timeout_s} s")
-        time.sleep(0.02)
 
 
 def _state(ex: LinuxExecutor, app: RunningApp, *, fresh: bool = False) -> str:
@@ -93,7 +82,7 @@ def _start(vd: VirtualDesktop, ex: LinuxExecutor, argv: list[str], tmp: Path, re
         "XDG_CACHE_HOME": str(home / ".cache"),
     }
     proc = vd.launch(argv, env=env, log_path=home / "app.log")
-    _poll(lambda: _titled(vd, proc.pid, title), 90.0, f"a window titled {title!r}")
+    poll(lambda: _titled(vd, proc.pid, title), 90.0, f"a window titled {title!r}", every_s=0.02)
 
     def up() -> RunningApp | None:
         try:
@@ -102,7 +91,7 @@ def _start(vd: VirtualDesktop, ex: LinuxExecutor, argv: list[str], tmp: Path, re
         except Exception:
             return None
 
-    return _poll(up, 90.0, f"{ready!r} in the tree")
+    return poll(up, 90.0, f"{ready!r} in the tree", every_s=0.02)
 
 
 def _route(got: ActionResult) -> str:
@@ -121,7 +110,7 @@ def _time(do: Callable[[], ActionResult], settle: Callable[[], object] | None = 
     t0 = time.monotonic()
     got = do()
     if settle is not None:
-        _poll(settle, 10.0, "the effect in the app's tree")
+        poll(settle, 10.0, "the effect in the app's tree", every_s=0.02)
     return (time.monotonic() - t0) * 1000, got
 
 

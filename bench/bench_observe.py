@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench._poll import app_showing, poll
 from deskhand.backends.linux import _windows
 from deskhand.backends.linux._capture import encode, encode_pillow
 from deskhand.backends.linux.executor import LinuxExecutor
@@ -68,16 +69,7 @@ def main() -> int:
         gtk = vd.launch(["/usr/bin/python3", str(ROOT / "tests/apps/gtk_fixture.py")])
         ex = LinuxExecutor(display=vd.env["DISPLAY"], a11y_address=vd.env["AT_SPI_BUS_ADDRESS"])
         try:
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    app = ex.resolve(str(gtk.pid))
-                    if "Apply" in ex.get_app_state(app, disable_diff=True).text:
-                        break
-                except Exception:
-                    if time.monotonic() > deadline:
-                        raise
-                time.sleep(0.05)
+            app = app_showing(ex, gtk.pid, "Apply", 20.0)
             ours = timed(lambda: ex.get_app_state(app, disable_diff=True))
             walk = subprocess.run(
                 ["/usr/bin/python3", "-c", PYATSPI_WALK, str(gtk.pid), str(RUNS)],
@@ -89,8 +81,8 @@ def main() -> int:
             pyatspi = [float(v) for v in walk.stdout.split()]
             win = _windows.key_window(ex.x, gtk.pid)
             subprocess.run(["xdotool", "windowsize", str(win.id), "1920", "1080"], env=env, check=True)
-            while (win := _windows.key_window(ex.x, gtk.pid)).client.width != 1920:
-                time.sleep(0.02)
+            resized = lambda: (w := _windows.key_window(ex.x, gtk.pid)) and w.client.width == 1920 and w  # noqa: E731
+            win = poll(resized, 10.0, "the window 1920 wide", every_s=0.02)
 
             def capture() -> None:
                 cap = ex.shots.grabber.grab(win)

@@ -29,9 +29,9 @@ from _apps import Apps, require_accessibility  # noqa: E402
 from _office import convert  # noqa: E402
 from _pages import PageServer  # noqa: E402
 
+from bench._poll import app_showing  # noqa: E402
 from deskhand.backends.linux._atspi import Deadline  # noqa: E402
 from deskhand.backends.linux.executor import LinuxExecutor  # noqa: E402
-from deskhand.core.errors import NativeError  # noqa: E402
 from deskhand.desktop import VirtualDesktop  # noqa: E402
 from desktop_support import Launcher  # noqa: E402
 
@@ -73,23 +73,8 @@ def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def settle(ex: LinuxExecutor, pid: int, needle: str, timeout_s: float = 60.0) -> object:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            app = ex.resolve(str(pid))
-            if needle in ex.get_app_state(app, disable_diff=True).text:
-                return app
-        except NativeError:
-            if time.monotonic() > deadline:
-                raise
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{needle!r} never showed in pid {pid}")
-        time.sleep(0.2)
-
-
 def measure(ex: LinuxExecutor, vd: VirtualDesktop, name: str, pid: int, needle: str, runs: int) -> tuple[str, ...]:
-    app = settle(ex, pid, needle)
+    app = app_showing(ex, pid, needle)
     sizes, times, cpu = [], [], []
     for _ in range(runs):
         t, c = time.perf_counter(), time.process_time()

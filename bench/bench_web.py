@@ -23,13 +23,10 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from jeepney import DBusAddress, new_method_call
-from jeepney.io.blocking import open_dbus_connection
-
+from bench._poll import app_showing
 from deskhand.backends.linux._atspi import Deadline
 from deskhand.backends.linux._atspi_nodes import Snapshot
 from deskhand.backends.linux.executor import LinuxExecutor
-from deskhand.core.errors import NativeError
 from deskhand.desktop import VirtualDesktop
 
 RUNS = 9
@@ -105,27 +102,13 @@ def main() -> int:
     httpd = serve(page())
     url = f"http://127.0.0.1:{httpd.server_address[1]}/"
     with VirtualDesktop() as vd, tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
-        conn = open_dbus_connection(bus=vd.env["DBUS_SESSION_BUS_ADDRESS"])
-        addr = DBusAddress("/org/a11y/bus", bus_name="org.a11y.Bus", interface="org.freedesktop.DBus.Properties")
-        conn.send_and_get_reply(new_method_call(addr, "Set", "ssv", ("org.a11y.Status", "IsEnabled", ("b", True))))
-        conn.close()
         proc = vd.launch(
             [binary, *FLAGS, f"--user-data-dir={Path(tmp) / 'profile'}", url],
             env={"HOME": tmp, "GSETTINGS_BACKEND": "memory"},
         )
         ex = LinuxExecutor(display=vd.env["DISPLAY"], a11y_address=vd.env["AT_SPI_BUS_ADDRESS"])
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    app = ex.resolve(str(proc.pid))
-                    if "r3c3" in ex.get_app_state(app, disable_diff=True).text:
-                        break
-                except NativeError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the table never showed")
-                time.sleep(0.2)
+            app = app_showing(ex, proc.pid, "r3c3", 60.0)
             full_t, full_n, diff_t, diff_n, cpu = [], [], [], [], []
             reads: list[float] = []  # the tree read inside each full state
             snapshot = ex.atspi.snapshot

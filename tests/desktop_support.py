@@ -27,6 +27,7 @@ import pytest
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop import A11yApp, A11yBus, LaunchedApp, VirtualDesktop, cleanup_stale
+from proc_support import descendants
 
 APPS_DIR = Path(__file__).resolve().parent / "apps"
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -191,25 +192,6 @@ class Launcher:
         for running in self.running:
             running.app.stop()
         self.running.clear()
-
-
-def descendants(pid: int) -> set[int]:
-    """``pid`` and every process below it (from ``/proc/<pid>/task/*/children``)."""
-    found = {pid}
-    todo = [pid]
-    while todo:
-        try:
-            tasks = list(Path(f"/proc/{todo.pop()}/task").iterdir())
-        except OSError:  # the process ended while we looked (LibreOffice's launcher hands over and exits)
-            continue
-        for task in tasks:
-            try:
-                kids = [int(k) for k in (task / "children").read_text().split()]
-            except (OSError, ValueError):
-                continue
-            todo.extend(k for k in kids if k not in found)
-            found.update(kids)
-    return found
 
 
 def _xvfb_unavailable() -> str | None:

@@ -1,7 +1,7 @@
 """`deskhand serve` as a real child process, spoken to over stdio as an MCP client would.
 
 Every read has a deadline (a reader thread feeds a queue), so a server that hangs fails the test
-instead of hanging it. Also: process probes read from /proc.
+instead of hanging it. Also: the clipboard keepers a server leaves.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from proc_support import alive, processes
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -96,30 +98,6 @@ class Served:
 
 def text_of(result: Mapping[str, Any]) -> str:
     return "\n".join(b.get("text", "") for b in result.get("content", []) if b.get("type") == "text")
-
-
-def alive(pid: int) -> bool:
-    """Running, and no zombie."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return False
-    return fields[0] != "Z"
-
-
-def processes() -> dict[int, tuple[int, bytes]]:
-    """Every process: pid -> (parent pid, command line)."""
-    found: dict[int, tuple[int, bytes]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        found[int(entry.name)] = (int(stat.rsplit(")", 1)[1].split()[1]), cmdline)
-    return found
 
 
 def keepers(display_name: str) -> list[int]:

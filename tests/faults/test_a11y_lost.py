@@ -23,12 +23,12 @@ from typing import Any
 
 import pytest
 from _act_support import bind, nothing_held, poll
-from serve_support import alive, processes
 
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core import deadline
 from deskhand.core.errors import DeskhandError
 from deskhand.desktop import VirtualDesktop
+from proc_support import alive, children
 
 pytestmark = pytest.mark.desktop
 
@@ -107,7 +107,7 @@ def test_a_killed_accessibility_bus_is_said_plainly_and_deskhand_reconnects(tmp_
         bound = bind(ex, app.pid)
         apply = bound.handle(r"push button Apply")
         launcher = _role_pid(vd, "atspi-launcher")
-        bus = [p for p, (ppid, cmd) in processes().items() if ppid == launcher and b"dbus-daemon" in cmd]
+        bus = children(launcher, b"dbus-daemon")
         assert bus, "no accessibility bus daemon under the launcher"
         for pid in bus:
             os.kill(pid, signal.SIGKILL)

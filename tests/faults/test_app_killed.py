@@ -14,7 +14,7 @@ import threading
 import time
 
 import pytest
-from _act_support import bind, named_rect, nothing_held
+from _act_support import nothing_held
 
 from deskhand.core.errors import DeskhandError
 
@@ -23,12 +23,8 @@ pytestmark = pytest.mark.desktop
 GONE = {"process_gone", "stale_process", "stale_window", "target_window_changed", "target_not_running"}
 
 
-def test_clicks_while_the_app_is_killed(launch, ex, desktop):
-    running = launch.gtk_fixture()
-    running.events.wait_for("ready")
-    bound = bind(ex, running.pid)
-    r = named_rect(ex, bound.app.pid, "Canvas")
-    point = bound.pixels(r.x + 30, r.y + 30)
+def test_clicks_while_the_app_is_killed(canvas, ex, desktop):
+    running, bound, point = canvas.running, canvas.bound, (canvas.x, canvas.y)
     since = time.monotonic()
     killed = threading.Event()
     outcomes: list[tuple[str, bool | None]] = []

@@ -9,7 +9,6 @@ for byte, and the keeper exits once another client copies.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -18,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _act_support import bind, poll
-from clip_support import user_items, xclip
+from _act_support import bind, executor_for, poll
+from clip_support import digests, served_digests, user_items, users_clipboard, xclip
 from Xlib import display
 
 from deskhand.backends.linux._clipboard import ClipboardOwner
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
+from proc_support import alive
 
 pytestmark = pytest.mark.desktop
 
@@ -32,54 +31,38 @@ GTK_FIXTURE = str(Path(__file__).resolve().parents[1] / "apps" / "gtk_fixture.py
 SYSTEM_PY = "/usr/bin/python3"  # the GTK fixture needs Debian's python3-gi
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def test_the_restored_clipboard_outlives_the_executor(launch, desktop):
+def test_the_restored_clipboard_outlives_the_executor(gtk, desktop):
     env = {**os.environ, "DISPLAY": desktop.env["DISPLAY"]}
-    running = launch.gtk_fixture()
-    running.events.wait_for("ready")
     items = user_items()
-    expected = {t: hashlib.sha256(items[t].data).hexdigest() for t in ("UTF8_STRING", "text/html", "image/png",
-                                                                        "application/x-user-private")}  # fmt: skip
-    user = ClipboardOwner(desktop.env["DISPLAY"])  # the user's app that copied
-    ex = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+    expected = digests(items, ("UTF8_STRING", "text/html", "image/png", "application/x-user-private"))
+    ex = executor_for(desktop)
     keeper: int | None = None
     closed = False
     try:
-        user.own(items)
-        bound = bind(ex, running.pid)
-        entry = bound.handle(r"text \(settable, string\) Name")
-        ex.click(bound.app, element=entry)
-        bound.observe()
-        since = time.monotonic()
-        ex.paste(bound.app, "pasted", "text")
-        running.events.wait_for("text", name="Name", predicate=lambda e: "pasted" in e["text"], since=since)
-        assert not user.owns  # deskhand took the selection for the paste, and restored the user's items
-        owner = ex.actor.session.clipboard_owner
-        assert owner is not None and owner.owns
-        ex.close()  # what the server's exit does (and SIGTERM of `deskhand serve`)
-        closed = True
-        keeper = owner.keeper_pid
-        assert keeper is not None and _alive(keeper), "no keeper took the clipboard over"
-        user.close(hand_off=False)
-        got = {t: hashlib.sha256(xclip(env, t)).hexdigest() for t in expected}
-        assert got == expected
+        with users_clipboard(desktop.env["DISPLAY"], items) as user:  # the user's app that copied
+            bound = bind(ex, gtk.pid)
+            ex.click(bound.app, element=bound.handle(r"text \(settable, string\) Name"))
+            bound.observe()
+            since = time.monotonic()
+            ex.paste(bound.app, "pasted", "text")
+            gtk.events.wait_for("text", name="Name", predicate=lambda e: "pasted" in e["text"], since=since)
+            assert not user.owns  # deskhand took the selection for the paste, and restored the user's items
+            owner = ex.actor.session.clipboard_owner
+            assert owner is not None and owner.owns
+            ex.close()  # what the server's exit does (and SIGTERM of `deskhand serve`)
+            closed = True
+            keeper = owner.keeper_pid
+            assert keeper is not None and alive(keeper), "no keeper took the clipboard over"
+        assert served_digests(env, expected) == expected
         # another copy wins: the keeper gives up and exits
         subprocess.run(["xclip", "-selection", "clipboard", "-i"], input=b"new copy", env=env, timeout=10, check=True)
-        poll(lambda: not _alive(keeper), 10.0, "the keeper exits after an external copy")
+        poll(lambda: not alive(keeper), 10.0, "the keeper exits after an external copy")
         keeper = None
         assert xclip(env, "UTF8_STRING") == b"new copy"
     finally:
-        user.close(hand_off=False)
         if not closed:
             ex.close()
-        if keeper is not None and _alive(keeper):
+        if keeper is not None and alive(keeper):
             os.kill(keeper, 9)
 
 
@@ -111,7 +94,7 @@ def test_the_clipboard_survives_serve_through_a_real_clipboard_manager(tmp_path)
         app = vd.launch([SYSTEM_PY, GTK_FIXTURE], env=env_app, log_path=tmp_path / "app.log")
         poll(lambda: log.exists() and '"ready"' in log.read_text(), 30.0, "the fixture is ready")
         items = user_items()
-        expected = {t: hashlib.sha256(items[t].data).hexdigest() for t in items}
+        expected = digests(items, items)
         user = ClipboardOwner(vd.env["DISPLAY"])  # the user's app that copied
         user.own(items)
         served = Served(env, stderr_path=tmp_path / "serve.log")
@@ -132,8 +115,7 @@ def test_the_clipboard_survives_serve_through_a_real_clipboard_manager(tmp_path)
         manager = _owner(d, "CLIPBOARD_MANAGER")
         assert _owner(d, "CLIPBOARD") == manager, "the clipboard manager does not hold the clipboard"
         assert keepers(vd.env["DISPLAY"]) == []
-        got = {t: hashlib.sha256(xclip(env, t)).hexdigest() for t in expected}
-        assert got == expected
+        assert served_digests(env, expected) == expected
         d.close()
     finally:
         if user is not None:

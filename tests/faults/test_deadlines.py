@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from _act_support import bind, named_rect, nothing_held, poll
+from _act_support import bind, nothing_held, poll
+from app_support import settled
 
 from deskhand.core import deadline
 from deskhand.core.errors import NativeError
@@ -39,13 +40,11 @@ def _timed(timeout_s: float, fn: Callable[[], Any]) -> tuple[float, Any]:
     return time.monotonic() - t0 - timeout_s, out
 
 
-def test_calls_into_a_stopped_app_end_by_their_deadline(launch, ex, desktop):
-    running = launch.gtk_fixture()
-    running.events.wait_for("ready")
-    bound = bind(ex, running.pid)
+def test_calls_into_a_stopped_app_end_by_their_deadline(gtk, ex, desktop):
+    bound = bind(ex, gtk.pid)
     apply = bound.handle(r"push button Apply")
     since = time.monotonic()
-    os.kill(running.pid, signal.SIGSTOP)
+    os.kill(gtk.pid, signal.SIGSTOP)
     overruns: dict[str, float] = {}
     try:
         overruns["get_app_state"], state = _timed(0.5, lambda: ex.get_app_state(bound.app))
@@ -53,7 +52,7 @@ def test_calls_into_a_stopped_app_end_by_their_deadline(launch, ex, desktop):
         overruns["type_text"], _ = _timed(0.5, lambda: ex.type_text(bound.app, "late"))
         overruns["press_key"], _ = _timed(0.5, lambda: ex.press_key(bound.app, "End"))
     finally:
-        os.kill(running.pid, signal.SIGCONT)
+        os.kill(gtk.pid, signal.SIGCONT)
     print("overrun past the deadline (s):", {k: round(v, 3) for k, v in overruns.items()})
     assert max(overruns.values()) <= OVERRUN_S, overruns
     # the hung-app text names the seconds it really waited (0.5 s here), not a fixed figure
@@ -64,16 +63,13 @@ def test_calls_into_a_stopped_app_end_by_their_deadline(launch, ex, desktop):
     assert nothing_held(desktop) == ((), set())
     # the app, continued, got the press at most once (never replayed by a later tier)
     poll(lambda: ex.get_app_state(bound.app).text, what="the app answers again")
-    assert len(running.events.of_type("clicked", since=since)) <= 1, clicked
+    assert len(gtk.events.of_type("clicked", since=since)) <= 1, clicked
 
 
-def test_a_long_text_stops_at_the_deadline_and_says_how_much_was_typed(launch, ex, desktop):
-    running = launch.gtk_fixture()
-    running.events.wait_for("ready")
-    bound = bind(ex, running.pid)
-    r = named_rect(ex, bound.app.pid, "Canvas")
+def test_a_long_text_stops_at_the_deadline_and_says_how_much_was_typed(canvas, ex, desktop):
+    running, bound = canvas.running, canvas.bound
     since = time.monotonic()
-    ex.click(bound.app, point=bound.pixels(r.x + 10, r.y + 10))  # the canvas takes keys, not text
+    ex.click(bound.app, point=(canvas.x, canvas.y))  # the canvas takes keys, not text
     running.events.wait_for("release", since=since)
     bound.observe()
     text = "abcdefghij" * 10_000
@@ -86,8 +82,7 @@ def test_a_long_text_stops_at_the_deadline_and_says_how_much_was_typed(launch, e
     assert err.code == "cancelled", err
     if err.dispatched is False:  # the deadline passed before the first key (a very loaded machine)
         assert "nothing was posted" in err.message
-        ping = ex.actor.session.pinger()
-        assert ping.answered(ping.send(ex.actor.session.key_window(bound.app)), 2.0)
+        assert settled(ex, bound.app, 2.0)
         assert running.events.of_type("key_press", since=since) == []
         pytest.skip("the deadline passed before any key was typed: the partial count was not exercised")
     assert err.dispatched is True
@@ -96,20 +91,17 @@ def test_a_long_text_stops_at_the_deadline_and_says_how_much_was_typed(launch, e
     assert f"Typed {typed} of {len(text)}" in err.message
     # the app's side: exactly the keys the error names arrived, in order, and nothing after them
     poll(lambda: len(running.events.of_type("key_release", since=since)) >= typed, 120.0, "the typed keys")
-    ping = ex.actor.session.pinger()
-    assert ping.answered(ping.send(ex.actor.session.key_window(bound.app)), 2.0)
+    assert settled(ex, bound.app, 2.0)
     got = "".join(e["text"] for e in running.events.of_type("key_press", since=since))
     assert got == text[:typed]
     assert nothing_held(desktop) == ((), set())
 
 
-def test_a_js_cell_against_a_stopped_app_ends_by_its_timeout(launch, desktop):
+def test_a_js_cell_against_a_stopped_app_ends_by_its_timeout(gtk, desktop):
     """The cell's ``timeout_ms`` reaches the native call: the cell's answer comes by then (+0.5 s)."""
     from runtime_support import run_cell  # noqa: PLC0415
 
-    running = launch.gtk_fixture()
-    running.events.wait_for("ready")
-    pid = running.pid
+    pid = gtk.pid
     env = dict(desktop.env)
     os.kill(pid, signal.SIGSTOP)
     try:

@@ -13,16 +13,16 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import subprocess
 import threading
 
 import pytest
 from _act_support import poll
-from serve_support import alive
+from clip_support import xclip
 from Xlib import X, display
 
 from deskhand.backends.linux._clipboard import ClipboardOwner, text_items
 from deskhand.desktop import VirtualDesktop
+from proc_support import alive
 
 pytestmark = pytest.mark.desktop
 
@@ -77,9 +77,7 @@ def test_a_copy_made_as_the_keeper_starts_wins(desktop):
             poll(lambda k=keeper: not alive(k), 10.0, "the keeper exits: it never got the clipboard")
             keeper = None
             assert copier.owns, f"round {round_}: the keeper overwrote the user's copy"
-            out = subprocess.run(["xclip", "-selection", "clipboard", "-o", "-t", "UTF8_STRING"], env=env,
-                                 capture_output=True, timeout=20, check=True)  # fmt: skip
-            assert out.stdout.decode() == copied
+            assert xclip(env, "UTF8_STRING").decode() == copied
         finally:
             deskhand.close(hand_off=False)
             copier.close(hand_off=False)
@@ -136,9 +134,7 @@ def test_a_copy_made_while_a_clipboard_manager_saves_wins(tmp_path):
             assert deskhand.keeper_pid is None
             assert copier.owns, "the clipboard manager overwrote the user's copy"
             env = {**os.environ, **vd.env}
-            out = subprocess.run(["xclip", "-selection", "clipboard", "-o", "-t", "UTF8_STRING"], env=env,
-                                 capture_output=True, timeout=20, check=True)  # fmt: skip
-            assert out.stdout.decode() == copied
+            assert xclip(env, "UTF8_STRING").decode() == copied
         finally:
             deskhand.close(hand_off=False)
             copier.close(hand_off=False)

@@ -13,9 +13,8 @@ import signal
 import time
 
 import pytest
-from _act_support import bind, nothing_held, poll
+from _act_support import bind, executor_for, nothing_held, poll
 
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
 
 pytestmark = pytest.mark.desktop
@@ -25,13 +24,11 @@ def _texts(running, since: float) -> list[tuple[str, str]]:
     return [(e["name"], e["text"]) for e in running.events.of_type("text", since=since)]
 
 
-def test_a_dialog_opened_since_the_observation_gets_no_keys(launch, ex, desktop):
-    running = launch.gtk_fixture()
-    running.events.wait_for("ready")
-    bound = bind(ex, running.pid)
+def test_a_dialog_opened_since_the_observation_gets_no_keys(gtk, ex, desktop):
+    bound = bind(ex, gtk.pid)
     observed = ex.observed_key_window(bound.app)
-    os.kill(running.pid, signal.SIGUSR1)
-    running.events.wait_for("dialog", name="Fixture Dialog")
+    os.kill(gtk.pid, signal.SIGUSR1)
+    gtk.events.wait_for("dialog", name="Fixture Dialog")
     dialog = poll(lambda: (w := ex.key_window(bound.app)) is not None and w.id != observed and w, what="dialog key")
     since = time.monotonic()
     calls = {
@@ -47,22 +44,20 @@ def test_a_dialog_opened_since_the_observation_gets_no_keys(launch, ex, desktop)
     # the app processes input in order: a ping answered now means any stray key would be logged
     ping = ex.actor.session.pinger()
     assert ping.answered(ping.send(dialog.id), 2.0)
-    assert _texts(running, since) == []
+    assert _texts(gtk, since) == []
     assert nothing_held(desktop) == ((), set())
     # once the agent has seen the dialog, typing goes there
     bound.observe()
     ex.type_text(bound.app, "seen")
-    running.events.wait_for("text", name="Dialog field", text="seen", since=since)
+    gtk.events.wait_for("text", name="Dialog field", text="seen", since=since)
 
 
-def test_typing_before_any_observation_is_stale_snapshot(launch, desktop):
-    running = launch.gtk_fixture()
-    running.events.wait_for("ready")
-    seen = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
-    fresh = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+def test_typing_before_any_observation_is_stale_snapshot(gtk, desktop):
+    seen = executor_for(desktop)
+    fresh = executor_for(desktop)
     try:
-        bind(seen, running.pid)  # waits for the window; the fresh executor never observes
-        app = fresh.resolve(str(running.pid))
+        bind(seen, gtk.pid)  # waits for the window; the fresh executor never observes
+        app = fresh.resolve(str(gtk.pid))
         since = time.monotonic()
         for call in (lambda: fresh.type_text(app, "blind"), lambda: fresh.press_key(app, "a"),
                      lambda: fresh.paste(app, "blind", "text")):  # fmt: skip
@@ -70,7 +65,7 @@ def test_typing_before_any_observation_is_stale_snapshot(launch, desktop):
                 call()
             assert (info.value.code, info.value.dispatched) == ("stale_snapshot", False)
             assert "get_app_state" in info.value.message
-        assert _texts(running, since) == []
+        assert _texts(gtk, since) == []
     finally:
         fresh.close()
         seen.close()

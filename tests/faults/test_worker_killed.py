@@ -20,8 +20,11 @@ import signal
 import time
 
 import pytest
-from _act_support import bind, named_rect, nothing_held, poll
-from serve_support import Served, alive, processes, text_of
+from _act_support import nothing_held, poll
+from app_support import settled
+from serve_support import Served, text_of
+
+from proc_support import alive, children, processes, started
 
 pytestmark = pytest.mark.desktop
 
@@ -30,24 +33,11 @@ CLICKS = 200
 
 def _workers(server: int) -> list[int]:
     """The server's js workers, oldest first (the one running cells is older than its spare)."""
-    found = [(pid, _started(pid)) for pid, (ppid, cmd) in processes().items() if ppid == server and b"worker.py" in cmd]
-    return [pid for pid, _ in sorted(found, key=lambda p: p[1]) if alive(pid)]
+    return [pid for pid in sorted(children(server, b"worker.py"), key=started) if alive(pid)]
 
 
-def _started(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[19])
-    except OSError:
-        return 0
-
-
-def test_a_killed_worker_ends_its_cell_plainly_and_the_next_runs(launch, ex, desktop, tmp_path):
-    running = launch.gtk_fixture()
-    running.events.wait_for("ready")
-    bound = bind(ex, running.pid)
-    r = named_rect(ex, bound.app.pid, "Canvas")
-    x, y = bound.pixels(r.x + 40, r.y + 40)
+def test_a_killed_worker_ends_its_cell_plainly_and_the_next_runs(canvas, ex, desktop, tmp_path):
+    running, bound, x, y = canvas.running, canvas.bound, canvas.x, canvas.y
     served = Served({**os.environ, **desktop.env}, stderr_path=tmp_path / "serve.log")
     try:
         first = served.call_js(f"globalThis.app = await cua.getApp({running.pid}); await app.getScreenshot(); 'bound'")
@@ -69,8 +59,7 @@ def test_a_killed_worker_ends_its_cell_plainly_and_the_next_runs(launch, ex, des
         assert sent, said
         dispatched = int(sent.group(1))
         # the app's side: its log settles (a ping round trip), then nothing more arrives
-        ping = ex.actor.session.pinger()
-        assert ping.answered(ping.send(ex.actor.session.key_window(bound.app)), 5.0)
+        assert settled(ex, bound.app)
         presses = len(running.events.of_type("press", since=since))
         releases = len(running.events.of_type("release", since=since))
         print(f"{dispatched} calls dispatched, the app logged {presses} presses and {releases} releases")
@@ -88,15 +77,15 @@ def test_a_killed_worker_ends_its_cell_plainly_and_the_next_runs(launch, ex, des
         again = served.call_js(f"{bind_again} await a.click([{x:.1f}, {y:.1f}]); 'again'")
         assert not again.get("isError"), text_of(again)
         running.events.wait_for("release", since=since)
-        assert ping.answered(ping.send(ex.actor.session.key_window(bound.app)), 5.0)
+        assert settled(ex, bound.app)
         assert len(running.events.of_type("press", since=since)) == 1
         assert len(_workers(served.proc.pid)) <= 2
         server_pid = served.proc.pid
         assert served.proc.stdin is not None
         served.proc.stdin.close()
         assert served.proc.wait(30) == 0
-        assert [p for p, (ppid, cmd) in processes().items() if ppid == server_pid and alive(p)] == []
+        assert [p for p in children(server_pid) if alive(p)] == []
         assert not any(b"worker.py" in cmd and b"deskhand" in cmd for p, (ppid, cmd) in processes().items()
-                       if ppid == 1 and alive(p) and _started(p) >= _started(worker))  # fmt: skip
+                       if ppid == 1 and alive(p) and started(p) >= started(worker))  # fmt: skip
     finally:
         served.close()

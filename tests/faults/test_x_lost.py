@@ -20,6 +20,7 @@ from _act_support import bind, nothing_held, poll
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import DeskhandError
 from deskhand.desktop import VirtualDesktop
+from proc_support import alive
 
 pytestmark = pytest.mark.desktop
 
@@ -48,7 +49,7 @@ def test_a_lost_x_server_is_said_plainly_and_the_executor_comes_back(tmp_path):
         assert isinstance(ex.list_apps(), list)
         pid = _xvfb_pid(vd)
         os.kill(pid, signal.SIGKILL)
-        poll(lambda: _gone(pid), 10.0, "the X server gone")
+        poll(lambda: not alive(pid), 10.0, "the X server gone")
         for _ in range(2):  # every call while it is gone: the same plain words, typed
             with pytest.raises(DeskhandError) as info:
                 ex.list_apps()
@@ -92,11 +93,3 @@ def _read(path) -> str:
         return path.read_text()
     except FileNotFoundError:
         return ""
-
-
-def _gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 import anyio
 import mcp_types as types
@@ -25,6 +24,7 @@ from deskhand.kernel.session import CANCELLED_EARLIER
 from deskhand.runtime import JsKernel
 from deskhand.server.mcp import build_server
 from deskhand.server.service import Service
+from proc_support import alive, children, cpu_s
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -33,31 +33,6 @@ BUSY = "globalThis.mark = 1; let spin = 0; while (true) { spin++ }"
 
 def _texts(result: types.CallToolResult) -> str:
     return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
-
-
-def _workers_of(pid: int) -> list[int]:
-    """The js worker processes whose parent is ``pid``, read from /proc."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == pid and b"worker.py" in cmdline:
-            found.append(int(entry.name))
-    return found
-
-
-def _cpu_s(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def _until(predicate, timeout_s: float = 20.0) -> None:  # type: ignore[no-untyped-def]
@@ -71,19 +46,11 @@ async def _spinning_worker(server_pid: int) -> int:
     busy: list[int] = []
 
     def spinning() -> bool:
-        busy[:] = [w for w in _workers_of(server_pid) if _cpu_s(w) > 0.3]
+        busy[:] = [w for w in children(server_pid, b"worker.py") if cpu_s(w) > 0.3]
         return bool(busy)
 
     await _until(spinning)
     return busy[0]
-
-
-def _pid_gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return True
-    return state in {"Z", "X"}
 
 
 def test_stdio_cancel_of_a_busy_cell_lets_the_next_cell_run_at_once(tmp_path):
@@ -96,7 +63,7 @@ def test_stdio_cancel_of_a_busy_cell_lets_the_next_cell_run_at_once(tmp_path):
             async with Client(stdio_client(params, errlog=errlog)) as client:
                 set_x = await client.call_tool("js", {"code": "var kept = 41"})
                 assert not set_x.is_error, _texts(set_x)
-                server_pid = _server_pid()
+                server_pid = children(os.getpid(), b"deskhand\x00serve")[0]
                 cancelled = anyio.CancelScope()
 
                 async def busy() -> None:
@@ -110,7 +77,7 @@ def test_stdio_cancel_of_a_busy_cell_lets_the_next_cell_run_at_once(tmp_path):
                     cancelled.cancel()
                 after = await client.call_tool("js", {"code": "nodeRepl.write(String(6 * 7))", "timeout_ms": 30000})
                 bindings = await client.call_tool("js", {"code": "nodeRepl.write(typeof kept)"})
-                return after, bindings, _pid_gone(worker)
+                return after, bindings, not alive(worker)
 
     after, bindings, worker_gone = anyio.run(go)
     assert not after.is_error, _texts(after)  # not "already running": the session is not wedged
@@ -119,22 +86,6 @@ def test_stdio_cancel_of_a_busy_cell_lets_the_next_cell_run_at_once(tmp_path):
     assert worker_gone  # the busy worker was killed, not left spinning
     stderr = stderr_path.read_text()
     assert "InvalidStateError" not in stderr and "already running" not in stderr
-
-
-def _server_pid() -> int:
-    """The `deskhand serve` child of this test process (the stdio client's subprocess)."""
-    me = os.getpid()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == me and b"deskhand\x00serve" in cmdline:
-            return int(entry.name)
-    raise AssertionError("no deskhand serve child found")
 
 
 @pytest.fixture
@@ -199,10 +150,9 @@ async def test_js_reset_interrupts_a_busy_cell_and_kills_its_worker():
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(busy)
-                await _until(lambda: bool(_workers_of(os.getpid())) and _cpu_s(_workers_of(os.getpid())[0]) > 0.3)
-                worker = _workers_of(os.getpid())[0]
+                worker = await _spinning_worker(os.getpid())
                 results["reset"] = await client.call_tool("js_reset", {})
-                assert _pid_gone(worker)  # killed by the time js_reset answers
+                assert not alive(worker)  # killed by the time js_reset answers
         assert "reset" in _texts(results["busy"]) and results["busy"].is_error
     finally:
         await service.close()

@@ -14,6 +14,7 @@ from _kernel_support import FakeCaller, run, session_run, texts
 
 from deskhand.kernel import KernelSession
 from deskhand.kernel.process import WORKER_SCRIPT
+from proc_support import children
 
 
 def test_worker_env_is_private_and_directory_is_removed() -> None:
@@ -196,21 +197,6 @@ def _home(pid: int) -> Path:
     return Path(dict(item.decode().split("=", 1) for item in raw if item)["HOME"])
 
 
-def _children() -> set[int]:
-    """Our live js worker processes, from /proc (the workers are direct children; a session's
-    desktop, started by tests that ran before, is a child too and is not counted)."""
-    found = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            cmdline = (stat.parent / "cmdline").read_bytes()
-        except (OSError, IndexError):
-            continue
-        if int(fields[1]) == os.getpid() and str(WORKER_SCRIPT).encode() in cmdline:
-            found.add(int(stat.parent.name))
-    return found
-
-
 def test_the_spare_worker_after_reset_is_private_and_has_no_bindings() -> None:
     async def go() -> tuple[int, Path, int | None, Path, str, list[str]]:
         session = KernelSession(FakeCaller())
@@ -280,8 +266,8 @@ def test_close_right_after_a_discard_leaves_no_worker_and_no_directory() -> None
         finally:
             await session.close()
             await held.close()
-        return _children(), set(temp.glob("deskhand-js-*")) - before
+        return set(children(os.getpid(), str(WORKER_SCRIPT).encode())), set(temp.glob("deskhand-js-*")) - before
 
-    children, directories = run(go())
-    assert children == set()
+    workers, directories = run(go())
+    assert workers == set()
     assert directories == set()

@@ -21,6 +21,7 @@ import pytest
 from deskhand.desktop import VirtualDesktop, _procs, _xclients, find_state, teardown
 from deskhand.desktop.atspi import A11yBus
 from deskhand.desktop.registry import DesktopState, registry_dir
+from proc_support import children, processes
 
 DEADLINE_S = 20.0
 DESKHAND = [sys.executable, "-m", "deskhand"]
@@ -60,25 +61,10 @@ def _wait(predicate: object, what: str, timeout_s: float = DEADLINE_S) -> None:
         time.sleep(0.01)
 
 
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        out += [int(c) for c in (task / "children").read_text().split()]
-    return out
-
-
 def _watchdogs(state: DesktopState) -> list[int]:
     """Live processes whose command line names the desktop's state file (its watchdog)."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if str(state.path).encode() in cmdline.split(b"\0") and _procs.alive(int(entry.name)):
-                out.append(int(entry.name))
-    return out
+    path = str(state.path).encode()
+    return [pid for pid, (_, cmd) in processes().items() if path in cmd.split(b"\0") and _procs.alive(pid)]
 
 
 def _leftovers(state: DesktopState, owner: int) -> list[str]:
@@ -123,12 +109,12 @@ def test_an_owner_killed_with_its_direct_children_leaves_nothing_behind() -> Non
     helper_ticks = _procs.start_ticks(helper)
     assert _watchdogs(state), "the desktop should have a watchdog"
     try:
-        children = _children(owner.pid)
-        assert app in children and state.server_pid() in children
-        assert helper not in children and helper not in _procs.marked_pids(state.id)
-        for pid in children:  # the way Ray ends a worker: its direct children and itself
+        kids = children(owner.pid)
+        assert app in kids and state.server_pid() in kids
+        assert helper not in kids and helper not in _procs.marked_pids(state.id)
+        for pid in kids:  # the way Ray ends a worker: its direct children and itself
             os.kill(pid, signal.SIGKILL)
-        _wait(lambda: not any(_procs.alive(pid) for pid in children), "the direct children to die")
+        _wait(lambda: not any(_procs.alive(pid) for pid in kids), "the direct children to die")
         os.kill(owner.pid, signal.SIGKILL)
         owner.wait()
         _wait(lambda: not _leftovers(state, owner.pid), f"the watchdog to clean up {_leftovers(state, owner.pid)}")

@@ -18,6 +18,7 @@ from test_act_browsers import desktop, ex, home, poll  # noqa: F401 - the module
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
+from proc_support import descendants
 
 pytestmark = pytest.mark.desktop
 
@@ -59,7 +60,7 @@ def writer(
     proc = desktop.launch(argv, env=home(tmp), log_path=tmp / "writer.log")
 
     def ready() -> RunningApp | None:
-        for pid in _pids(proc.pid):
+        for pid in descendants(proc.pid):
             try:
                 app = ex.resolve(str(pid))
                 if ex.key_window(app) and "doc.odt" in ex.get_app_state(app, disable_diff=True).text:
@@ -72,20 +73,6 @@ def writer(
         yield poll(ready, 90.0, "Writer with doc.odt on the bus"), doc, tmp
     finally:
         proc.stop()
-
-
-def _pids(root: int) -> list[int]:
-    """``root`` and its descendants (soffice runs soffice.bin as a child)."""
-    out = [root]
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            if ppid in out:
-                out.append(int(entry.name))
-    return out
 
 
 @pytest.mark.matrix("LibreOffice Writer", "paste")

@@ -21,6 +21,8 @@ from typing import Any
 import httpx2
 import pytest
 
+from proc_support import alive, children
+
 pytestmark = [pytest.mark.desktop, pytest.mark.slow]
 
 DEADLINE_S = 30.0
@@ -34,24 +36,6 @@ INITIALIZE = {
 }
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "js", "arguments": {"code": "1 + 1"}}}
-
-
-def _children(pid: int) -> set[int]:
-    out: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            out |= {int(c) for c in (task / "children").read_text().split()}
-        except OSError:
-            continue
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return False
-    return fields[0] != "Z"
 
 
 def _wait(predicate: Any, what: str, timeout_s: float = DEADLINE_S) -> Any:
@@ -128,7 +112,7 @@ def test_serve_stops_cleanly(tmp_path: Path, transport: str, signum: int) -> Non
         else:
             _over_http(port)
         (state,) = _registry(registry)  # complete now: the server answered a call inside it
-        watched = {int(p["pid"]) for p in state["processes"]} | _children(proc.pid)
+        watched = {int(p["pid"]) for p in state["processes"]} | set(children(proc.pid))
         assert len(watched) >= 4, watched  # Xvfb, the buses, the window manager, the kernel worker, ...
         runtime_dir = Path(state["runtime_dir"])
         assert runtime_dir.is_dir()
@@ -144,6 +128,6 @@ def test_serve_stops_cleanly(tmp_path: Path, transport: str, signum: int) -> Non
             if stream is not None:
                 stream.close()
     assert code == 0, f"exit {code} after {stopped_in:.1f} s"
-    _wait(lambda: not any(_alive(p) for p in watched), f"every process gone: {sorted(p for p in watched if _alive(p))}")
+    _wait(lambda: not any(alive(p) for p in watched), f"every process gone: {sorted(p for p in watched if alive(p))}")
     assert _registry(registry) == []
     assert not runtime_dir.exists()

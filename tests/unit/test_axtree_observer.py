@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from deskhand.core.axtree import AppTree, Element, EpochCounter, Observer, WindowTree
+from deskhand.core.axtree import observer as observer_module
 from deskhand.core.errors import NativeError
 
 REQUERY = "Re-query the latest state with get_app_state before sending more actions."
@@ -190,3 +191,45 @@ class TestElement:
     def test_malformed_handle_is_bad_payload(self) -> None:
         observer, _ = self.observed()
         assert self.error(observer, "docs", "1", "P1").code == "bad_payload"
+
+
+class TestSameTreeAgain:
+    """An image-only observation may hand the observer the very tree it numbered last time."""
+
+    def test_the_same_tree_object_keeps_its_ids_and_reads_as_no_change(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        observer = Observer()
+        app = tree(button("A"), button("B"))
+        first = observer.observe(app, app_key="docs", identity="P1", key_window_id=7)
+        walks: list[AppTree] = []
+        real_walk = observer_module.walk
+        monkeypatch.setattr(observer_module, "walk", lambda t: walks.append(t) or real_walk(t))
+        again = observer.observe(app, app_key="docs", identity="P1", key_window_id=7, unchanged=True)
+        assert walks == []  # not walked again
+        assert (again.epoch, again.is_diff, again.full_text) == (first.epoch, True, first.full_text)
+        assert again.text == 'There has been no change in the accessibility tree for Window: "Docs".'
+        assert dict(again.ids) == dict(first.ids)
+        # an equal tree that is another object is walked, and keeps the ids by their keys
+        other = observer.observe(
+            tree(button("A"), button("B")), app_key="docs", identity="P1", key_window_id=7, unchanged=True
+        )
+        assert len(walks) == 1 and other.full_text == first.full_text
+        # without the caller's word, the same object is walked again (it may have been changed in place)
+        observer.observe(app, app_key="docs", identity="P1", key_window_id=7)
+        assert len(walks) == 2
+
+    def test_the_same_tree_in_a_new_epoch_is_walked(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        observer = Observer()
+        app = tree(button("A"))
+        observer.observe(app, app_key="docs", identity="P1", key_window_id=7)
+        walks: list[AppTree] = []
+        real_walk = observer_module.walk
+        monkeypatch.setattr(observer_module, "walk", lambda t: walks.append(t) or real_walk(t))
+        result = observer.observe(app, app_key="docs", identity="P2", key_window_id=7, unchanged=True)  # new process
+        assert walks == [app] and result.epoch == 2 and not result.is_diff
+
+    def test_an_unverifiable_window_is_numbered_anew_even_as_the_same_tree(self) -> None:
+        observer = Observer()
+        app = tree(button("A"), window_id=0)
+        observer.observe(app, app_key="docs", identity="P1", key_window_id=7)
+        result = observer.observe(app, app_key="docs", identity="P1", key_window_id=7, unchanged=True)
+        assert result.text.split("\n")[1:] == ["Removed element IDs: 0-1", "+g1:2 window", "+\tg1:3 button A"]

@@ -65,3 +65,23 @@ def test_a_first_press_without_an_answer_is_unknown_and_ends_the_click(reply) ->
     with pytest.raises(NativeError) as err:
         _press([reply], 1)
     assert (err.value.code, err.value.dispatched) == ("ax_failed", None)
+
+
+class _GeckoBus:
+    """Firefox's answer: ``GetActions`` gives each action's key binding in all three fields, and
+    ``GetName`` the name."""
+
+    def call(self, c):
+        if c.method == "GetActions":
+            return ([(";;", ";;", ";;"), ("", "", "")],)
+        if c.method == "GetName":
+            return (["press", "showmenu"][c.body[0]],)
+        return Failed("org.freedesktop.DBus.Error.UnknownMethod")
+
+
+def test_gecko_action_names_are_asked_for_by_index() -> None:
+    a11y = A11y(_GeckoBus())
+    assert a11y.actions(Ref(":1.1", "/obj")) == ["press", "showmenu"]
+    el = AtspiElement(SimpleNamespace(a11y=a11y), app=None)  # type: ignore[arg-type]
+    assert el.press_action(Ref(":1.1", "/obj")) == 0
+    assert el.menu_action(Ref(":1.1", "/obj")) == 1

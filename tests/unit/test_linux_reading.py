@@ -15,6 +15,7 @@ from deskhand.backends.linux._atspi_nodes import inline_cell
 from deskhand.backends.linux._atspi_walk import Walker
 from deskhand.backends.linux._mapping import element_tree
 from deskhand.backends.linux._observe_tree import app_tree, content_origin
+from deskhand.backends.linux._roles import MANAGES_DESCENDANTS
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.core.axtree.model import Element
 from deskhand.core.geometry import Rect
@@ -82,7 +83,7 @@ def test_a_managed_sheet_is_read_through_its_table_and_never_listed() -> None:
 
 
 def test_must_not_enumerate() -> None:
-    assert _visible.must_not_enumerate(_visible.STATE_MANAGES_DESCENDANTS, 3)
+    assert _visible.must_not_enumerate(MANAGES_DESCENDANTS, 3)
     assert _visible.must_not_enumerate(0, 2_147_483_647)
     assert _visible.must_not_enumerate(0, -1)  # atk-bridge's cached count of a managed container
     assert not _visible.must_not_enumerate(0, 40)

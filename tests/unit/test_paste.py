@@ -522,6 +522,37 @@ def test_receipt_fields_and_summary() -> None:
     assert summary["clipboard_consumed"] is True and summary["clipboard_restored"] is True
 
 
+def test_the_seed_fields_say_what_the_outcome_says() -> None:
+    """A judged paste's ``verified``/``effect`` agree with its outcome (never ``verified: false``
+    beside a confirmed outcome); without a judgment they keep the seed's values; unposted is refused."""
+    rig = Rig()
+    rig.read_after(0.003)
+    receipt = rig.run()
+    assert receipt.summary("confirmed")["verified"] is True
+    assert receipt.summary("confirmed")["effect"] == "confirmed"
+    assert receipt.summary("unverifiable")["verified"] is False
+    assert receipt.summary("unverifiable")["effect"] == "unverifiable"
+    assert receipt.summary()["effect"] == "unverifiable"
+    unposted = PasteReceipt(status="cancelled")
+    assert unposted.summary("confirmed")["effect"] == "refused"
+    assert unposted.summary("confirmed")["verified"] is False
+
+
+@pytest.mark.parametrize(
+    ("evidence", "effect"),
+    [((("value_readback", "the length read back"),), "confirmed"), ((), "unverifiable")],
+)
+def test_a_linux_paste_result_tells_one_effect(evidence: tuple[tuple[str, str], ...], effect: str) -> None:
+    """What ``backends/linux/paste.py`` returns: the structured fields and the outcome agree."""
+    from deskhand.backends.linux.paste import outcome  # noqa: PLC0415
+
+    receipt = PasteReceipt(paste_posted=True, data_requested=True, data_supplied=True, evidence=evidence)
+    judged = outcome(receipt, "hello")
+    fields = receipt.summary(judged.effect)
+    assert judged.effect == fields["effect"] == effect
+    assert fields["verified"] is (effect == "confirmed")
+
+
 # --- formats -------------------------------------------------------------------------------------
 
 

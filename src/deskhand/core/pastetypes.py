@@ -23,7 +23,7 @@ TARGET_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
 #: Requests that ask about the selection rather than for its data; never a read.
 META_TARGETS: Final = frozenset({"TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS", "DELETE"})
 
-#: The model-facing text of a completed paste (sdk-contract.md 6.3): read, never "confirmed".
+#: The text of a completed paste's receipt (sdk-contract.md 6.3); the caller is told the outcome.
 COMPLETED_TEXT: Final = "Paste content was read; inspect the app to confirm the inserted content."
 
 
@@ -190,8 +190,19 @@ class PasteReceipt:
             "restored": self.restored,
         }
 
-    def summary(self) -> dict[str, object]:
-        """The SDK's structured result (sdk-contract.md 6.3); paste is never reported as confirmed."""
+    def summary(self, effect: str | None = None) -> dict[str, object]:
+        """The SDK's structured result (sdk-contract.md 6.3).
+
+        Seed 2's reference has nothing that shows where the text went, so its paste says
+        ``verified: false, effect: "unverifiable"`` once posted, and that is what a backend without
+        an outcome of its own reports (macOS). A backend that judged the paste (Linux: a length read
+        back, the target's text signals) passes its outcome's ``effect``, and ``verified`` and
+        ``effect`` then say the same: ``verified: true, effect: "confirmed"`` when the text was seen
+        to arrive. An agent is never told two things."""
+        if not self.paste_posted:
+            effect = "refused"
+        elif effect is None:
+            effect = "unverifiable"
         return {
             "path": "clipboard_paste",
             "dispatched": self.paste_posted,
@@ -199,8 +210,8 @@ class PasteReceipt:
             "ax_effect_observed": self.effect_observed,
             "clipboard_restored": self.restored,
             "external_clipboard_preserved": self.paste_posted and not self.owned_before_restore,
-            "verified": False,
-            "effect": "unverifiable" if self.paste_posted else "refused",
+            "verified": effect == "confirmed",
+            "effect": effect,
         }
 
     def error(self) -> NativeError | None:

@@ -38,9 +38,6 @@ WINDOW_ROLES: Final = role_set(Role.DIALOG, Role.FRAME, Role.WINDOW)
 #: Not "activate": on a GTK entry it activates the window's default button.
 PRESS_ACTIONS: Final = ("click", "press", "toggle", "activate", "jump", "open", "confirm")
 MENU_ACTIONS: Final = ("showmenu", "show menu", "menu", "popup")
-#: AT-SPI state bits the actor reads (``A11y.states``).
-STATE_EDITABLE: Final = State.EDITABLE.value
-STATE_FOCUSED: Final = State.FOCUSED.value
 #: How long ``AddSelection`` is waited for (GTK 4.8 never answers it; the selection is read back).
 ADD_WAIT_S: Final = 0.3
 
@@ -125,6 +122,10 @@ class A11y:
         words = reply[0]
         return int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
 
+    def editable(self, ref: Ref) -> bool:
+        """Whether the element's states say EDITABLE (0 states when it does not answer)."""
+        return bool(self.states(ref) & State.EDITABLE)
+
     def extents(self, ref: Ref) -> tuple[int, int, int, int] | None:
         """The element's bounds on the screen (a window-relative app's moved by its origin)."""
         reply = self._call(ref, COMPONENT, "GetExtents", "u", 0)
@@ -148,8 +149,19 @@ class A11y:
 
     # -- actions ------------------------------------------------------------------------------
     def actions(self, ref: Ref) -> list[str]:
+        """The element's action names. Gecko (Firefox) answers ``GetActions`` with each action's
+        key binding (";;") in all three fields, so a name equal to its key binding is asked for
+        again with ``GetName`` (Firefox's buttons then say "press", its links "jump")."""
         reply = self._call(ref, ACTION, "GetActions")
-        return [str(a[0]) for a in reply[0]] if reply else []
+        if not reply:
+            return []
+        names = [str(a[0]) for a in reply[0]]
+        for i, entry in enumerate(reply[0]):
+            if entry[0] == entry[2]:
+                named = self._call(ref, ACTION, "GetName", "i", i)
+                if named and named[0]:
+                    names[i] = str(named[0])
+        return names
 
     def do_action(self, ref: Ref, index: int) -> bool:
         reply = self._call(ref, ACTION, "DoAction", "i", index)

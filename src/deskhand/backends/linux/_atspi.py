@@ -63,13 +63,13 @@ from deskhand.backends.linux._atspi_calls import (
     Links,
     next_reply,
 )
-from deskhand.backends.linux._atspi_nodes import STATE_SHOWING, TEXT_VALUE_ROLES, Node, Snapshot
+from deskhand.backends.linux._atspi_nodes import TEXT_VALUE_ROLES, Node, Snapshot
 from deskhand.backends.linux._atspi_tree import TreeReader
 from deskhand.core.errors import BackendUnavailable
 
 __all__ = (
     "ACCESSIBLE", "ACTION", "APPLICATION", "CALL_TIMEOUT_S", "CAPPED", "COMPONENT", "EDITABLE_TEXT", "PROPERTIES",
-    "ROOT_PATH", "SELECTION", "STATE_SHOWING", "TEXT", "TEXT_VALUE_ROLES", "TIMED_OUT", "VALUE", "AtspiConnection",
+    "ROOT_PATH", "SELECTION", "TEXT", "TEXT_VALUE_ROLES", "TIMED_OUT", "VALUE", "AtspiConnection",
     "Call", "Deadline", "Failed", "Node", "Snapshot", "bus_address",
 )  # fmt: skip
 

@@ -9,15 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from deskhand.backends.linux._atspi_calls import ACTION, EDITABLE_TEXT, Failed
-from deskhand.backends.linux._atspi_enums import Role, State, role_set
+from deskhand.backends.linux._atspi_enums import Role, role_set
+from deskhand.backends.linux._roles import FOCUSED, SELECTED, SHOWING, VISIBLE
 
 #: A walk stops adding nodes beyond this many (the state text shows at most 1500 lines).
 MAX_WALK_NODES: Final = 5000
-# AT-SPI state bits (AtspiStateType) used by the reader; the full set is in ``_mapping``.
-STATE_EXPANDED: Final = State.EXPANDED.value
-STATE_FOCUSED: Final = State.FOCUSED.value
-STATE_SHOWING: Final = State.SHOWING.value
-STATE_VISIBLE: Final = State.VISIBLE.value
 #: Not an AT-SPI state: SHOWING was inferred from VISIBLE (GTK 4), until the extents say the
 #: object has no size (a collapsed revealer's content, a hidden tab bar).
 STATE_SHOWN_BY_VISIBLE: Final = 1 << 62
@@ -27,7 +23,6 @@ OBJECT_CHAR: Final = "\ufffc"
 #: Toolkits (``Application.ToolkitName``) that follow the hypertext model.
 HYPERTEXT_TOOLKITS: Final = frozenset({"chromium", "gecko"})
 
-ROLE_MENU: Final = Role.MENU.value
 #: Document frame, document text, document web: their visible children are found down the middle.
 DOCUMENT_ROLES: Final = role_set(Role.DOCUMENT_FRAME, Role.DOCUMENT_TEXT, Role.DOCUMENT_WEB)
 #: Interfaces of a cell read by ``_visible`` that the details round still reads.
@@ -50,11 +45,8 @@ TEXT_VALUE_ROLES: Final = role_set(
     Role.DOCUMENT_TEXT,
     Role.STATIC,
 )
-STATE_MANAGES_DESCENDANTS: Final = State.MANAGES_DESCENDANTS.value
-STATE_SELECTED: Final = State.SELECTED.value
 #: Table cell, column header, row header.
 CELL_ROLES: Final = role_set(Role.TABLE_CELL, Role.COLUMN_HEADER, Role.ROW_HEADER)
-ROLE_COMBO_BOX: Final = Role.COMBO_BOX.value
 
 
 @dataclass(slots=True)
@@ -84,7 +76,7 @@ class Node:
 
     @property
     def showing(self) -> bool:
-        return bool(self.states & STATE_SHOWING)
+        return bool(self.states & SHOWING)
 
 
 @dataclass(slots=True)
@@ -136,8 +128,8 @@ def states_of(words: Sequence[int], *, visible_is_shown: bool = False) -> int:
     """The state bits of an ``au`` reply; with ``visible_is_shown`` (GTK 4, which sets VISIBLE
     but not SHOWING below its windows) a VISIBLE object counts as SHOWING."""
     states = int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
-    if visible_is_shown and states & STATE_VISIBLE and not states & STATE_SHOWING:
-        states |= STATE_SHOWING | STATE_SHOWN_BY_VISIBLE
+    if visible_is_shown and states & VISIBLE and not states & SHOWING:
+        states |= SHOWING | STATE_SHOWN_BY_VISIBLE
     return states
 
 
@@ -157,4 +149,4 @@ def prop_str(reply: Any) -> str:
 def inline_cell(node: Node) -> bool:
     """A table cell with nothing in it but its text (in a hypertext app its text runs were not
     read: ``Walker.inline_runs``), neither focused nor selected: its row's line holds its text."""
-    return node.role in CELL_ROLES and not node.children and not node.states & (STATE_FOCUSED | STATE_SELECTED)
+    return node.role in CELL_ROLES and not node.children and not node.states & (FOCUSED | SELECTED)

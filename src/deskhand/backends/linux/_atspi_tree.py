@@ -39,10 +39,6 @@ from deskhand.backends.linux._atspi_calls import (
 from deskhand.backends.linux._atspi_nodes import (
     HYPERTEXT_TOOLKITS,
     MAX_WALK_NODES,
-    ROLE_COMBO_BOX,
-    STATE_FOCUSED,
-    STATE_MANAGES_DESCENDANTS,
-    STATE_SHOWING,
     STATE_SHOWN_BY_VISIBLE,
     TEXT_VALUE_ROLES,
     Node,
@@ -56,7 +52,7 @@ from deskhand.backends.linux._atspi_nodes import (
 )
 from deskhand.backends.linux._atspi_read import Read
 from deskhand.backends.linux._atspi_walk import Probes, Walker, probe_menu, unlisted_menu
-from deskhand.backends.linux._roles import ROLE_TO_AX
+from deskhand.backends.linux._roles import FOCUSED, MANAGES_DESCENDANTS, ROLE_COMBO_BOX, ROLE_TO_AX, SHOWING
 from deskhand.core.axtree.text import NUMBERLESS_ROLES
 
 #: A cache of more items than this, most of them hidden (this many per shown node), is slower to
@@ -278,7 +274,7 @@ class TreeReader:
                 # The whole text: LibreOffice answers '' when the end is past the text.
                 calls.append(Call(b, p, TEXT, "GetText", "ii", (0, -1)))
                 targets.append((node, "text"))
-                if node.states & STATE_FOCUSED:
+                if node.states & FOCUSED:
                     calls.append(Call(b, p, TEXT, "GetSelection", "i", (0,)))
                     targets.append((node, "selection"))
             if ACTION in ifs and not inline:
@@ -289,7 +285,7 @@ class TreeReader:
             if not isinstance(reply, Failed):
                 apply_reply(node, what, reply)
                 if what == "extents" and node.states & STATE_SHOWN_BY_VISIBLE and not has_size(node.extents):
-                    node.states &= ~STATE_SHOWING
+                    node.states &= ~SHOWING
         return not any(r is TIMED_OUT for r in replies)
 
     def _choices(self, snap: Snapshot, r: Read) -> bool:
@@ -320,7 +316,7 @@ def children_known(snap: Snapshot, node: Node) -> bool:
     kids = node.children
     if not kids:
         return node.child_count == 0
-    if node.child_count < 0 or node.child_count > MAX_WALK_NODES or node.states & STATE_MANAGES_DESCENDANTS:
+    if node.child_count < 0 or node.child_count > MAX_WALK_NODES or node.states & MANAGES_DESCENDANTS:
         return True
     if len(kids) != node.child_count:
         return False

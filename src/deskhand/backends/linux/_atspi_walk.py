@@ -25,9 +25,6 @@ from deskhand.backends.linux._atspi_nodes import (
     DOCUMENT_ROLES,
     MAX_WALK_NODES,
     OBJECT_CHAR,
-    ROLE_MENU,
-    STATE_EXPANDED,
-    STATE_MANAGES_DESCENDANTS,
     TEXT_VALUE_ROLES,
     Node,
     Snapshot,
@@ -36,6 +33,7 @@ from deskhand.backends.linux._atspi_nodes import (
     variant,
 )
 from deskhand.backends.linux._atspi_read import Read
+from deskhand.backends.linux._roles import EXPANDED, MANAGES_DESCENDANTS, ROLE_MENU
 
 #: The whole text of an object (``Call`` arguments after bus and path).
 GET_TEXT: Final = (TEXT, "GetText", "ii", (0, -1))
@@ -51,14 +49,14 @@ Probes = dict[str, tuple[Node, list[tuple[str, str, int]]]]
 
 
 def unlisted_menu(node: Node) -> bool:
-    return node.role == ROLE_MENU and node.child_count < 0 and not node.states & STATE_MANAGES_DESCENDANTS
+    return node.role == ROLE_MENU and node.child_count < 0 and not node.states & MANAGES_DESCENDANTS
 
 
 def probe_menu(node: Node, items: list[tuple[str, str, int]], probes: Probes) -> list[tuple[str, str, int]]:
     """The walk frontier for ``node``'s unread children. A menu that does not say it is open (GTK 3
     sets no EXPANDED on an open menu) gets only its first item read: if that is SHOWING the menu
     is open and the others follow (``next_frontier``), else it counts as closed, unread."""
-    if node.role == ROLE_MENU and not node.states & STATE_EXPANDED and items:
+    if node.role == ROLE_MENU and not node.states & EXPANDED and items:
         probes[items[0][0]] = (node, items[1:])
         return items[:1]
     return items
@@ -284,7 +282,7 @@ class Walker:
         """The visible children of a container that must not be enumerated, as walk frontier
         entries; sets the node's children and what part of them they are."""
         bus = snap.bus
-        if node.role == ROLE_MENU and not node.states & STATE_EXPANDED:
+        if node.role == ROLE_MENU and not node.states & EXPANDED:
             shown = [c for c in node.children if (k := snap.nodes.get(c)) is not None and k.showing]
             if shown:
                 return []  # an open GTK 3 menu (not EXPANDED): its cached items are SHOWING, keep them

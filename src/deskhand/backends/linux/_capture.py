@@ -51,6 +51,8 @@ class Capture:
     frame: Rect  # the captured frame in root coordinates (points = pixels on X11)
     window_id: int
     source: str  # "xshm" or "composite"
+    #: What ``Grabber.covers`` found over the window while choosing the route (None: not read).
+    covers: tuple[Rect, ...] | None = None
 
 
 class Grabber:
@@ -69,10 +71,11 @@ class Grabber:
         Raises:
             NativeError: ``capture_failed`` when the window is gone or no route can read it.
         """
-        if self._unobscured(window):
+        covers = tuple(self.covers(window))
+        if self._unobscured(window, covers):
             pixels = self._grab_root(window.frame)
             if pixels is not None:
-                return Capture(pixels, window.frame, window.id, "xshm")
+                return Capture(pixels, window.frame, window.id, "xshm", covers)
         if not self.composite:
             raise NativeError(
                 "capture_failed",
@@ -81,7 +84,7 @@ class Grabber:
         pixels = self._grab_composite(window)
         for popup, where in self._popups(window):
             pixels = self._compose(pixels, window.frame, popup, where)
-        return Capture(pixels, window.frame, window.id, "composite")
+        return Capture(pixels, window.frame, window.id, "composite", covers)
 
     def _popups(self, window: WindowInfo) -> list[tuple[int, Rect]]:
         """The app's own mapped popups (override-redirect, same pid) stacked above ``window``
@@ -133,7 +136,7 @@ class Grabber:
             out[dst : dst + w * 4] = top.data[src : src + w * 4]
         return Pixels(bytes(out), frame_w, frame_h)
 
-    def _unobscured(self, window: WindowInfo) -> bool:
+    def _unobscured(self, window: WindowInfo, covers: tuple[Rect, ...]) -> bool:
         f = window.frame
         screen = self.x.display.screen()
         on_screen = (
@@ -142,7 +145,7 @@ class Grabber:
             and f.x + f.width <= screen.width_in_pixels
             and (f.y + f.height <= screen.height_in_pixels)
         )
-        return on_screen and not any(_intersects(f, above) for above in self.covers(window))
+        return on_screen and not any(_intersects(f, above) for above in covers)
 
     def covers(self, window: WindowInfo) -> list[Rect]:
         """Frames stacked above ``window`` other than its app's own popups: a menu, a combo

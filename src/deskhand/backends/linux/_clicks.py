@@ -15,27 +15,34 @@ its ``ElementPrimitives`` over AT-SPI and maps its result to the reply.
   the Selection interface and selects it there (``SelectChild``).
 * Press actions are ``_a11y_act.PRESS_ACTIONS`` (first present wins), menu actions
   ``MENU_ACTIONS``; both are matched on the lowercased AT-SPI action names.
+* An element observed without a frame (Firefox right after a page load, its layout not done)
+  has its frame read at click time (``ElementClicks._frame_now``): Firefox's buttons offer
+  EditableText, so they are clicked for real and need one.
 * A ``DoAction`` or ``SelectChild`` that timed out or failed on the bus is ``unknown``; one the app
   answered false is ``refused`` (``A11y.perform``).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Final
 
 from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
 from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
-from deskhand.backends.linux._atspi import STATE_SHOWING
-from deskhand.backends.linux._atspi_enums import Role, role_set
+from deskhand.backends.linux._atspi_enums import Role, State, role_set
 from deskhand.backends.linux._pointer import Pointer
 from deskhand.backends.linux._session import LinuxSession
 from deskhand.core import clicktiers
+from deskhand.core import deadline as call_deadline
 from deskhand.core.clicktiers import Outcome
-from deskhand.core.geometry import Point
+from deskhand.core.geometry import Point, Rect
 
 __all__ = ("AtspiElement", "ElementClicks")
 
+#: An element observed without a frame: how long its frame is waited for at click time, polled.
+FRAME_WAIT_S: Final = 1.0
+FRAME_POLL_S: Final = 0.05
 #: How far up a row is searched for its list (6.3 tier 1).
 ROW_ANCESTOR_HOPS: Final = 8
 #: AT-SPI roles clicked for real while on screen: check menu item, menu, menu item, radio menu
@@ -59,7 +66,7 @@ class AtspiElement:
         a11y = self._s.a11y
         if "org.a11y.atspi.EditableText" in a11y.interfaces(node):
             return True
-        if a11y.role(node) not in MENU_ROLES or not a11y.states(node) & STATE_SHOWING:
+        if a11y.role(node) not in MENU_ROLES or not a11y.states(node) & State.SHOWING:
             return False
         ext = a11y.extents(node)
         return ext is not None and ext[2] > 0 and ext[3] > 0
@@ -109,8 +116,9 @@ class ElementClicks:
 
     def click(self, app: RunningApp, handle: Handle, button: MouseButton, count: int) -> ActionResult:
         element, ref = self._s.ref(app, handle)
+        frame = element.frame if element.frame is not None else self._frame_now(ref)
         done = clicktiers.click_element(
-            AtspiElement(self._s, app), self._pointer.bursts(app), ref, element.frame, button=button, count=count
+            AtspiElement(self._s, app), self._pointer.bursts(app), ref, frame, button=button, count=count
         )
         if done.route == "synthetic" and done.point is not None:
             at = done.point
@@ -118,3 +126,16 @@ class ElementClicks:
         if button == "right":
             return ActionResult({"route": done.route})
         return ActionResult({"route": done.route})
+
+    def _frame_now(self, ref: Ref) -> Rect | None:
+        """The frame of an element observed without one (read while a page was being laid out,
+        right after its load), read now, and again until it has a size for up to ``FRAME_WAIT_S``
+        within the call's deadline; None if it never gets one (then the tiers say so)."""
+        deadline = time.monotonic() + call_deadline.bound(FRAME_WAIT_S)
+        while True:
+            ext = self._s.a11y.extents(ref)
+            if ext is not None and ext[2] > 0 and ext[3] > 0:
+                return Rect(float(ext[0]), float(ext[1]), float(ext[2]), float(ext[3]))
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(FRAME_POLL_S)

@@ -41,9 +41,10 @@ from jeepney.io.blocking import DBusConnection, open_dbus_connection
 from jeepney.low_level import HeaderFields, MessageType
 
 from deskhand.backends.base import RunningApp
-from deskhand.backends.linux._a11y_act import STATE_FOCUSED, Ref
+from deskhand.backends.linux._a11y_act import Ref
 from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
 from deskhand.backends.linux._atspi import Deadline
+from deskhand.backends.linux._roles import FOCUSED
 from deskhand.core import deadline as call_deadline
 
 if TYPE_CHECKING:
@@ -212,9 +213,7 @@ class Focus:
 
     def bus(self, app: RunningApp) -> str | None:
         """The app's bus name on the accessibility bus."""
-        conn = self._s.observed.atspi
-        buses = conn.apps(Deadline(2.0))
-        return next((b for b, pid in conn.pids(buses, Deadline(2.0)).items() if pid == app.pid), None)
+        return self._s.observed.bus_of(app)
 
     def is_async(self, bus: str) -> bool:
         """Whether the app hands keys to a page first (``ASYNC_KEY_TOOLKITS``)."""
@@ -226,14 +225,14 @@ class Focus:
         gained = self._watch.gained(bus)
         if gained is not None:
             ref = Ref(bus, gained.path)
-            if self._s.a11y.states(ref) & STATE_FOCUSED:
+            if self._s.a11y.states(ref) & FOCUSED:
                 return ref
         # Watching from before the tree read, its answer stands in for a focus event at the read's
         # start: the next call proves it FOCUSED with one GetState instead of reading the tree.
         watching = self._watch.open()
         since = time.monotonic()
         snap = self._s.observed.atspi.snapshot(bus, Deadline(2.0))
-        focused = [n for n in snap.nodes.values() if n.states & STATE_FOCUSED]
+        focused = [n for n in snap.nodes.values() if n.states & FOCUSED]
         focused.sort(key=lambda n: TEXT_INTERFACE not in n.interfaces)
         if focused and watching and not snap.timed_out:
             self._watch.seed(bus, Gained(focused[0].path, since))

@@ -1,13 +1,15 @@
 """The X side of the session's gate: one round trip for the active window, a pid and the pointer.
 
-``WindowProbe.probe`` queues ``_NET_ACTIVE_WINDOW``, a window's ``_NET_WM_PID`` and the pointer
-together; ``grab_probe`` starts a ``_grabs.GrabProbe`` on a window and its frames (remembered per
-window) so it is answered in the same round trip. ``accepts_drops`` says, in one round trip,
-whether a drag released at a point could drop anything there (``_pointer``'s XDND wait).
+``WindowProbe.probe`` queues ``_NET_ACTIVE_WINDOW``, a window's ``_NET_WM_PID``, the pointer and,
+for a drag, ``accepts_drops`` together; ``grab_probe`` starts a ``_grabs.GrabProbe`` on a window
+and its frames (remembered per window) so it is answered in the same round trip.
+``accepts_drops`` says whether a drag released at a point could drop anything there
+(``_pointer``'s XDND wait).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from Xlib import X, Xatom
@@ -57,10 +59,13 @@ class WindowProbe:
             self._chains[window] = chain
         return chain
 
-    def probe(self, window: int | None) -> tuple[int, int | None, PointerState]:
-        """``_NET_ACTIVE_WINDOW``, ``window``'s ``_NET_WM_PID`` (None when gone) and the pointer.
+    def probe(
+        self, window: int | None, drop_at: tuple[int, int] | None = None
+    ) -> tuple[int, int | None, PointerState, bool | None]:
+        """``_NET_ACTIVE_WINDOW``, ``window``'s ``_NET_WM_PID`` (None when gone), the pointer and,
+        with ``drop_at``, :meth:`accepts_drops` for ``window`` there (else None).
 
-        The three requests are queued together and answered in one round trip.
+        All requests are queued together and answered in one round trip.
         """
         d = self._d.display
         active_req = request.GetProperty(
@@ -74,6 +79,7 @@ class WindowProbe:
                 type=Xatom.CARDINAL, long_offset=0, long_length=1,
             )  # fmt: skip
         pointer_req = request.QueryPointer(display=d, defer=True, window=self._root)
+        drops = self._queue_drop(window, *drop_at) if window is not None and drop_at is not None else None
         active_req.reply()
         active = _card32(active_req) or 0
         pid: int | None = None
@@ -89,7 +95,7 @@ class WindowProbe:
         here = PointerState(
             pointer_req.root_x, pointer_req.root_y, int(getattr(child, "id", child) or 0), pointer_req.mask
         )
-        return active, pid, here
+        return active, pid, here, (drops() if drops is not None else None)
 
     def accepts_drops(self, window: int, x: int, y: int) -> bool:
         """Whether an XDND drop could happen at root point (``x``, ``y``): False only when the
@@ -98,10 +104,14 @@ class WindowProbe:
 
         The two properties and the window at the point are queued together: one round trip.
         """
+        return self._queue_drop(window, x, y)()
+
+    def _queue_drop(self, window: int, x: int, y: int) -> Callable[[], bool]:
+        """Queue :meth:`accepts_drops`'s requests; the returned call reads their replies."""
         d = self._d.display
         chain = self._chain(window)
         if not chain:
-            return True  # gone: the caller's wait decides, as before
+            return lambda: True  # gone: the caller's wait decides, as before
         props = [
             request.GetProperty(
                 display=d, defer=True, delete=False, window=window, property=self._atom(name),
@@ -110,13 +120,17 @@ class WindowProbe:
             for name in ("XdndAware", "XdndProxy")
         ]  # fmt: skip
         at = request.TranslateCoords(display=d, defer=True, src_wid=self._root, dst_wid=self._root, src_x=x, src_y=y)
-        try:
-            for req in (*props, at):
-                req.reply()
-        except XError:
-            return True
-        child = int(getattr(at.child, "id", at.child) or 0)
-        return child != chain[-1] or any(p.property_type for p in props)
+
+        def answer() -> bool:
+            try:
+                for req in (*props, at):
+                    req.reply()
+            except XError:
+                return True
+            child = int(getattr(at.child, "id", at.child) or 0)
+            return child != chain[-1] or any(p.property_type for p in props)
+
+        return answer
 
     def _atom(self, name: str) -> int:
         atom = self._atoms.get(name)

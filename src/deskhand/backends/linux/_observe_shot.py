@@ -48,6 +48,8 @@ class Shots:
     def __init__(self, x: XConnection, program_ids: Callable[[], dict[str, str]]) -> None:
         self.x = x
         self.grabber = Grabber(x)
+        #: the key window id and what covers it, as the last ``finish``'s capture found them
+        self._covers: tuple[int, tuple[Rect, ...]] | None = None
         self._program_ids = program_ids
         self._worker: ThreadPoolExecutor | None = None
         #: pid -> the transform of its last capture.
@@ -59,6 +61,7 @@ class Shots:
         """Capture over ``x`` from now on (a new X server on the same display)."""
         self.x = x
         self.grabber = Grabber(x)
+        self._covers = None
 
     def start(self, app: RunningApp, seen: Seen) -> Future[Shot | None]:
         """Start the app's look on the capture worker: its windows and key window (into
@@ -92,9 +95,12 @@ class Shots:
         self, app: RunningApp, key: WindowInfo, identity: ProcessIdentity, shot: Future[Shot | None]
     ) -> Image | None:
         """The capture's image once it is done, after the checks that follow every capture."""
+        self._covers = None
         got = shot.result()
         if got is None:
             return None
+        if got.capture.covers is not None:
+            self._covers = (got.capture.window_id, got.capture.covers)
         cap, fitted, data, now_key = got.capture, got.fitted, got.jpeg, got.key_after
         if _identity.read_identity(app.pid, self._program_ids()) != identity:
             raise NativeError("stale_process", screenshot.STALE_PROCESS_MESSAGE)
@@ -145,12 +151,16 @@ class Shots:
         if digest is not None:
             self._captures[app_key] = (identity, digest)
         screen = self.x.display.screen()
+        fresh, self._covers = self._covers, None  # what this observation's capture found over it
+        covers = None
+        if key is not None:
+            covers = fresh[1] if fresh is not None and fresh[0] == key.id else self.grabber.covers(key)
         return advisory.notices(
             advisory.Facts(
                 lines=full_text.split("\n"),
                 window=key.frame if key is not None else None,
                 screen=Rect(0.0, 0.0, float(screen.width_in_pixels), float(screen.height_in_pixels)),
-                covered=key is not None and _transients.overlapped(key.frame, self.grabber.covers(key)),
+                covered=key is not None and covers is not None and _transients.overlapped(key.frame, list(covers)),
                 capture_hash=digest,
                 previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
                 tree_complete=complete,

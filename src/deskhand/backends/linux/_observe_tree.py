@@ -11,7 +11,9 @@ An image-only observation (``getScreenshot``) may take the app's last complete r
 of reading the tree, when the caller proves the app did not change since that read began
 (``unchanged_since``: no AT-SPI event from its bus since then, ``executor``). The windows are
 read and matched anew every time; a reused read never counts as a new one, so the first event
-after it makes the next observation read the tree.
+after it makes the next observation read the tree. A reused read with the same windows gives
+the very tree object mapped last time (no one modifies a tree once it is handed out), and the
+core's observer then skips its walk as well.
 """
 
 from __future__ import annotations
@@ -34,8 +36,6 @@ from deskhand.core.geometry import Rect
 #: Bus names (and toolkits) remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
 _WINDOW_ROLES: Final = role_set(Role.ALERT, Role.DIALOG, Role.FRAME, Role.INTERNAL_FRAME, Role.WINDOW)
-_ROLE_FRAME: Final = Role.FRAME.value
-_STATE_ACTIVE: Final = State.ACTIVE.value
 
 #: The app's windows and key window, as the capture worker read them.
 Seen = Future[tuple[list[WindowInfo], WindowInfo | None]]
@@ -50,6 +50,17 @@ class Read(NamedTuple):
     snapshot: Snapshot
 
 
+class Mapped(NamedTuple):
+    """A read mapped to the core's tree, with what it was mapped from and the origins found."""
+
+    snap: Snapshot
+    key: WindowInfo | None
+    wins: tuple[WindowInfo, ...]
+    tree: AppTree
+    origin: tuple[int, int] | None
+    by_path: dict[str, tuple[int, int]]
+
+
 class TreeObserver:
     """Reads apps' trees over the shared AT-SPI connection, and remembers each pid's bus name."""
 
@@ -62,6 +73,9 @@ class TreeObserver:
         self._reads: dict[int, Read] = {}
         #: how many reads were taken again instead of reading the tree (a count for benchmarks)
         self.reused = 0
+        #: pid -> the tree last mapped from a read, with what it was mapped from: the same read
+        #: and the same windows give that very tree object again (the observer then skips its walk)
+        self._mapped: dict[int, Mapped] = {}
 
     def read(
         self,
@@ -80,7 +94,7 @@ class TreeObserver:
             NativeError: ``ax_failed`` when the app's toolkit has accessibility but the app is not
                 on the bus (with the fix for that toolkit), or it did not answer in time.
         """
-        bus = self._bus_of(app.pid)
+        bus = self.bus_of(app.pid)
         notices: list[str] = []
         if bus is None:
             kit = _identity.toolkit_of(identity)
@@ -109,10 +123,7 @@ class TreeObserver:
                 f"{waited} s; the app may be hung. Nothing was read.",
             )
         xwins, key = seen.result()
-        origins: dict[int, tuple[int, int]] = {}
-        by_path: dict[str, tuple[int, int]] = {}
-        tree = app_tree(app, snap, key, xwins, origins=origins, by_path=by_path)
-        origin = origins.get(key.id) if key is not None else None
+        tree, origin, by_path = self._map(app, snap, key, xwins)
         if origin is not None:
             self.atspi.origins[bus] = origin
         else:
@@ -129,6 +140,24 @@ class TreeObserver:
             )
         return tree, notices, key
 
+    def _map(
+        self, app: RunningApp, snap: Snapshot, key: WindowInfo | None, xwins: list[WindowInfo]
+    ) -> tuple[AppTree, tuple[int, int] | None, dict[str, tuple[int, int]]]:
+        """``app_tree`` of the read, the key window's origin and each element's window origin
+        (by path); the last ones again when the read and the windows are those they came from."""
+        wins = tuple(xwins)
+        last = self._mapped.get(app.pid)
+        if last is not None and last.snap is snap and last.key == key and last.wins == wins and not snap.timed_out:
+            return last.tree, last.origin, last.by_path
+        origins: dict[int, tuple[int, int]] = {}
+        by_path: dict[str, tuple[int, int]] = {}
+        tree = app_tree(app, snap, key, xwins, origins=origins, by_path=by_path)
+        origin = origins.get(key.id) if key is not None else None
+        if len(self._mapped) >= MAX_KNOWN_BUSES:
+            self._mapped.clear()
+        self._mapped[app.pid] = Mapped(snap, key, wins, tree, origin, by_path)
+        return tree, origin, by_path
+
     def _remember(self, pid: int, read: Read) -> None:
         """Keep a complete read for reuse (an incomplete one only forgets the last)."""
         if read.snapshot.timed_out or read.snapshot.capped:
@@ -138,7 +167,7 @@ class TreeObserver:
             self._reads.clear()
         self._reads[pid] = read
 
-    def _bus_of(self, pid: int) -> str | None:
+    def bus_of(self, pid: int) -> str | None:
         """The pid's bus name: the one found last time while the bus daemon still says it is
         this pid's (unique names are never reused, so it is the same live connection), else the
         registry's."""
@@ -184,10 +213,10 @@ def app_tree(
             continue
         if node.role not in _WINDOW_ROLES:
             root.role = "AXWindow"  # a top-level file chooser, menu or popup is a window too
-        xwin = _match_window(root, xwins, claimed, active=bool(node.states & _STATE_ACTIVE), key=key)
+        xwin = _match_window(root, xwins, claimed, active=bool(node.states & State.ACTIVE), key=key)
         if xwin is not None:
             claimed.add(xwin.id)
-        if xwin is None and xwins and node.role == _ROLE_FRAME and not root.title:
+        if xwin is None and xwins and node.role == Role.FRAME and not root.title:
             continue  # an untitled frame no mapped window shows (Chromium keeps hidden ones SHOWING)
         wid = xwin.id if xwin else 0
         origin = content_origin(root, xwin) if snap.window_relative and xwin is not None else None

@@ -44,8 +44,8 @@ where it cannot matter:
 * no drop can happen, so the drag is one burst: the app's toolkit never starts an XDND session
   (``NO_XDND_SOURCE``: Tk without tkdnd, SDL, Xaw, Xt/Motif), or the top-level window under the
   release is the app's own and has neither ``XdndAware`` nor ``XdndProxy``
-  (``_gate.WindowProbe.accepts_drops``; an XDND source drops nowhere else, so a session there
-  would end without a drop either way);
+  (``_gate.WindowProbe.accepts_drops``, asked in the gate's round trip; an XDND source drops
+  nowhere else, so a session there would end without a drop either way);
 * no drag began, in a GTK 3 app (``FENCED``): the press and first motions are followed by a
   fenced ping (``_input.AppPing``: answered only after GTK has handled them). GTK begins a drag
   inside that motion's handler, grabbing the pointer with its drag cursor, so a fence answered
@@ -141,12 +141,13 @@ class Pointer:
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], button: MouseButton
     ) -> ActionResult:
         s = self._s
-        gate = s.gate(app, points=(start, end), button=corepointer.X_BUTTONS[button])
+        source = self._may_source(app)
+        gate = s.gate(app, points=(start, end), button=corepointer.X_BUTTONS[button], drop_probe=source)
         a, b = gate.points
         events = corepointer.drag_events(a, b, button, s.numbers)
         grabbed = gate.window if gate.grabbed else None
         structured: dict[str, object] = {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)}
-        watch = self._watch() if self._may_drop(app, gate.window, b) else None
+        watch = self._watch() if source and gate.drops else None
         if watch is None:
             self.post_events(events, gate.pointer, grabbed_by_wm=grabbed)
             return ActionResult(structured, effects.judge("synthetic_events", []))
@@ -195,12 +196,11 @@ class Pointer:
             pinger.forget(token)
         return answered and watch.answers()[1] == 0 and not watch.wait_started(0.0)
 
-    def _may_drop(self, app: RunningApp, window: int, end: Point) -> bool:
-        """Whether this drag could start an XDND session that drops (module docstring)."""
+    def _may_source(self, app: RunningApp) -> bool:
+        """Whether the app's toolkit could start an XDND session at all (module docstring); where
+        it could drop is the gate's ``drops`` (the same round trip as the gate's probe)."""
         kit = _identity.toolkit_of(app.identity)
-        if kit in NO_XDND_SOURCE and not (kit == "tk" and _identity.maps_library(app.pid, "libtkdnd")):
-            return False
-        return self._s.accepts_drops(window, end)
+        return kit not in NO_XDND_SOURCE or (kit == "tk" and _identity.maps_library(app.pid, "libtkdnd"))
 
     def _answered_ping(self, window: int) -> Callable[[], bool] | None:
         """A check that the app has handled the input so far (one ping), or None without pings."""

@@ -81,8 +81,12 @@ class Activity:
     def last(self, bus: str | None, window: int | None) -> float | None:
         """The latest activity of the app's bus or its window, or None when none was seen."""
         with self._lock:
-            times = [self._bus_seen.get(bus or ""), self._window_seen.get(window or 0)]
-        seen = [t for t in times if t is not None]
+            return self._latest(bus, window)
+
+    def _latest(self, bus: str | None, window: int | None, after: float | None = None) -> float | None:
+        """The latest activity of the bus or window (later than ``after``); the lock is held."""
+        times = (self._bus_seen.get(bus or ""), self._window_seen.get(window or 0))
+        seen = [t for t in times if t is not None and (after is None or t > after)]
         return max(seen) if seen else None
 
     def silent_since(self, bus: str, since: float) -> bool:
@@ -98,17 +102,11 @@ class Activity:
         """Block until the app's bus or window does something later than ``after`` (its time), or
         ``timeout_s`` passes (None)."""
         deadline = self._clock() + timeout_s
-
-        def seen() -> float | None:
-            times = [self._bus_seen.get(bus or ""), self._window_seen.get(window or 0)]
-            late = [t for t in times if t is not None and t > after]
-            return max(late) if late else None
-
         with self._seen:
-            while (found := seen()) is None:
+            while (found := self._latest(bus, window, after)) is None:
                 left = deadline - self._clock()
                 if left <= 0 or not self._seen.wait(left):
-                    return seen()
+                    return self._latest(bus, window, after)
             return found
 
     def wait_quiet(self, bus: str | None, window: int | None, *, since: float, floor_s: float) -> float:

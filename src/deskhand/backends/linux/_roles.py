@@ -50,18 +50,22 @@ _AX_ROLES: Final[dict[str, tuple[Role, ...]]] = {
 }
 ROLE_TO_AX: Final[dict[int, str]] = {n.value: ax for ax, nums in _AX_ROLES.items() for n in nums}
 
-# AtspiStateType bits, as plain ints (checked for every node).
+# AtspiStateType bits the reader and the mapping check for every node, as plain ints bound once here
+# for every module (``_atspi_enums`` says why); a check that runs once per action uses the member.
 CHECKED: Final = State.CHECKED.value
 EDITABLE: Final = State.EDITABLE.value
 ENABLED: Final = State.ENABLED.value
 EXPANDED: Final = State.EXPANDED.value
 FOCUSED: Final = State.FOCUSED.value
 HORIZONTAL: Final = State.HORIZONTAL.value
+MANAGES_DESCENDANTS: Final = State.MANAGES_DESCENDANTS.value
 MULTI_LINE: Final = State.MULTI_LINE.value
 PRESSED: Final = State.PRESSED.value
 SELECTED: Final = State.SELECTED.value
 SENSITIVE: Final = State.SENSITIVE.value
+SHOWING: Final = State.SHOWING.value
 VERTICAL: Final = State.VERTICAL.value
+VISIBLE: Final = State.VISIBLE.value
 READ_ONLY: Final = State.READ_ONLY.value
 FOCUSABLE: Final = State.FOCUSABLE.value
 
@@ -86,6 +90,9 @@ BOOLEAN_ROLES: Final = role_set(
 )
 FLOAT_SETTABLE_ROLES: Final = role_set(Role.DIAL, Role.SCROLL_BAR, Role.SLIDER, Role.SPIN_BUTTON)
 ROW_CHILD_ROLES: Final = role_set(Role.LIST_ITEM, Role.TABLE_ROW, Role.TREE_ITEM)
+#: Roles whose element is a text field or area (by MULTI_LINE): text, document frame and text.
+TEXT_AREA_ROLES: Final = role_set(Role.TEXT, Role.DOCUMENT_FRAME, Role.DOCUMENT_TEXT)
+# AtspiRole numbers checked for every node, as plain ints (see the state bits above).
 ROLE_FILLER: Final = Role.FILLER.value
 ROLE_MENU: Final = Role.MENU.value
 ROLE_MENU_BAR: Final = Role.MENU_BAR.value
@@ -96,8 +103,6 @@ ROLE_ENTRY: Final = Role.ENTRY.value
 ROLE_SPIN_BUTTON: Final = Role.SPIN_BUTTON.value
 #: Roles of text entries the keyboard may set when they have no working EditableText (``_values``).
 TEXT_ENTRY_ROLES: Final = role_set(Role.ENTRY, Role.TEXT)
-#: Roles whose element is a text field or area (by MULTI_LINE): text, document frame and text.
-TEXT_AREA_ROLES: Final = role_set(Role.TEXT, Role.DOCUMENT_FRAME, Role.DOCUMENT_TEXT)
 ROLE_STATIC: Final = Role.STATIC.value
 ROLE_SCROLL_BAR: Final = Role.SCROLL_BAR.value
 ROLE_SCROLL_PANE: Final = Role.SCROLL_PANE.value

@@ -3,21 +3,22 @@
 An element scroll first moves the nearest scroll bar along the axis by the core's delta
 (``core.scroll.plan_indexed``) and reports the achieved distance; without a usable bar, and for a
 scroll at a point, the wheel goes to the plan's point after the gate. X wheels have no pixel
-unit: the app decides the distance per notch, so a wheel scroll is never reported exact.
+unit: the app decides the distance per notch, so a wheel scroll is measured on the content
+(``_scrollwitness``) and converged to the request; it is exact only when the measured distance is
+the request and held still.
 ``page_scroll`` is the page-scroll secondary action (``_values``).
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from typing import Final
 
 from deskhand.backends.base import ActionResult, Direction, Handle, RunningApp
-from deskhand.backends.linux._a11y_act import A11y, Ref
-from deskhand.backends.linux._atspi import ROOT_PATH, Deadline
-from deskhand.backends.linux._atspi_enums import Role, role_set
+from deskhand.backends.linux._a11y_act import Ref
+from deskhand.backends.linux._atspi_enums import Role
+from deskhand.backends.linux._scrollwitness import Converged, converge, find_witness
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
 from deskhand.core import effects
 from deskhand.core import scroll as corescroll
@@ -28,29 +29,9 @@ __all__ = ("Scrolling",)
 
 _log = logging.getLogger(__name__)
 
-ROLE_FILLER: Final = Role.FILLER.value
-ROLE_SCROLL_BAR: Final = Role.SCROLL_BAR.value
-ROLE_SCROLL_PANE: Final = Role.SCROLL_PANE.value
 #: One wheel notch per this many pixels, the step GTK3 uses for a 210-point page (pow(page, 2/3)):
 #: the estimate when nothing under the point can be measured.
 WHEEL_NOTCH_PX: Final = 53
-#: Batches of notches after the first one, measuring after each (the first one measures the step).
-MAX_BATCHES: Final = 5
-#: A measured notch is taken as at least this many pixels (a first read caught mid-animation
-#: must not turn into hundreds of notches).
-MIN_NOTCH_PX: Final = 20
-#: How deep the element under the point is looked for; without hit-testing, how deep and how
-#: many elements are searched for the web document (document frame, document web).
-WITNESS_DEPTH: Final = 25
-WITNESS_SEARCH_DEPTH: Final = 8
-WITNESS_SEARCH_NODES: Final = 400
-DOCUMENT_ROLES: Final = role_set(Role.DOCUMENT_FRAME, Role.DOCUMENT_WEB)
-#: The measured position: polled this often, settled once unchanged this long after it moved, given
-#: up as not moving after this long unchanged, and never waited on longer than the last.
-SETTLE_POLL_S: Final = 0.015
-SETTLE_QUIET_S: Final = 0.5
-SETTLE_FIRST_MOVE_S: Final = 0.9
-SETTLE_MAX_S: Final = 2.5
 #: The first batch assumes this many pixels a notch, more than any app measured (browsers
 #: scroll 100-120 px), so it falls short and the rest is sent at the measured step.
 FIRST_NOTCH_PX: Final = 150
@@ -120,9 +101,9 @@ class Scrolling:
         a11y = self._s.a11y
         for child in a11y.children(ref):
             role = a11y.role(child)
-            if role == ROLE_SCROLL_BAR:
+            if role == Role.SCROLL_BAR:
                 continue
-            if role == ROLE_FILLER and any(a11y.role(g) == ROLE_SCROLL_BAR for g in a11y.children(child)):
+            if role == Role.FILLER and any(a11y.role(g) == Role.SCROLL_BAR for g in a11y.children(child)):
                 continue
             ext = a11y.extents(child)
             if ext is not None and ext[2] > 0 and ext[3] > 0:
@@ -182,21 +163,21 @@ class Scrolling:
         for _ in range(hops):
             if node is None:
                 return None
-            pane = a11y.role(node) == ROLE_SCROLL_PANE
+            pane = a11y.role(node) == Role.SCROLL_PANE
             bars: list[Ref] = []
             witness: Ref | None = None
             for child in a11y.children(node):
                 role = a11y.role(child)
-                if role == ROLE_SCROLL_BAR:
+                if role == Role.SCROLL_BAR:
                     bars.append(child)
                 elif pane:
                     continue
-                elif role != ROLE_FILLER:
+                elif role != Role.FILLER:
                     if witness is None and a11y.extents(child) is not None:
                         witness = child
                 else:
                     inner = a11y.children(child)
-                    inner_bars = [g for g in inner if a11y.role(g) == ROLE_SCROLL_BAR]
+                    inner_bars = [g for g in inner if a11y.role(g) == Role.SCROLL_BAR]
                     bars.extend(inner_bars)
                     if witness is None and not inner_bars:
                         witness = next((g for g in inner if a11y.extents(g) is not None), None)
@@ -217,18 +198,18 @@ class Scrolling:
         """Wheel buttons 4-7 at the plan's point, measured and converged (module docstring).
 
         X wheels have no pixel unit: the app decides the step (GTK about 53 px at a 210 px page,
-        the browsers 100-120 px). So a first batch at ``FIRST_NOTCH_PX`` a notch goes first and
-        the content under the point is measured (``_Witness``); the rest of the request is sent
-        in notches of the step the last batch measured (at most as many as the first batch at a
-        time), measured again, and corrected until the achieved distance is within half a notch
-        of the request (or the content stops moving: its end). Without anything to measure, the
-        notches are estimated at ``WHEEL_NOTCH_PX`` and the outcome is unverifiable.
+        the browsers 100-120 px). So a first batch at ``FIRST_NOTCH_PX`` a notch goes first, the
+        content under the point is measured (``_scrollwitness``), and the rest is sent at the
+        measured step and measured again until the achieved distance is within half a notch of
+        the request (or the content stops moving: its end); a last reading must agree. Without
+        anything to measure, the notches are estimated at ``WHEEL_NOTCH_PX`` and the outcome is
+        unverifiable.
         """
         vertical = direction in ("up", "down")
         amount = abs(plan.delta.dy if vertical else plan.delta.dx)
         button = corescroll.X_WHEEL_BUTTONS[direction]
         requested = [plan.delta.dx, plan.delta.dy]
-        witness = self._witness(app, plan.point, ref, vertical, direction)
+        witness = find_witness(self._s, app, plan.point, ref, direction)
         if witness is None:
             clicks = max(1, round(amount / WHEEL_NOTCH_PX))  # at least one notch
             self._wheel(app, plan.point, button, clicks)
@@ -237,50 +218,35 @@ class Scrolling:
                 effects.judge("wheel", []),
             )
         back = corescroll.X_WHEEL_BUTTONS[corescroll.OPPOSITE[direction]]
-        net = max(1, amount // FIRST_NOTCH_PX)
-        cap = max(2, net)
-        self._wheel(app, plan.point, button, net)
-        moved = witness.settled()
-        _log.debug("wheel: first %d notches moved %d of %d", net, moved, amount)
-        per: float = abs(moved) / net
-        for _ in range(MAX_BATCHES):
-            if per == 0:
-                break
-            more = corescroll.round_half_away((amount - moved) / max(per, MIN_NOTCH_PX))
-            more = max(-cap, min(cap, more))  # a measurement caught mid-jump must not run away
-            if more == 0:
-                break
-            self._wheel(app, plan.point, button if more > 0 else back, abs(more))
-            net += more
-            now = witness.settled()
-            _log.debug("wheel: %d more notches, moved %d -> %d", more, moved, now)
-            if now == moved:
-                break  # the content stopped: its end, or nothing more to scroll
-            per = abs(now - moved) / abs(more)  # the step as this batch measured it
-            moved = now
-        return self._measured(requested, (moved, amount, net), per, direction)
 
-    def _measured(
-        self,
-        requested: list[int],
-        counts: tuple[int, int, int],
-        per: float,
-        direction: Direction,
-    ) -> ActionResult:
-        """The result of a measured wheel scroll: ``counts`` is (moved, requested, net notches)."""
-        moved, amount, net = counts
+        def wheel(n: int) -> None:
+            self._wheel(app, plan.point, button if n > 0 else back, abs(n))
+
+        done = converge(wheel, witness, amount, max(1, amount // FIRST_NOTCH_PX))
+        _log.debug("wheel: %d notches moved %d of %d (stable: %s)", done.notches, done.moved, amount, done.stable)
+        return self._measured(requested, amount, done, direction)
+
+    def _measured(self, requested: list[int], amount: int, done: Converged, direction: Direction) -> ActionResult:
+        """The result of a measured wheel scroll: confirmed only when the last two readings agreed
+        and the distance is within half a notch of the request; the achieved pixels either way."""
+        moved = done.moved
         vertical = direction in ("up", "down")
         sign = -1 if direction in ("down", "right") else 1
         achieved = [0, sign * moved] if vertical else [sign * moved, 0]
-        seen = [effects.Evidence("scroll_measured", f"the content moved {moved} px of {amount} px ({net} notches)")]
-        if moved > 0 and abs(amount - moved) <= per / 2 + 1:
-            outcome = effects.Outcome("confirmed", "wheel", tuple(seen), {"achieved": achieved})
+        detail = f"the content moved {moved} px of {amount} px ({done.notches} notches)"
+        if not done.stable:
+            detail += "; it was still moving when last measured"
+        seen = (effects.Evidence("scroll_measured", detail),)
+        measured: dict[str, object] = {"achieved": achieved}
+        if moved > 0 and done.stable and abs(amount - moved) <= done.per / 2 + 1:
+            outcome = effects.Outcome("confirmed", "wheel", seen, measured)
         elif moved > 0:
-            outcome = effects.Outcome("partial", "wheel", tuple(seen), {"achieved": achieved})
+            outcome = effects.Outcome("partial", "wheel", seen, measured)
         else:
-            outcome = effects.Outcome("suspected_noop", "wheel", tuple(seen), {"achieved": achieved})
+            outcome = effects.Outcome("suspected_noop", "wheel", seen, measured)
+        exact = done.stable and moved == amount
         return ActionResult(
-            {"route": "wheel", "requested": requested, "achieved": achieved, "clicks": net, "exact": moved == amount},
+            {"route": "wheel", "requested": requested, "achieved": achieved, "clicks": done.notches, "exact": exact},
             outcome,
         )
 
@@ -293,107 +259,3 @@ class Scrolling:
             steps.append(lambda: s.input.move(at.x, at.y))
         steps.append(lambda: s.input.wheel(button, clicks))
         s.post(steps)
-
-    def _witness(
-        self, app: RunningApp, at: Point, ref: Ref | None, vertical: bool, direction: Direction
-    ) -> _Witness | None:
-        """The deepest element under the point inside ``ref`` (or the app's window there), when
-        it is not that start itself: the content that moves as it scrolls."""
-        a11y = self._s.a11y
-        start = ref if ref is not None else self._window_at(app, at)
-        if start is None:
-            return None
-        node, deepest = start, None
-        for _ in range(WITNESS_DEPTH):
-            child = a11y.at_point(node, round(at.x), round(at.y))
-            if child is None or child == node:
-                break
-            deepest = node = child
-        if deepest is None or a11y.extents(deepest) is None:
-            deepest = self._document_child(start, at)
-        if deepest is None:
-            return None
-        return _Witness(a11y, deepest, 1 if vertical else 0, direction in ("down", "right"))
-
-    def _document_child(self, start: Ref, at: Point) -> Ref | None:
-        """Where hit-testing finds nothing (Firefox answers it for none of its windows): the web
-        document holding the point, breadth first from ``start``, and its child under the point
-        (else its first child with a size)."""
-        a11y = self._s.a11y
-        level, seen = [start], 0
-        for _ in range(WITNESS_SEARCH_DEPTH):
-            nxt: list[Ref] = []
-            for node in level:
-                seen += 1
-                if seen > WITNESS_SEARCH_NODES:
-                    return None
-                if a11y.role(node) in DOCUMENT_ROLES:
-                    return self._child_under(node, at)
-                nxt.extend(a11y.children(node))
-            level = nxt
-        return None
-
-    def _child_under(self, doc: Ref, at: Point) -> Ref | None:
-        a11y = self._s.a11y
-        first = None
-        for child in a11y.children(doc)[:WITNESS_SEARCH_NODES]:
-            ext = a11y.extents(child)
-            if ext is None or ext[2] <= 0 or ext[3] <= 0:
-                continue
-            if ext[0] <= at.x < ext[0] + ext[2] and ext[1] <= at.y < ext[1] + ext[3]:
-                return child
-            first = first or child
-        return first
-
-    def _window_at(self, app: RunningApp, at: Point) -> Ref | None:
-        """The app's top-level accessible (frame, dialog) whose extents hold the point."""
-        a11y = self._s.a11y
-        conn = self._s.observed.atspi
-        buses = conn.apps(Deadline(2.0))
-        bus = next((b for b, pid in conn.pids(buses, Deadline(2.0)).items() if pid == app.pid), None)
-        if bus is None:
-            return None
-        for top in a11y.children(Ref(bus, ROOT_PATH)):
-            ext = a11y.extents(top)
-            if ext is not None and ext[0] <= at.x < ext[0] + ext[2] and ext[1] <= at.y < ext[1] + ext[3]:
-                return top
-        return None
-
-
-class _Witness:
-    """An element of the scrolled content; ``settled`` is how far it has moved along the scroll
-    once its position stops changing (apps animate wheel scrolls and move their accessible
-    positions a little later)."""
-
-    def __init__(self, a11y: A11y, ref: Ref, axis: int, forward: bool) -> None:
-        self._a11y = a11y
-        self._ref = ref
-        self._axis = axis
-        self._sign = 1 if forward else -1
-        self._start = self._pos()
-
-    def _pos(self) -> int | None:
-        ext = self._a11y.extents(self._ref)
-        return ext[self._axis] if ext is not None else None
-
-    def settled(self) -> int:
-        """Pixels moved in the scroll's direction since the start, once quiet; 0 if it is gone."""
-        start = self._start
-        if start is None:
-            return 0
-        t0 = time.monotonic()
-        last = self._pos()
-        changed_at = t0
-        while True:
-            time.sleep(SETTLE_POLL_S)
-            now = time.monotonic()
-            pos = self._pos()
-            if pos != last:
-                last, changed_at = pos, now
-            quiet = now - changed_at
-            # Chromium moves its accessible positions late and in jumps (a pixel or two first, the
-            # rest half a second later): a move shorter than a notch is not the scroll yet
-            moved_once = last is not None and abs(last - start) >= MIN_NOTCH_PX
-            if (moved_once and quiet >= SETTLE_QUIET_S) or quiet >= SETTLE_FIRST_MOVE_S or now - t0 >= SETTLE_MAX_S:
-                break
-        return 0 if last is None else self._sign * (start - last)

@@ -25,6 +25,7 @@ arrives (``_typing`` explains the two things that wait for it).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -68,6 +69,7 @@ class Observed(Protocol):
     def element(self, app: RunningApp, handle: Handle) -> Element: ...
     def to_global(self, app: RunningApp, x: float, y: float) -> Point: ...
     def mark_mutation(self, app: RunningApp) -> None: ...
+    def bus_of(self, app: RunningApp) -> str | None: ...
 
 
 class Gate(NamedTuple):
@@ -81,6 +83,8 @@ class Gate(NamedTuple):
     points: list[Point]
     pointer: PointerState
     grabbed: bool = False
+    #: With ``drop_probe``: whether a drag released at the last point could drop (``accepts_drops``).
+    drops: bool | None = None
 
 
 def not_dispatched(code: str, message: str) -> NativeError:
@@ -256,6 +260,7 @@ class LinuxSession:
         points: Sequence[tuple[float, float]] = (),
         *,
         button: int | None = None,
+        drop_probe: bool = False,
     ) -> Gate:
         """Right before a burst: same process, same window (id and pid), and it is active.
 
@@ -264,7 +269,8 @@ class LinuxSession:
         listing (see ``_probe``): ``_NET_ACTIVE_WINDOW`` is the window the screenshot was taken of
         and its ``_NET_WM_PID`` is the app's, so it is the key window and already active. Otherwise
         the executor's full lookup runs, and the key window is activated and its focus verified.
-        With ``button``, the same round trip also probes for a window manager's grab of it.
+        With ``button``, the same round trip also probes for a window manager's grab of it; with
+        ``drop_probe``, whether the last point could take a drop (``Gate.drops``).
         """
         if call_deadline.expired():
             raise not_dispatched(
@@ -282,19 +288,20 @@ class LinuxSession:
         probe = None
         if button is not None and bound is not None:
             probe = self._x11.grab_probe(bound, button, self._probed_mods)
-        active, bound_pid, here = self._x11.probe(bound)
+        # the points as the screenshot's window would place them: the drop probe rides along
+        early = None
+        if drop_probe and bound is not None:
+            with contextlib.suppress(NativeError):  # the full path below raises it, in its order
+                early = self._roots(app, transform, identity, bound, points)
+        drop_at = (round(early[-1].x), round(early[-1].y)) if early else None
+        active, bound_pid, here, drops = self._x11.probe(bound, drop_at)
         # the screenshot's window, active and the app's: the key window without a listing
         key = bound if bound is not None and active == bound and bound_pid == app.pid else window_id(x.key_window(app))
         if window is not None and key != window:
             raise _changed()
-        out: list[Point] = []
-        for px, py in points:
-            try:
-                out.append(screenshot.to_global(transform, px, py, identity=identity, key_window_id=key))
-            except NativeError as err:
-                if err.details.get("drop_transform"):
-                    x.to_global(app, px, py)  # the executor drops its cached transform and raises
-                raise
+        out = early if early is not None and key == bound else self._roots(app, transform, identity, key, points)
+        if drop_probe and (drops is None or key != bound) and out:
+            drops = self._x11.accepts_drops(key, round(out[-1].x), round(out[-1].y))
         if active != key and x.activate(app).id != key:
             raise _changed()
         grabbed = False
@@ -309,7 +316,26 @@ class LinuxSession:
             # assume one when the modifiers changed since the last probe, and probe with them next.
             grabbed = probe.grabbed or mods != self._probed_mods
             self._probed_mods = mods
-        return Gate(key, out, here, grabbed)
+        return Gate(key, out, here, grabbed, drops)
+
+    def _roots(
+        self,
+        app: RunningApp,
+        transform: screenshot.ShotTransform | None,
+        identity: ProcessIdentity,
+        key: int | None,
+        points: Sequence[tuple[float, float]],
+    ) -> list[Point]:
+        """``points`` (screenshot pixels) in root coordinates for the key window ``key``."""
+        out: list[Point] = []
+        for px, py in points:
+            try:
+                out.append(screenshot.to_global(transform, px, py, identity=identity, key_window_id=key))
+            except NativeError as err:
+                if err.details.get("drop_transform"):
+                    self.observed.to_global(app, px, py)  # the executor drops its cached transform and raises
+                raise
+        return out
 
     def accepts_drops(self, window: int, at: Point) -> bool:
         """Whether a drag released at root point ``at`` could drop there (``WindowProbe``)."""

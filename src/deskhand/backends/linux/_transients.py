@@ -31,8 +31,6 @@ from deskhand.core.geometry import Rect
 
 #: An element is fetched again before an action within this time (the AX messaging timeout).
 REFETCH_TIMEOUT_S: Final = 2.0
-#: AT-SPI's DEFUNCT state bit: the object is gone (Chromium keeps answering for some).
-STATE_DEFUNCT: Final = State.DEFUNCT.value
 
 
 def refetch(atspi: AtspiConnection, app: RunningApp, ref: AtspiRef) -> Fingerprint | None:
@@ -60,7 +58,7 @@ def refetch(atspi: AtspiConnection, app: RunningApp, ref: AtspiRef) -> Fingerpri
     if any(isinstance(r, Failed) for r in replies[:3]):
         return None
     role, name, state = replies[:3]
-    if int(state[0][0]) & STATE_DEFUNCT:  # the low word of the state set
+    if int(state[0][0]) & State.DEFUNCT:  # the low word of the state set; DEFUNCT: the object is gone
         return None
     bounds = None
     if len(replies) > 3 and not isinstance(replies[3], Failed):

@@ -37,7 +37,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
-from deskhand.backends.linux._a11y_act import STATE_EDITABLE, A11y, Ref
+from deskhand.backends.linux._a11y_act import A11y, Ref
 from deskhand.backends.linux._focuswatch import Focus
 from deskhand.backends.linux._keyboard import Keymap, Lease, Stroke, char_keysym, name_keysym
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
@@ -233,7 +233,7 @@ class Typing:
         a11y = self._s.a11y
         if "org.a11y.atspi.EditableText" not in a11y.interfaces(ref):
             return None
-        if not a11y.states(ref) & STATE_EDITABLE:
+        if not a11y.editable(ref):
             return None
         selection = a11y.selection(ref)
         caret = a11y.caret(ref)

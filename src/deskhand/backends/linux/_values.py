@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Final
 
 from deskhand.backends.base import ActionResult, Handle, RunningApp, SelectionType
-from deskhand.backends.linux._a11y_act import STATE_EDITABLE, STATE_FOCUSED, Ref
+from deskhand.backends.linux._a11y_act import Ref
 from deskhand.backends.linux._atspi_enums import State
 from deskhand.backends.linux._roles import ACTION_NAMES, TEXT_ENTRY_ROLES
 from deskhand.backends.linux._scroll import Scrolling
@@ -35,7 +35,7 @@ __all__ = ("Values",)
 SELECTION_READBACK_S: Final = 0.2
 #: How long a text entry is waited for to take the focus before the keyboard sets its value.
 FOCUS_WAIT_S: Final = 1.0
-_KEYED_STATES: Final = STATE_EDITABLE | State.FOCUSABLE.value
+_KEYED_STATES: Final = State.EDITABLE.value | State.FOCUSABLE.value
 
 
 class Values:
@@ -102,7 +102,7 @@ class Values:
         interfaces = a11y.interfaces(ref)
         states = a11y.states(ref)
         keyed = self._keyed_entry(ref, interfaces, states, value)
-        if "org.a11y.atspi.EditableText" in interfaces and states & STATE_EDITABLE:
+        if "org.a11y.atspi.EditableText" in interfaces and states & State.EDITABLE:
             before = a11y.text(ref)
             s.verify_identity(app)
             if not a11y.set_text_contents(ref, value):
@@ -143,9 +143,9 @@ class Values:
         before = a11y.text(ref)
         s.bind_keyboard(app)  # keys go to the observed key window, or nothing is sent
         s.verify_identity(app)
-        if not a11y.states(ref) & STATE_FOCUSED:
+        if not a11y.states(ref) & State.FOCUSED:
             a11y.grab_focus(ref)
-            if not _poll(lambda: bool(a11y.states(ref) & STATE_FOCUSED), FOCUS_WAIT_S):
+            if not _poll(lambda: bool(a11y.states(ref) & State.FOCUSED), FOCUS_WAIT_S):
                 raise NativeError(
                     "ax_failed", "The entry did not take the focus; its text was not changed.", dispatched=True
                 )

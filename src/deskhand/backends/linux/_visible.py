@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from deskhand.backends.linux._atspi_enums import State
+from deskhand.backends.linux._roles import FOCUSED, MANAGES_DESCENDANTS, SELECTED
 
 #: Interfaces (names as AT-SPI spells them).
 COMPONENT: Final = "org.a11y.atspi.Component"
@@ -35,10 +35,6 @@ SELECTION: Final = "org.a11y.atspi.Selection"
 ACCESSIBLE: Final = "org.a11y.atspi.Accessible"
 PROPERTIES: Final = "org.freedesktop.DBus.Properties"
 
-#: AtspiStateType MANAGES_DESCENDANTS, FOCUSED, SELECTED.
-STATE_MANAGES_DESCENDANTS: Final = State.MANAGES_DESCENDANTS.value
-STATE_FOCUSED: Final = State.FOCUSED.value
-STATE_SELECTED: Final = State.SELECTED.value
 #: A container reporting more children than this is never enumerated either.
 MAX_ENUMERABLE_CHILDREN: Final = 10_000
 #: Cells read from a table's visible range, and the columns of it (the rest is summarized).
@@ -63,7 +59,7 @@ SCREEN_COORDS: Final = 0
 def must_not_enumerate(states: int, child_count: int) -> bool:
     """True for a container whose children may not be listed with ``GetChildren``: it manages
     its descendants (the state, or atk-bridge's cached child count of -1) or has too many."""
-    return bool(states & STATE_MANAGES_DESCENDANTS) or child_count < 0 or child_count > MAX_ENUMERABLE_CHILDREN
+    return bool(states & MANAGES_DESCENDANTS) or child_count < 0 or child_count > MAX_ENUMERABLE_CHILDREN
 
 
 @dataclass(slots=True)
@@ -141,7 +137,7 @@ def _read_cells(ask: Ask, call: MakeCall, paths: list[str], *, skip_blank: bool)
         states = int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
         value = str(text[0]) if isinstance(text, tuple) and text else None
         # A cell without a text (no Text interface) may hold parts that have one: kept.
-        if skip_blank and value is not None and not value.strip() and not states & (STATE_FOCUSED | STATE_SELECTED):
+        if skip_blank and value is not None and not value.strip() and not states & (FOCUSED | SELECTED):
             continue
         kept.append((p, states, value))
     parts = _part_texts(ask, call, [p for p, _states, value in kept if value is None])

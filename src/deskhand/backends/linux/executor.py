@@ -197,6 +197,10 @@ class LinuxExecutor(Reconnects):
     def transform(self, app: RunningApp) -> screenshot.ShotTransform | None:
         return self.shots.transforms.get(app.pid)
 
+    def bus_of(self, app: RunningApp) -> str | None:
+        """The app's bus name on the accessibility bus (remembered per pid, checked before use)."""
+        return self.trees.bus_of(app.pid)
+
     def mark_mutation(self, app: RunningApp) -> None:
         """Record that an action changed the app: its next capture waits by the settle rule."""
         self.settling.mark_mutation(_app_key(app))
@@ -236,6 +240,7 @@ class LinuxExecutor(Reconnects):
                 identity=identity,
                 key_window_id=key.id if key else None,
                 disable_diff=disable_diff or not accessible,
+                unchanged=accessible,  # the reader hands out a tree once mapped, never modified
             )
         except BaseException:
             if not shot.cancel():

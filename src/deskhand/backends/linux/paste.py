@@ -43,7 +43,6 @@ from deskhand.core.paste import READ_TIMEOUT_S, PastePayload, PasteReceipt, Past
 __all__ = ("AtspiPasteTarget", "PasteSeam", "TextEvents", "X11Clipboard", "paste_into")
 
 EVENT_INTERFACE: Final = "org.a11y.atspi.Event.Object"
-ROLE_APPLICATION: Final = Role.APPLICATION.value
 #: AT-SPI event names (registered with the registry) and their D-Bus signal members.
 TEXT_EVENTS: Final = {"object:text-changed": "TextChanged", "object:text-caret-moved": "TextCaretMoved"}
 #: Events of the document around the element (``AtspiPasteTarget`` as a watched target).
@@ -147,7 +146,7 @@ class AtspiPasteTarget:
         node: Ref | None = ref
         for _ in range(ANCESTOR_HOPS):
             parent = a11y.parent(node) if node is not None else None
-            if parent is None or parent.path in paths or a11y.role(parent) == ROLE_APPLICATION:
+            if parent is None or parent.path in paths or a11y.role(parent) == Role.APPLICATION:
                 break
             paths.add(parent.path)
             node = parent
@@ -302,7 +301,8 @@ def paste_into(actor: PasteSeam, app: RunningApp, window: int, text: str, fmt: P
             )
             raise NativeError(error.code, late, dispatched=error.dispatched, details=error.details)
         raise error
-    return ActionResult({**receipt.summary(), "receipt": receipt.to_json()}, outcome(receipt, text))
+    judged = outcome(receipt, text)  # the seed's verified/effect fields say what the outcome says
+    return ActionResult({**receipt.summary(judged.effect), "receipt": receipt.to_json()}, judged)
 
 
 def outcome(receipt: PasteReceipt, text: str) -> effects.Outcome:

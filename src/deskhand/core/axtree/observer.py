@@ -14,10 +14,11 @@ from types import MappingProxyType
 from typing import Final
 
 from deskhand.core.axtree.diff import DiffLine, diff_text
-from deskhand.core.axtree.handles import EpochCounter, Handle, reconcile, refresh_policy
+from deskhand.core.axtree.handles import EpochCounter, Handle, Reconciliation, reconcile, refresh_policy
 from deskhand.core.axtree.model import AppTree, Element
 from deskhand.core.axtree.render import (
     LocatorKey,
+    Walk,
     context_tail,
     focused_element,
     full_text,
@@ -54,6 +55,11 @@ class _Snapshot:
     elements: Mapping[int, Element]
     keys: Mapping[int, LocatorKey]
     lines: tuple[DiffLine, ...]
+    #: The tree this snapshot numbered, with its walk and ids: the same tree object observed
+    #: again in the same epoch (an image-only observation reusing the last read) is not walked again.
+    tree: AppTree | None = None
+    walked: Walk | None = None
+    reconciled: Reconciliation | None = None
 
 
 class Observer:
@@ -71,11 +77,14 @@ class Observer:
         identity: object | None,
         key_window_id: int | None,
         disable_diff: bool = False,
+        unchanged: bool = False,
     ) -> Observation:
         """Render ``tree``, reconcile ids against the app's last snapshot, and store it.
 
         ``identity`` is an opaque comparable process identity (None when unproven);
-        ``key_window_id`` is the key window's platform id (None when unknown).
+        ``key_window_id`` is the key window's platform id (None when unknown). ``unchanged``: the
+        caller vouches that ``tree`` was not modified since it was last observed, if it was; the
+        very same object is then not walked again in the same epoch.
         """
         previous = self._snapshots.get(app_key)
         policy = refresh_policy(
@@ -89,12 +98,23 @@ class Observer:
         baseline = previous if policy.reuse_epoch else None
         epoch = baseline.epoch if baseline is not None else self.epochs.consume()
 
-        result = walk(tree)
-        ids = reconcile(
-            baseline.keys if baseline is not None else {},
-            [node.key for node in result.nodes],
-            baseline.next_id if baseline is not None else 0,
-        )
+        if (
+            unchanged
+            and baseline is not None
+            and baseline.tree is tree
+            and baseline.walked is not None
+            and baseline.reconciled is not None
+            and None not in baseline.keys.values()  # a key of None never inherits its id
+        ):
+            # the very tree numbered last time, in the same epoch: a walk would give the same ids
+            result, ids = baseline.walked, baseline.reconciled
+        else:
+            result = walk(tree)
+            ids = reconcile(
+                baseline.keys if baseline is not None else {},
+                [node.key for node in result.nodes],
+                baseline.next_id if baseline is not None else 0,
+            )
         lines = tuple(
             DiffLine(stable, "\t" * node.depth + f"{Handle(epoch, stable)}{node.suffix}")
             for stable, node in zip(ids.ids, result.nodes, strict=True)
@@ -120,6 +140,9 @@ class Observer:
             elements=elements,
             keys={stable: node.key for stable, node in zip(ids.ids, result.nodes, strict=True)},
             lines=lines,
+            tree=tree,
+            walked=result,
+            reconciled=ids,
         )
         return Observation(
             text=text,

@@ -1,0 +1,256 @@
+"""What a wheel scroll really moved: an element of the scrolled content, read until it holds still.
+
+X wheels have no pixel unit, so ``_scroll`` measures. The witness is the deepest accessible
+under the wheel's point (or, where hit-testing answers nothing, a child of the web document
+there); its on-screen position along the axis, read before the first notch and after each batch,
+is the distance scrolled. Apps move their accessible positions late:
+
+* Chromium sends a first position at once (the first frame of its scroll animation, a few
+  pixels) and the rest on a cadence of about 500 ms, later when the machine is loaded;
+* Firefox moves its positions within 30-200 ms, sometimes in two steps.
+
+So a reading counts only once the element has moved by at least what the batch's notches must
+move (``at_least``: a first frame is not the scroll) and has then held still for the quiet
+window, which grows with the longest gap seen between two moves (the app's cadence). Without such
+a move, the reading waits longer (``STALL_S``: the content's end, or nothing moved). After the
+last batch, ``converge`` reads once more for another quiet window: only two readings that agree
+make a stable distance, and only a stable distance within half a notch of the request is
+confirmed (``_scroll``). Every wait is bounded, by its own limit and by the call's deadline.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from deskhand.backends.base import Direction, RunningApp
+from deskhand.backends.linux._a11y_act import A11y, Ref
+from deskhand.backends.linux._atspi import ROOT_PATH, Deadline
+from deskhand.backends.linux._atspi_enums import Role, role_set
+from deskhand.backends.linux._session import LinuxSession
+from deskhand.core import deadline as call_deadline
+from deskhand.core import scroll as corescroll
+from deskhand.core.geometry import Point
+
+__all__ = ()
+
+#: A measured notch is taken as at least this many pixels (a first read caught mid-animation
+#: must not turn into hundreds of notches).
+MIN_NOTCH_PX: Final = 20
+#: Batches of notches after the first one, measuring after each (the first one measures the step),
+#: and re-readings after the last batch that may find the content moved on.
+MAX_BATCHES: Final = 5
+MAX_RECHECKS: Final = 2
+#: The position is polled this often; it is settled once unchanged for the quiet window:
+#: ``QUIET_S``, or ``CADENCE_FACTOR`` times the longest gap seen between two moves (at most
+#: ``QUIET_MAX_S``); without the expected move, once unchanged for ``STALL_S``; and never waited
+#: on longer than ``SETTLE_MAX_S`` a reading.
+POLL_S: Final = 0.015
+QUIET_S: Final = 0.5
+CADENCE_FACTOR: Final = 1.4
+QUIET_MAX_S: Final = 1.5
+STALL_S: Final = 1.5
+SETTLE_MAX_S: Final = 3.0
+#: How deep the element under the point is looked for; without hit-testing, how deep and how
+#: many elements are searched for the web document (document frame, document web).
+WITNESS_DEPTH: Final = 25
+WITNESS_SEARCH_DEPTH: Final = 8
+WITNESS_SEARCH_NODES: Final = 400
+DOCUMENT_ROLES: Final = role_set(Role.DOCUMENT_FRAME, Role.DOCUMENT_WEB)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """Pixels moved in the scroll's direction since the start; ``stable`` when the position held
+    still for the quiet window (else the bound came first); ``gone`` when the element vanished."""
+
+    moved: int
+    stable: bool
+    gone: bool = False
+
+
+class Witness:
+    """An element of the scrolled content (``read`` gives its position along the axis)."""
+
+    def __init__(
+        self,
+        read: Callable[[], int | None],
+        forward: bool,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._read = read
+        self._sign = 1 if forward else -1
+        self._clock = clock
+        self._sleep = sleep
+        self._start = read()
+        self._moved = 0
+        self._changed_at = clock()
+        #: the longest gap seen between the wheel (or a move) and the next move
+        self.cadence = 0.0
+
+    @property
+    def measurable(self) -> bool:
+        return self._start is not None
+
+    def _window(self) -> float:
+        return min(QUIET_MAX_S, max(QUIET_S, CADENCE_FACTOR * self.cadence))
+
+    def settle(self, at_least: float = 0.0) -> Reading:
+        """The distance once the position holds still (module docstring): after a batch sent
+        right before, ``at_least`` is what it must move along its own direction (negative: back)."""
+        start = self._start
+        if start is None:
+            return Reading(0, stable=False, gone=True)
+        t0 = self._clock()
+        base, last, changed_at = self._moved, self._read(), t0
+        if last is None:
+            return Reading(self._moved, stable=False, gone=True)
+        # a gap is measured from the wheel; a move found by a re-reading, from the move before
+        since = t0 if at_least else self._changed_at
+        while True:
+            self._sleep(POLL_S)
+            now = self._clock()
+            pos = self._read()
+            if pos is None:
+                return Reading(self._moved, stable=False, gone=True)
+            if pos != last:
+                self.cadence = max(self.cadence, now - since)
+                last, changed_at, since = pos, now, now
+                self._changed_at = now
+            self._moved = self._sign * (start - last)
+            step = self._moved - base
+            enough = at_least == 0 or step * (1 if at_least > 0 else -1) >= abs(at_least)
+            quiet = now - changed_at
+            if (enough and quiet >= self._window()) or quiet >= STALL_S:
+                return Reading(self._moved, stable=True)
+            if now - t0 >= SETTLE_MAX_S or call_deadline.expired():
+                return Reading(self._moved, stable=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Converged:
+    """How a measured wheel scroll ended: pixels moved, net notches, the last measured step, and
+    whether the last two readings agreed."""
+
+    moved: int
+    notches: int
+    per: float
+    stable: bool
+
+
+def converge(wheel: Callable[[int], None], witness: Witness, amount: int, first: int) -> Converged:
+    """Send ``first`` notches, then correct towards ``amount`` pixels at the measured step.
+
+    ``wheel(n)`` sends ``n`` notches (negative: back). Each batch is at most as large as the
+    first one (a reading caught mid-jump must not run away). When no more notches are due, the
+    distance is read again (``Witness.settle`` with nothing expected): if the content moved on,
+    the loop corrects again; the result is stable only when the two readings agree.
+    """
+    wheel(first)
+    got = witness.settle(first * MIN_NOTCH_PX / 2)
+    moved, net, stable = got.moved, first, got.stable
+    per = abs(moved) / first
+    cap = max(2, first)
+    batches = rechecks = 0
+    while not got.gone:
+        more = 0 if per == 0 else corescroll.round_half_away((amount - moved) / max(per, MIN_NOTCH_PX))
+        more = max(-cap, min(cap, more))
+        if more == 0 or batches >= MAX_BATCHES:
+            if rechecks >= MAX_RECHECKS:
+                break
+            rechecks += 1
+            got = witness.settle()
+            if got.moved == moved:
+                stable = got.stable
+                break
+            moved, stable = got.moved, False
+            if batches >= MAX_BATCHES:
+                break
+            continue
+        wheel(more)
+        net += more
+        batches += 1
+        got = witness.settle(more * max(MIN_NOTCH_PX, per) / 2)
+        if got.moved == moved:
+            stable = got.stable
+            break  # the content stopped: its end, or nothing more to scroll
+        per = abs(got.moved - moved) / abs(more)  # the step as this batch measured it
+        moved, stable = got.moved, got.stable
+    return Converged(moved, net, per, stable)
+
+
+def find_witness(s: LinuxSession, app: RunningApp, at: Point, ref: Ref | None, direction: Direction) -> Witness | None:
+    """The deepest element under the point inside ``ref`` (or the app's window there), when
+    it is not that start itself: the content that moves as it scrolls."""
+    a11y = s.a11y
+    start = ref if ref is not None else _window_at(s, app, at)
+    if start is None:
+        return None
+    node, deepest = start, None
+    for _ in range(WITNESS_DEPTH):
+        child = a11y.at_point(node, round(at.x), round(at.y))
+        if child is None or child == node:
+            break
+        deepest = node = child
+    if deepest is None or a11y.extents(deepest) is None:
+        deepest = _document_child(a11y, start, at)
+    if deepest is None:
+        return None
+    axis = 1 if direction in ("up", "down") else 0
+    found = deepest
+
+    def read() -> int | None:
+        ext = a11y.extents(found)
+        return ext[axis] if ext is not None else None
+
+    witness = Witness(read, direction in ("down", "right"))
+    return witness if witness.measurable else None
+
+
+def _document_child(a11y: A11y, start: Ref, at: Point) -> Ref | None:
+    """Where hit-testing finds nothing (Firefox answers it for none of its windows): the web
+    document holding the point, breadth first from ``start``, and its child under the point
+    (else its first child with a size)."""
+    level, seen = [start], 0
+    for _ in range(WITNESS_SEARCH_DEPTH):
+        nxt: list[Ref] = []
+        for node in level:
+            seen += 1
+            if seen > WITNESS_SEARCH_NODES:
+                return None
+            if a11y.role(node) in DOCUMENT_ROLES:
+                return _child_under(a11y, node, at)
+            nxt.extend(a11y.children(node))
+        level = nxt
+    return None
+
+
+def _child_under(a11y: A11y, doc: Ref, at: Point) -> Ref | None:
+    first = None
+    for child in a11y.children(doc)[:WITNESS_SEARCH_NODES]:
+        ext = a11y.extents(child)
+        if ext is None or ext[2] <= 0 or ext[3] <= 0:
+            continue
+        if ext[0] <= at.x < ext[0] + ext[2] and ext[1] <= at.y < ext[1] + ext[3]:
+            return child
+        first = first or child
+    return first
+
+
+def _window_at(s: LinuxSession, app: RunningApp, at: Point) -> Ref | None:
+    """The app's top-level accessible (frame, dialog) whose extents hold the point."""
+    a11y = s.a11y
+    conn = s.observed.atspi
+    buses = conn.apps(Deadline(2.0))
+    bus = next((b for b, pid in conn.pids(buses, Deadline(2.0)).items() if pid == app.pid), None)
+    if bus is None:
+        return None
+    for top in a11y.children(Ref(bus, ROOT_PATH)):
+        ext = a11y.extents(top)
+        if ext is not None and ext[0] <= at.x < ext[0] + ext[2] and ext[1] <= at.y < ext[1] + ext[3]:
+            return top
+    return None

@@ -1,0 +1,127 @@
+"""The wheel scroll's measurement (``backends/linux/_scrollwitness.py``) against simulated apps
+whose accessible positions move late, on a fake clock: the distance reported is the distance the
+page moved, and it is confirmed stable only when two readings agree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from deskhand.backends.linux._scrollwitness import Witness, converge
+
+TOP = 446  # the witness element's position before the scroll
+
+
+@dataclass
+class Page:
+    """A page scrolled by the wheel: ``step`` px a notch, animated over ``animation`` s; its
+    accessible position is sent ``first`` s after a wheel (the animation's first frame), then
+    every ``cadence`` s while it differs (Chromium's location updates), ``end`` px at most."""
+
+    step: int = 120
+    animation: float = 0.2
+    first: float = 0.02
+    cadence: float = 0.5
+    end: int = 100_000
+    t: float = 0.0
+    target: int = 0
+    _from: int = 0
+    _since: float = 0.0
+    _sent: int = 0
+    _updates: list[float] = field(default_factory=list)
+    wheels: int = 0
+
+    def now(self) -> float:
+        return self.t
+
+    def sleep(self, s: float) -> None:
+        self.t += s
+
+    def scrolled(self, t: float) -> int:
+        """Where the page really is at ``t``."""
+        k = min(1.0, (t - self._since) / self.animation) if self.animation > 0 else 1.0
+        return round(self._from + (self.target - self._from) * k)
+
+    def wheel(self, n: int) -> None:
+        self.wheels += 1
+        self._from = self.scrolled(self.t)
+        self._since = self.t
+        self.target = max(0, min(self.end, self.target + n * self.step))
+        at = self.t + self.first
+        self._updates = [
+            at + i * self.cadence for i in range(int((self.animation + 2 * self.cadence) / self.cadence) + 2)
+        ]
+
+    def read(self) -> int:
+        for at in [u for u in self._updates if u <= self.t]:
+            self._sent = self.scrolled(at)
+            self._updates.remove(at)
+        return TOP - self._sent
+
+
+def run(page: Page, amount: int, first: int) -> tuple[int, int, bool]:
+    witness = Witness(page.read, forward=True, clock=page.now, sleep=page.sleep)
+    done = converge(page.wheel, witness, amount, first)
+    return done.moved, page.scrolled(page.t + 10), done.stable
+
+
+@pytest.mark.parametrize(
+    ("name", "kw"),
+    [
+        ("chromium idle", {}),
+        ("chromium loaded: the animation outlasts the first update", {"animation": 0.7}),
+        ("chromium loaded: slow updates", {"animation": 0.4, "first": 0.3, "cadence": 0.8}),
+        ("firefox", {"step": 114, "animation": 0.0, "first": 0.03, "cadence": 0.06}),
+        ("gtk", {"step": 53, "animation": 0.15, "first": 0.01, "cadence": 0.016}),
+    ],
+)
+@pytest.mark.parametrize("amount", [400, 1200])
+def test_the_reported_distance_is_where_the_page_is(name: str, kw: dict[str, float], amount: int) -> None:
+    page = Page(**kw)  # type: ignore[arg-type]
+    moved, really, stable = run(page, amount, max(1, amount // 150))
+    assert moved == really, name
+    assert stable, name
+    assert abs(really - amount) <= page.step / 2 + 1, (name, really)
+
+
+def test_a_first_frame_is_not_taken_for_the_scroll() -> None:
+    """Chromium's first position (a few pixels) comes at once and the rest 500-600 ms later: the
+    reading waits for the rest instead of sending dozens of notches more."""
+    page = Page(animation=0.3, first=0.01, cadence=0.6)
+    witness = Witness(page.read, forward=True, clock=page.now, sleep=page.sleep)
+    page.wheel(8)
+    got = witness.settle(8 * 10)
+    assert got.moved == 960 and got.stable
+
+
+def test_the_end_of_the_content_stops_the_scroll() -> None:
+    page = Page(end=500)
+    moved, really, stable = run(page, 1200, 8)
+    assert moved == really == 500
+    assert stable
+
+
+def test_content_that_never_holds_still_is_not_stable_and_the_wait_is_bounded() -> None:
+    @dataclass
+    class Drifting:
+        t: float = 0.0
+
+        def read(self) -> int:
+            return TOP - int(self.t * 10)  # one pixel every 100 ms, forever
+
+        def sleep(self, s: float) -> None:
+            self.t += s
+
+    d = Drifting()
+    witness = Witness(d.read, forward=True, clock=lambda: d.t, sleep=d.sleep)
+    done = converge(lambda n: None, witness, 1200, 8)
+    assert not done.stable
+    assert d.t < 30.0
+
+
+def test_a_vanished_element_ends_the_measurement() -> None:
+    seen = iter([TOP, TOP, None])
+    witness = Witness(lambda: next(seen, None), forward=True, clock=lambda: 0.0, sleep=lambda s: None)
+    got = witness.settle(80)
+    assert got.gone and not got.stable
