@@ -8,8 +8,9 @@ from typing import Any, ClassVar
 
 from deskhand.backends.base import ProcessIdentity, RunningApp
 from deskhand.backends.linux import _visible
-from deskhand.backends.linux._atspi import Call, Node, Snapshot
+from deskhand.backends.linux._atspi import Call, Failed, Node, Snapshot
 from deskhand.backends.linux._atspi_calls import TEXT
+from deskhand.backends.linux._atspi_enums import State
 from deskhand.backends.linux._atspi_nodes import inline_cell
 from deskhand.backends.linux._atspi_walk import Walker
 from deskhand.backends.linux._mapping import element_tree
@@ -252,6 +253,29 @@ def test_gtk4_each_window_is_placed_by_its_own_origin_and_margins() -> None:
     assert by_path["/b1"] == (105, 55) and by_path["/b2"] == (612, 408)
 
 
+def test_gtk4_windows_with_the_same_title_are_told_apart_by_the_active_one() -> None:
+    """gnome-text-editor titles a new, empty window after the document of the first: both X
+    windows have one title. The AT-SPI frame that is ACTIVE is the key window's, the other one
+    the remaining window's, whichever order the app lists them in."""
+    title = "notes.txt - Text Editor"
+    first = WindowInfo(1, 1, 7, title, Rect(40, 60, 700, 520), Rect(40, 60, 700, 520), True, 0)
+    second = WindowInfo(2, 2, 7, title, Rect(600, 300, 700, 520), Rect(600, 300, 700, 520), True, 1)
+    app = RunningApp(ProcessIdentity(7, "org.gnome.TextEditor", "/usr/bin/gnome-text-editor", 1.0), "Text Editor")
+    for order in (["/w1", "/w2"], ["/w2", "/w1"]):
+        snap = snapshot(
+            node("/w1", 23, title, children=["/v1"], extents=(0, 0, 690, 510)),
+            node("/v1", 61, "view", parent="/w1", extents=(0, 40, 690, 470)),
+            node("/w2", 23, title, children=["/v2"], extents=(0, 0, 690, 510)),
+            node("/v2", 61, "view", parent="/w2", extents=(0, 40, 690, 470)),
+        )
+        snap.nodes["/w2"].states |= State.ACTIVE.value
+        snap.windows = order
+        snap.window_relative = True
+        tree = app_tree(app, snap, second, [first, second])
+        frames = {w.window_id: w.root.children[0].frame for w in tree.windows}
+        assert frames == {1: Rect(45, 105, 690, 470), 2: Rect(605, 345, 690, 470)}, order
+
+
 def test_blank_cells_of_a_partly_read_sheet_cost_two_calls_and_are_left_out() -> None:
     app = SheetApp()
     ifaces = frozenset({_visible.TABLE, _visible.COMPONENT, _visible.SELECTION})
@@ -260,6 +284,68 @@ def test_blank_cells_of_a_partly_read_sheet_cost_two_calls_and_are_left_out() ->
     assert [c.path for c in app.calls if c.method == "GetRole"] == ["/cell/0/0"]
     cells = sum(1 for c in app.calls if c.method == "GetAccessibleAt")
     assert sum(1 for c in app.calls if c.method in ("GetState", "GetText")) == 2 * cells
+
+
+class FileList:
+    """Answers like Thunar's detailed list (a GTK 3 tree view): 2 rows x 2 columns; the name
+    column's cells are container cells (no Text) whose parts are an icon and the file name."""
+
+    NAMES = ("alpha.txt", "beta.txt")
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+
+    def ask(self, calls: Sequence[Call]) -> list[Any]:
+        self.calls.extend(calls)
+        return [self.answer(c) for c in calls]
+
+    def answer(self, c: Call) -> Any:
+        parts = c.path.split("/")  # /cell/<row>/<col>[/icon|/text]
+        if c.method == "GetExtents":
+            return ((0, 0, 200, 40),) if c.path == "/tree" else ((0, 0, 100, 20),)
+        if c.method == "Get" and c.body[1] in ("NRows", "NColumns"):
+            return (("i", 2),)
+        if c.method == "GetAccessibleAtPoint":
+            x, y, _ = c.body
+            return ((BUS, f"/cell/{min(y // 20, 1)}/{min(x // 100, 1)}"),)
+        if c.method == "GetIndexInParent":
+            return (int(parts[2]) * 2 + int(parts[3]),)
+        if c.method in ("GetRowAtIndex", "GetColumnAtIndex"):
+            return (c.body[0] // 2 if c.method == "GetRowAtIndex" else c.body[0] % 2,)
+        if c.method == "GetAccessibleAt":
+            return ((BUS, f"/cell/{c.body[0]}/{c.body[1]}"),)
+        if c.method == "GetState":
+            return ([SHOWING, 0],)
+        if c.method == "GetRole":
+            return (56,)
+        if c.method == "Get" and c.body[1] == "Name":
+            return (("s", ""),)
+        if c.method == "GetInterfaces":
+            return (["org.a11y.atspi.Component"],)
+        if c.method == "Get" and c.body[1] == "ChildCount":
+            return (("i", 2),)
+        if c.method == "GetChildren":
+            return ([(BUS, c.path + "/icon"), (BUS, c.path + "/text")],)
+        if c.method == "GetText" and len(parts) == 5:
+            return (self.NAMES[int(parts[2])],) if parts[4] == "text" else Failed("no Text")
+        if c.method == "GetText":
+            return (f"{int(parts[2]) + 1} KiB",) if parts[3] == "1" else Failed("no Text")
+        raise AssertionError(f"unexpected call {c}")
+
+
+def test_a_container_cell_is_named_by_the_texts_of_its_parts() -> None:
+    app = FileList()
+    ifaces = frozenset({_visible.TABLE, _visible.COMPONENT})
+    got = _visible.read_visible(app.ask, make_call, BUS, "/tree", ifaces)
+    cells = {p: (c.name, c.text) for p, c in got.cells.items()}
+    assert cells == {
+        "/cell/0/0": ("alpha.txt", "alpha.txt"),
+        "/cell/0/1": ("", "1 KiB"),
+        "/cell/1/0": ("beta.txt", "beta.txt"),
+        "/cell/1/1": ("", "2 KiB"),
+    }
+    # Only the cells without a text of their own were asked for their parts.
+    assert sorted(c.path for c in app.calls if c.method == "GetChildren") == ["/cell/0/0", "/cell/1/0"]
 
 
 def test_a_table_with_rows_off_screen_says_which_rows_are_shown() -> None:

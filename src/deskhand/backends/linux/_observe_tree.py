@@ -26,7 +26,7 @@ from typing import Final, NamedTuple
 from deskhand.backends.base import ProcessIdentity, RunningApp
 from deskhand.backends.linux import _identity, _mapping, _transients
 from deskhand.backends.linux._atspi import AtspiConnection, Deadline, Snapshot
-from deskhand.backends.linux._atspi_enums import Role, role_set
+from deskhand.backends.linux._atspi_enums import Role, State, role_set
 from deskhand.backends.linux._windows import WindowInfo
 from deskhand.core.axtree import notices as advisory
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach_menu_bar
@@ -203,6 +203,7 @@ def app_tree(
     focused: Element | None = None
     menu_bar: Element | None = None
     mapped: dict[str, Element] = {}  # one element per object, however many parents list it
+    claimed: set[int] = set()  # X windows matched so far
     for path in snap.windows:
         node = snap.nodes.get(path)
         if node is None or not node.showing:
@@ -212,7 +213,9 @@ def app_tree(
             continue
         if node.role not in _WINDOW_ROLES:
             root.role = "AXWindow"  # a top-level file chooser, menu or popup is a window too
-        xwin = _match_window(root, xwins)
+        xwin = _match_window(root, xwins, claimed, active=bool(node.states & State.ACTIVE), key=key)
+        if xwin is not None:
+            claimed.add(xwin.id)
         if xwin is None and xwins and node.role == Role.FRAME and not root.title:
             continue  # an untitled frame no mapped window shows (Chromium keeps hidden ones SHOWING)
         wid = xwin.id if xwin else 0
@@ -243,14 +246,22 @@ def app_tree(
     )
 
 
-def _match_window(root: Element, xwins: list[WindowInfo]) -> WindowInfo | None:
-    """The X window of an AT-SPI window: same client rectangle, else the same title."""
+def _match_window(
+    root: Element, xwins: list[WindowInfo], claimed: set[int], *, active: bool, key: WindowInfo | None
+) -> WindowInfo | None:
+    """The X window of an AT-SPI window: same client rectangle, else the same title. Among
+    windows with the same title (gnome-text-editor titles a new window after the document of
+    the last), one matched already is left out, and the key window is the ACTIVE one's."""
     frame = root.frame
     if frame is not None:
         for w in xwins:
             if _same_rect(w.client, frame) or _same_rect(w.frame, frame):
                 return w
     titled = [w for w in xwins if root.title and w.title == root.title]
+    if len(titled) > 1:
+        titled = [w for w in titled if w.id not in claimed]
+    if len(titled) > 1 and key is not None and any(w.id == key.id for w in titled):
+        titled = [w for w in titled if (w.id == key.id) == active]
     return titled[0] if len(titled) == 1 else None
 
 
