@@ -91,7 +91,7 @@ class App:
         """The framed state text: a full tree, or a diff after the first observation. With
         ``wait_for_change_ms``, it first waits (bounded) for the app to change since its last
         observation; a notice in the text says whether it did."""
-        return self._observe(disableDiff=disable_diffing, waitForChangeMs=wait_for_change_ms).text
+        return self._observe(disableDiff=disable_diffing, waitForChangeMs=wait_for_change_ms, textOnly=True).text
 
     def get_screenshot(self) -> bytes:
         """The JPEG of the app's window. Integer indices are cleared first, as in the facade."""

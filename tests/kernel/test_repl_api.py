@@ -18,7 +18,7 @@ def test_get_app_binds_resolved_path_and_emits_guidance_once() -> None:
         'let app = await cua.getApp("Fixture"); let again = await cua.getApp("Fixture")',
         "await app.click([1,2])",
     )
-    assert caller.calls[0] == ("get_app_state", {"app": "Fixture", "disableDiff": True})
+    assert caller.calls[0] == ("get_app_state", {"app": "Fixture", "disableDiff": True, "textOnly": True})
     assert caller.calls[2] == ("click", {"app": "/usr/bin/fixture", "x": 1, "y": 2})
     first, second = texts(results[0])
     assert first.startswith("Native App API\n") and first.endswith("\n\n" + STATE)
@@ -39,7 +39,7 @@ def test_actions_map_to_exact_native_args() -> None:
     )
     assert not result.is_error, result.text
     assert caller.calls[1:] == [
-        ("get_app_state", {"app": "A", "disableDiff": True}),
+        ("get_app_state", {"app": "A", "disableDiff": True, "textOnly": True}),
         ("click", {"app": "A", "element_index": "g1:1", "mouse_button": "right", "click_count": 2}),
         ("click", {"app": "A", "element_index": "g1:1", "mouse_button": "middle"}),
         ("drag", {"app": "A", "from_x": 1, "from_y": 2, "to_x": 3, "to_y": 4}),
@@ -57,6 +57,24 @@ def test_actions_map_to_exact_native_args() -> None:
         '"actAndVerify"],["target","list_apps","list_windows","get_app_state","click","drag","paste",'
         '"perform_secondary_action","press_key","scroll","select_text","set_value","type_text"],"linux"]'
     )
+
+
+def test_each_observation_asks_for_what_it_returns() -> None:
+    caller = FakeCaller()
+    (result,) = session_run(
+        caller,
+        'let app = await cua.getApp("A"); await app.getAXState({emit: false});'
+        "await app.getScreenshot({emit: false}).catch(() => 0); await app.getAXStateAndScreenshot({emit: false});"
+        'await cua.computer.get_app_state({app: "A"});',
+    )
+    assert not result.is_error, result.text
+    assert caller.calls == [
+        ("get_app_state", {"app": "A", "disableDiff": True, "textOnly": True}),  # getApp's first state
+        ("get_app_state", {"app": "A", "textOnly": True}),
+        ("get_app_state", {"app": "A", "imageOnly": True}),
+        ("get_app_state", {"app": "A"}),
+        ("get_app_state", {"app": "A"}),
+    ]
 
 
 def test_invalid_arguments_never_reach_the_bridge() -> None:

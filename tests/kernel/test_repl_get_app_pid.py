@@ -11,7 +11,7 @@ def test_get_app_takes_a_number_as_its_pid_string() -> None:
     caller = FakeCaller(lambda n, a: ToolResult((TextBlock(STATE),), structured={"app": "2971"}))
     (result,) = session_run(caller, "let app = await cua.getApp(2971); await app.click([1, 2])")
     assert not result.is_error, result.text
-    assert caller.calls[0] == ("get_app_state", {"app": "2971", "disableDiff": True})
+    assert caller.calls[0] == ("get_app_state", {"app": "2971", "disableDiff": True, "textOnly": True})
     assert caller.calls[1] == ("click", {"app": "2971", "x": 1, "y": 2})
 
 

@@ -79,3 +79,31 @@ def test_a_silent_app_keeps_its_read_and_the_capture_is_new(launch: Any, ex: Any
         xtest.fake_input(d, X.MotionNotify, x=1, y=1)
         d.sync()
         d.close()
+
+
+def test_a_text_only_observation_takes_no_capture_and_keeps_coordinates(launch: Any, ex: Any) -> None:
+    running = launch.gtk_fixture()
+    running.events.wait_for("ready")
+    bound = bind(ex, running.pid)
+    full = ex.get_app_state(bound.app)
+    assert full.image is not None
+    placed = ex.transform(bound.app)
+    grabs: list[object] = []
+    real_grab = ex.shots.grabber.grab
+    ex.shots.grabber.grab = lambda window: grabs.append(window) or real_grab(window)
+    try:
+        state = ex.get_app_state(bound.app, text_only=True, disable_diff=True)
+    finally:
+        ex.shots.grabber.grab = real_grab
+    assert state.image is None and grabs == []
+    assert "Options" in state.text
+    # the coordinates of the last screenshot still map as they did: the window did not move
+    assert ex.transform(bound.app) == placed
+    # and a click at a screenshot point lands on that button (the app's log says which)
+    f = named_rect(ex, running.pid, "Options")
+    point = (
+        (f.center.x - placed.origin_x) * placed.pixels_per_point,
+        (f.center.y - placed.origin_y) * placed.pixels_per_point,
+    )
+    ex.click(bound.app, point=point)
+    running.events.wait_for("clicked", lambda e: e.get("name") == "Options")

@@ -150,7 +150,13 @@ class Executor(Protocol):
         ...
 
     def get_app_state(
-        self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0, image_only: bool = False
+        self,
+        app: RunningApp,
+        *,
+        disable_diff: bool = False,
+        wait_for_change_s: float = 0.0,
+        image_only: bool = False,
+        text_only: bool = False,
     ) -> AppState:
         """Observe ``app``; with ``wait_for_change_s``, first wait (bounded) for it to change
         since its last observation, where the backend can tell (a deskhand addition).
@@ -158,6 +164,9 @@ class Executor(Protocol):
         ``image_only``: the caller uses only the screenshot (``getScreenshot``). The capture is
         always new; the tree may be the one read last where the backend proves the app did not
         change since that read (Linux: no AT-SPI event from it since), a deskhand addition.
+        ``text_only``: the caller uses only the text (``getAXState``); a backend may then take no
+        screenshot (``AppState.image`` None) while coordinates keep their meaning (a deskhand
+        addition).
         """
         ...
 

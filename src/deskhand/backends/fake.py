@@ -178,9 +178,15 @@ class FakeExecutor:
         return matches[0].running_app()
 
     def get_app_state(
-        self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0, image_only: bool = False
+        self,
+        app: RunningApp,
+        *,
+        disable_diff: bool = False,
+        wait_for_change_s: float = 0.0,
+        image_only: bool = False,
+        text_only: bool = False,
     ) -> AppState:
-        del image_only  # the fake reads its tree every time
+        del image_only, text_only  # the fake reads its tree and draws its image every time
         self._record("get_app_state", app=app.display_name, disable_diff=disable_diff)
         scripted = self._verify(app)
         text = scripted.state_text or f"App={scripted.app_id} (pid {scripted.pid})\nWindow: {scripted.display_name}"

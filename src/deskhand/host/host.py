@@ -309,6 +309,7 @@ class Host:
                     disable_diff=observe.disable_diff,
                     wait_for_change_s=observe.wait_for_change_s,
                     image_only=observe.image_only,
+                    text_only=observe.text_only,
                 )
                 return app, state
 

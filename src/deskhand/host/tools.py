@@ -86,6 +86,11 @@ _ROWS: Final[tuple[Tool[Any], ...]] = (
                     "description": "Only the screenshot is wanted: the tree may be the last one read if the app "
                     "did not change since.",
                 },
+                "textOnly": {
+                    "type": "boolean",
+                    "description": "Only the text is wanted: no screenshot is taken (coordinates keep referring "
+                    "to the window as a screenshot would show it now).",
+                },
             },
             ("app",),
         ),

@@ -60,6 +60,8 @@ class GetAppState:
     wait_for_change_s: float = 0.0
     #: Only the screenshot is wanted (``Executor.get_app_state``'s ``image_only``).
     image_only: bool = False
+    #: Only the text is wanted (``Executor.get_app_state``'s ``text_only``).
+    text_only: bool = False
     tool: Literal["get_app_state"] = "get_app_state"
 
 
@@ -253,7 +255,10 @@ def parse_get_app_state(a: Args) -> GetAppState:
     wait_ms = a.number("waitForChangeMs") or 0.0
     if wait_ms > MAX_WAIT_FOR_CHANGE_MS:
         raise a.fail(f"waitForChangeMs must be at most {MAX_WAIT_FOR_CHANGE_MS}.")
-    return GetAppState(app, bool(value), wait_ms / 1000, bool(a.boolean("imageOnly")))
+    image_only, text_only = bool(a.boolean("imageOnly")), bool(a.boolean("textOnly"))
+    if image_only and text_only:
+        raise a.fail("imageOnly and textOnly cannot both be true.")
+    return GetAppState(app, bool(value), wait_ms / 1000, image_only, text_only)
 
 
 def parse_click(a: Args) -> Click:

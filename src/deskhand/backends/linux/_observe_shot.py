@@ -63,14 +63,14 @@ class Shots:
         self.grabber = Grabber(x)
         self._covers = None
 
-    def start(self, app: RunningApp, seen: Seen) -> Future[Shot | None]:
+    def start(self, app: RunningApp, seen: Seen, *, capture: bool = True) -> Future[Shot | None]:
         """Start the app's look on the capture worker: its windows and key window (into
-        ``seen``), then the key window's capture."""
+        ``seen``), then (with ``capture``) the key window's capture."""
         if self._worker is None:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deskhand-capture")
-        return self._worker.submit(self._look, app, seen)
+        return self._worker.submit(self._look, app, seen, capture)
 
-    def _look(self, app: RunningApp, seen: Seen) -> Shot | None:
+    def _look(self, app: RunningApp, seen: Seen, capture: bool) -> Shot | None:
         try:
             xwins = windows.windows_of(self.x, app.pid)
             key = windows.key_window(self.x, app.pid, xwins)
@@ -78,7 +78,7 @@ class Shots:
             seen.set_exception(e)
             raise
         seen.set_result((xwins, key))
-        return self._capture(app, key) if key is not None else None
+        return self._capture(app, key) if key is not None and capture else None
 
     def _capture(self, app: RunningApp, key: WindowInfo) -> Shot | None:
         """The key window's pixels, fitted and encoded, and the key window read again after the
@@ -106,28 +106,48 @@ class Shots:
             raise NativeError("stale_process", screenshot.STALE_PROCESS_MESSAGE)
         if now_key is None or now_key.id != key.id:
             return None
+        self._record(app, key_id=now_key.id, shot_id=cap.window_id, frame=cap.frame, fitted=fitted, identity=identity)
+        return Image(data, screenshot.MIME_TYPE, fitted.width, fitted.height)
+
+    def place(self, app: RunningApp, key: WindowInfo, identity: ProcessIdentity) -> None:
+        """Without a capture (a text-only observation): the transform a capture of the key window
+        would have recorded, from its frame, so coordinates keep their meaning."""
+        self._covers = None
+        frame = key.frame
+        fitted = screenshot.fitted_size(frame.width, frame.height)
+        self._record(app, key_id=key.id, shot_id=key.id, frame=frame, fitted=fitted, identity=identity)
+
+    def _record(
+        self,
+        app: RunningApp,
+        *,
+        key_id: int,
+        shot_id: int,
+        frame: Rect,
+        fitted: screenshot.FittedSize,
+        identity: ProcessIdentity,
+    ) -> None:
         if screenshot.record_allowed(
-            key_window_id=now_key.id,
-            shot_window_id=cap.window_id,
+            key_window_id=key_id,
+            shot_window_id=shot_id,
             identity_proven=identity.proven,
-            point_width=cap.frame.width,
-            point_height=cap.frame.height,
+            point_width=frame.width,
+            point_height=frame.height,
             pixels_per_point=fitted.pixels_per_point,
             image_width=fitted.width,
             image_height=fitted.height,
         ):
             self.transforms[app.pid] = screenshot.ShotTransform(
-                origin_x=cap.frame.x,
-                origin_y=cap.frame.y,
-                point_width=cap.frame.width,
-                point_height=cap.frame.height,
+                origin_x=frame.x,
+                origin_y=frame.y,
+                point_width=frame.width,
+                point_height=frame.height,
                 pixels_per_point=fitted.pixels_per_point,
                 image_width=fitted.width,
                 image_height=fitted.height,
-                window_id=cap.window_id,
+                window_id=shot_id,
                 identity=identity,
             )
-        return Image(data, screenshot.MIME_TYPE, fitted.width, fitted.height)
 
     def advice(
         self,
@@ -141,13 +161,15 @@ class Shots:
         accessible: bool = True,
         acted: bool = False,
         reacted: bool = False,
+        captured: bool = True,
     ) -> list[str]:
         """The advisory notices of section 3.2 (shell tree, off screen, covered, identical
         capture) from this observation's facts; remembers the capture's hash for the next one."""
         digest = None
         if key is not None and image is not None:
             digest = f"{key.id:x}:{hashlib.blake2b(image.data, digest_size=16).hexdigest()}"
-        previous = self._captures.pop(app_key, None)
+        # without a capture (text only) the last capture stays the one the next is compared with
+        previous = self._captures.pop(app_key, None) if captured else None
         if digest is not None:
             self._captures[app_key] = (identity, digest)
         screen = self.x.display.screen()

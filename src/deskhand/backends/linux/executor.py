@@ -214,7 +214,13 @@ class LinuxExecutor(Reconnects):
 
     @guard(acting=False)
     def get_app_state(
-        self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0, image_only: bool = False
+        self,
+        app: RunningApp,
+        *,
+        disable_diff: bool = False,
+        wait_for_change_s: float = 0.0,
+        image_only: bool = False,
+        text_only: bool = False,
     ) -> AppState:
         identity = self.verify_identity(app)
         app_key = _app_key(app)
@@ -227,7 +233,7 @@ class LinuxExecutor(Reconnects):
         self.shots.transforms.pop(app.pid, None)
         reacted = acted is not None and (self.settling.activity().last(bus, window) or 0.0) >= acted
         seen: Seen = Future()
-        shot = self.shots.start(app, seen)
+        shot = self.shots.start(app, seen, capture=not text_only)
         try:
             unchanged = self.settling.quiet_since if image_only else None
             tree, notices, key = self.trees.read(app, identity, seen, unchanged_since=unchanged)
@@ -248,7 +254,12 @@ class LinuxExecutor(Reconnects):
             raise
         if key is not None:
             self.settling.activity().watch(key.id)  # damage on it counts as activity from now on
-        image = self.shots.finish(app, key, identity, shot) if key is not None else None
+        image = None
+        if key is not None and text_only:
+            futures.wait([shot])  # the look is done (no capture): nothing else uses the connection
+            self.shots.place(app, key, identity)
+        elif key is not None:
+            image = self.shots.finish(app, key, identity, shot)
         notices += self.shots.advice(
             app_key,
             identity,
@@ -259,6 +270,7 @@ class LinuxExecutor(Reconnects):
             accessible=accessible,
             acted=acted is not None,
             reacted=reacted,
+            captured=not text_only,
         )
         text = obs.text.rstrip()
         if not accessible:

@@ -124,10 +124,16 @@ class MacExecutor:
 
     # -- observation -------------------------------------------------------------------------
     def get_app_state(
-        self, app: RunningApp, *, disable_diff: bool = False, wait_for_change_s: float = 0.0, image_only: bool = False
+        self,
+        app: RunningApp,
+        *,
+        disable_diff: bool = False,
+        wait_for_change_s: float = 0.0,
+        image_only: bool = False,
+        text_only: bool = False,
     ) -> AppState:
         del wait_for_change_s  # not yet on macOS: the observation is taken at once
-        del image_only  # the tree is read every time on macOS
+        del image_only, text_only  # the tree is read and the window captured every time on macOS
         identity = self.verify_identity(app)
         wait = self.settle.take(app.identity.app_id, time.monotonic())
         if wait > 0:

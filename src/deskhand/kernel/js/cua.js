@@ -215,12 +215,14 @@ function actionResult(result) {
 }
 
 function makeApp(app, observed) {
-  async function observe(options) {
+  // only: "image" (getScreenshot) or "text" (getAXState: no screenshot is taken), else both.
+  async function observe(options, only) {
     try {
       const disable = options !== undefined && options !== null ? options.disableDiffing : undefined;
       const wait = options !== undefined && options !== null ? options.waitForChangeMs : undefined;
-      const only = options !== undefined && options !== null ? options.imageOnly : undefined;
-      return await invoke("get_app_state", { app, ...optional("disableDiff", disable), ...optional("waitForChangeMs", wait), ...optional("imageOnly", only) });
+      const image = only === "image" ? true : undefined;
+      const text = only === "text" ? true : undefined;
+      return await invoke("get_app_state", { app, ...optional("disableDiff", disable), ...optional("waitForChangeMs", wait), ...optional("imageOnly", image), ...optional("textOnly", text) });
     } catch (error) {
       clear(observed);
       throw error;
@@ -231,7 +233,7 @@ function makeApp(app, observed) {
   const act = (method, args) => invoke(method, { app, ...args }).then(actionResult);
   return Object.freeze({
     getAXState: tracked(async (options) => {
-      const text = textOf(await observe(options));
+      const text = textOf(await observe(options, "text"));
       remember(observed, text);
       emitText(text, options);
       return text;
@@ -239,7 +241,7 @@ function makeApp(app, observed) {
     getScreenshot: tracked(async (options) => {
       // Clear first: a hidden AX refresh may change generations (image-only refresh).
       for (const [name, indices] of indicesByApp) if (name === app) clear(indices);
-      const image = imageOf(await observe({ waitForChangeMs: options?.waitForChangeMs, imageOnly: true }));
+      const image = imageOf(await observe({ waitForChangeMs: options?.waitForChangeMs }, "image"));
       if (image === undefined) throw new Error(`Screenshot unavailable for ${app}.`);
       const bytes = decodeImage(image);
       emitImage(image, options);
@@ -299,7 +301,7 @@ async function getApp(selector) {
   if (typeof selector !== "string" || selector.trim() === "") {
     throw new Error("getApp requires an explicit app name, bundle ID, or path");
   }
-  const first = await invoke("get_app_state", { app: selector, disableDiff: true });
+  const first = await invoke("get_app_state", { app: selector, disableDiff: true, textOnly: true });
   const app = typeof first.app === "string" && first.app ? first.app : selector;
   aliases.set(selector, app);
   const observed = indicesFor(app);
