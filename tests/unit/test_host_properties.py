@@ -107,7 +107,10 @@ def _from_schema(key: str, schema: Schema) -> st.SearchStrategy[Any]:
 #: The either/or rules enforced at call time, per tool: groups of keys of which the request uses
 #: exactly one (``one``) or at most one (``at_most_one``); a tuple is a set of keys used together.
 CALL_TIME: Mapping[str, dict[str, list[tuple[str, ...]]]] = {
-    "get_app_state": {"at_most_one": [("disableDiff",), ("disable_diff",)]},
+    "get_app_state": {
+        "at_most_one": [("disableDiff",), ("disable_diff",)],
+        "at_most_one_of_only": [("imageOnly",), ("textOnly",)],
+    },
     "click": {"one": [("element_index",), ("x", "y")]},
     "scroll": {"one": [("element_index",), ("x", "y")], "at_most_one": [("pages",), ("amount",)]},
     "drag": {"one": [("from_x", "from_y", "to_x", "to_y"), ("from", "to")]},

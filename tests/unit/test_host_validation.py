@@ -91,7 +91,7 @@ BAD = [
     ("click", {"app": "M", "x": 1, "y": 2, "mouse_button": "left_button"}, "click mouse_button must be left, middle, right, back, forward, l, m, r, or 1-5."),
     ("get_app_state", {"app": "M", "disableDiff": True, "disable_diff": True}, "get_app_state got both disableDiff and disable_diff; pass only one."),
     ("get_app_state", {"app": "M", "disableDiff": "yes"}, "get_app_state disableDiff must be a boolean."),
-    ("get_app_state", {"app": "M", "imageOnly": True, "textOnly": True}, "get_app_state imageOnly and textOnly cannot both be true."),
+    ("get_app_state", {"app": "M", "imageOnly": True, "textOnly": False}, "get_app_state got both imageOnly and textOnly; pass only one."),
     ("get_app_state", {"app": "M", "textOnly": 1}, "get_app_state textOnly must be a boolean."),
     ("scroll", {"app": "M", "direction": "down", "x": 1, "y": 1, "pages": 0}, "scroll pages must be a number greater than 0 and at most 10."),
     ("scroll", {"app": "M", "direction": "down", "x": 1, "y": 1, "pages": 10.5}, "scroll pages must be a number greater than 0 and at most 10."),

@@ -255,9 +255,9 @@ def parse_get_app_state(a: Args) -> GetAppState:
     wait_ms = a.number("waitForChangeMs") or 0.0
     if wait_ms > MAX_WAIT_FOR_CHANGE_MS:
         raise a.fail(f"waitForChangeMs must be at most {MAX_WAIT_FOR_CHANGE_MS}.")
+    if "imageOnly" in a.args and "textOnly" in a.args:
+        raise a.fail("got both imageOnly and textOnly; pass only one.")
     image_only, text_only = bool(a.boolean("imageOnly")), bool(a.boolean("textOnly"))
-    if image_only and text_only:
-        raise a.fail("imageOnly and textOnly cannot both be true.")
     return GetAppState(app, bool(value), wait_ms / 1000, image_only, text_only)
 
 
