@@ -238,15 +238,13 @@ _BROWSERS = {
 }
 
 
-@pytest.mark.parametrize("browser", sorted(_BROWSERS))
-def test_a_browser_started_from_a_shell_on_the_desktop_registers_on_the_bus(browser: str) -> None:
-    if shutil.which(browser) is None:
-        pytest.skip(f"{browser} is not installed")
-    profile = tempfile.mkdtemp(prefix="dh-browser-")
+def _started_from_a_shell(command: str) -> tuple[DesktopState, str]:
+    """A desktop started by ``eval "$(deskhand desktop start)"`` in a shell that then starts
+    ``command`` in the background: the desktop's state and the command's pid."""
     script = (
         'eval "$("$@" desktop start --no-wm)" || exit 1\n'
         'echo "$DESKHAND_DESKTOP_ID"\n'
-        f"{_BROWSERS[browser].format(profile=profile)} >/dev/null 2>&1 &\n"
+        f"{command} >/dev/null 2>&1 &\n"
         "echo $!\n"
     )
     done = _shell(script)
@@ -254,6 +252,15 @@ def test_a_browser_started_from_a_shell_on_the_desktop_registers_on_the_bus(brow
     desktop_id, pid = done.stdout.split()
     state = find_state(desktop_id)
     assert state is not None
+    return state, pid
+
+
+@pytest.mark.parametrize("browser", sorted(_BROWSERS))
+def test_a_browser_started_from_a_shell_on_the_desktop_registers_on_the_bus(browser: str) -> None:
+    if shutil.which(browser) is None:
+        pytest.skip(f"{browser} is not installed")
+    profile = tempfile.mkdtemp(prefix="dh-browser-")
+    state, pid = _started_from_a_shell(_BROWSERS[browser].format(profile=profile))
     try:
         with A11yBus(state.env["AT_SPI_BUS_ADDRESS"]) as bus:
             found = bus.wait_for_pid(int(pid), timeout_s=60)
@@ -271,24 +278,14 @@ def test_an_x_client_without_the_marker_started_from_a_shell_ends_with_its_deskt
     # A detached X client whose environment lost the marker (as Chromium's does once it rewrites
     # its process title) and that is in no group of the desktop: only the X server knows it.
     client = "import time; from Xlib import display; d = display.Display(); d.sync(); time.sleep(600)"
-    script = (
-        'eval "$("$@" desktop start --no-wm)" || exit 1\n'
-        'echo "$DESKHAND_DESKTOP_ID"\n'
-        f"env -u {_procs.MARKER_ENV} setsid {sys.executable} -c '{client}' >/dev/null 2>&1 &\n"
-        "echo $!\n"
-    )
-    done = _shell(script)
-    assert done.returncode == 0, done.stderr
-    desktop_id, pid = done.stdout.split()
-    state = find_state(desktop_id)
-    assert state is not None
+    state, pid = _started_from_a_shell(f"env -u {_procs.MARKER_ENV} setsid {sys.executable} -c '{client}'")
     try:
         deadline = time.monotonic() + DEADLINE_S
         while int(pid) not in _xclients.client_pids(state.env["DISPLAY"], state.env["XAUTHORITY"]):
             assert _procs.alive(int(pid)), "the X client died before it connected"
             assert time.monotonic() < deadline, "the X client never connected"
             time.sleep(0.05)  # polling the X server's client list with a deadline
-        assert int(pid) not in _procs.marked_pids(desktop_id)
+        assert int(pid) not in _procs.marked_pids(state.id)
     finally:
         teardown(state)
     assert not _procs.alive(int(pid))
