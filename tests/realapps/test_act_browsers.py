@@ -441,9 +441,15 @@ def test_type_and_paste_into_firefox_fields_are_confirmed_and_submitted(
     ex.get_app_state(app)
     ex.press_key(app, "ctrl+l")
     typed = ex.type_text(app, server.url("/form?from=firefox"))
-    assert typed.outcome is not None and typed.outcome.effect == "confirmed", typed
     ex.press_key(app, "Return")
-    poll(lambda: any(e.get("path") == "/form?from=firefox" for e in server.of_kind("get")), 15.0, "GET /form")
+    try:
+        poll(lambda: any(e.get("path") == "/form?from=firefox" for e in server.of_kind("get")), 15.0, "GET /form")
+        arrived = True
+    except AssertionError:
+        arrived = False
+    # typing says what it saw: confirmed when the URL arrived (and never so when it did not)
+    asked = [e["path"] for e in server.of_kind("get")][-4:]
+    assert arrived and typed.outcome is not None and typed.outcome.effect == "confirmed", (typed, arrived, asked)
     handles = _entries(ex, app)
     ex.click(app, element=handles[1])
     pasted = ex.paste(app, "two\nlines from firefox", "text")
@@ -477,9 +483,13 @@ def test_a_firefox_click_by_handle_right_after_a_page_load_submits_the_form(
         if i:  # the answer page before has loaded: ctrl+l during its navigation loses the selection
             poll(lambda: _titled(desktop, firefox.proc.pid, "sent"), 15.0, "the answer page loaded")
         ex.press_key(app, "ctrl+l")
-        ex.type_text(app, server.url(f"/form?click={i}"))
+        typed = ex.type_text(app, server.url(f"/form?click={i}"))
         ex.press_key(app, "Return")
-        poll(lambda i=i: any(e.get("path") == f"/form?click={i}" for e in server.of_kind("get")), 15.0, "GET")
+        try:
+            poll(lambda i=i: any(e.get("path") == f"/form?click={i}" for e in server.of_kind("get")), 15.0, "GET")
+        except AssertionError as err:
+            asked = [e["path"] for e in server.of_kind("get")][-4:]
+            raise AssertionError(f"{err}; the server saw {asked}; typing said {typed.outcome}") from None
         send = _handle(ex, app, "push button", "Send")
         if i == 2:
             ex.element(app, send).frame = None
