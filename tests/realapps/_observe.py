@@ -8,6 +8,7 @@ from typing import Any
 
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
+from deskhand.core.geometry import Rect
 
 HANDLE = r"g\d+:\d+"
 
@@ -35,3 +36,13 @@ def handle(text: str, pattern: str) -> str:
     m = re.search(rf"({HANDLE}) {pattern}", text, re.M)
     assert m is not None, f"{pattern!r} not in:\n{text}"
     return m.group(1)
+
+
+def inside(inner: Rect, outer: Rect) -> bool:
+    """Whether ``inner`` lies wholly within ``outer``."""
+    return (
+        outer.x <= inner.x
+        and outer.y <= inner.y
+        and inner.x + inner.width <= outer.x + outer.width
+        and inner.y + inner.height <= outer.y + outer.height
+    )

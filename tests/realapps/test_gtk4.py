@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 from _apps import Apps
-from _observe import handle, state_with
+from _observe import handle, inside, state_with
 
 from deskhand.backends.linux.executor import LinuxExecutor
-from deskhand.core.geometry import Rect
 
 pytestmark = pytest.mark.slow
 
@@ -22,15 +21,6 @@ pytestmark = pytest.mark.slow
 def calculator(apps: Apps, mex: LinuxExecutor) -> Any:
     """One gnome-calculator for the module (a second launch would hand over to the first)."""
     return mex.resolve(str(apps.gnome_calculator().pid))
-
-
-def inside(inner: Rect, outer: Rect) -> bool:
-    return (
-        outer.x <= inner.x
-        and outer.y <= inner.y
-        and inner.x + inner.width <= outer.x + outer.width
-        and inner.y + inner.height <= outer.y + outer.height
-    )
 
 
 @pytest.mark.matrix("gnome-calculator", "observe", "click")

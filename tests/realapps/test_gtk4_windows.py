@@ -15,25 +15,15 @@ from typing import Any
 
 import pytest
 from _apps import Apps, need
-from _observe import handle, state_with
+from _observe import handle, inside, state_with
 
 from deskhand.backends.linux._a11y_act import Ref
 from deskhand.backends.linux._windows import windows_of
 from deskhand.backends.linux.executor import LinuxExecutor
-from deskhand.core.geometry import Rect
 
 pytestmark = pytest.mark.slow
 
 VIEW = r"text \(settable, string\) EditorSourceView, Value: "
-
-
-def inside(inner: Rect, outer: Rect) -> bool:
-    return (
-        outer.x <= inner.x
-        and outer.y <= inner.y
-        and inner.x + inner.width <= outer.x + outer.width
-        and inner.y + inner.height <= outer.y + outer.height
-    )
 
 
 def move(ex: LinuxExecutor, app: Any, title: str, x: int, y: int) -> None:
