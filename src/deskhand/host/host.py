@@ -309,7 +309,8 @@ class Host:
                     disable_diff=observe.disable_diff,
                     wait_for_change_s=observe.wait_for_change_s,
                     image_only=observe.image_only,
-                    text_only=observe.text_only,
+                    # a traced session keeps each observation's screenshot for the trace viewer
+                    text_only=observe.text_only and self.tracer is None,
                 )
                 return app, state
 
