@@ -262,6 +262,33 @@ class Focus:
             return None
         return self._s.a11y.text(ref)
 
+    def read_back(
+        self, bus: str | None, ref: Ref | None, before: str | None, text: str, *, wait_s: float, cap_s: float
+    ) -> tuple[str | None, bool]:
+        """``typed_readback`` repeated for ``wait_s`` until it finds the text, and for ``wait_s``
+        more each time the focused text changed since the last read (the app is still applying
+        the keys: a loaded browser takes seconds for a URL), never past ``cap_s`` or the call's
+        deadline."""
+        start = time.monotonic()
+        cap = start + call_deadline.bound(cap_s)
+        deadline = min(cap, start + call_deadline.bound(wait_s))
+        last: tuple[str | None, ...] | None = None
+        while True:
+            found, readable = self.typed_readback(bus, ref, before, text)
+            now = time.monotonic()
+            if found is not None or now >= deadline:
+                return found, readable
+            seen = self._texts(bus, ref)
+            if last is not None and seen != last:
+                deadline = min(cap, now + call_deadline.bound(wait_s))
+            last = seen
+            time.sleep(0.03)  # polling the app's text until the deadline above
+
+    def _texts(self, bus: str | None, ref: Ref | None) -> tuple[str | None, ...]:
+        """The texts of the element focused now and of ``ref`` (what typing changes)."""
+        now = self.now(bus) if bus is not None else None
+        return (self.text(now), self.text(ref) if ref != now else None)
+
     def typed_readback(
         self, bus: str | None, ref: Ref | None, before: str | None, text: str
     ) -> tuple[str | None, bool]:

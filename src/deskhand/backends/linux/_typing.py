@@ -59,6 +59,7 @@ PING_TIMEOUT_S: Final = 1.0
 FOCUS_SETTLE_S: Final = 0.2
 #: How long a browser's typed text is looked for in the focused element after the keys.
 READBACK_S: Final = 2.0
+READBACK_CAP_S: Final = 10.0  # while the focused text still changes (a loaded browser)
 #: Keys per burst at most: between bursts a long text checks the call's deadline.
 CHUNK_STROKES: Final = 200
 
@@ -188,15 +189,9 @@ class Typing:
         if processed:
             seen.append(effects.Evidence("event_receipt", "the app processed the key events"))
         wait = READBACK_S if bus is not None and self.focus.is_async(bus) else 0.0
-        deadline = time.monotonic() + call_deadline.bound(wait)
-        while True:
-            found, readable = self.focus.typed_readback(bus, ref, before, text)
-            if found is not None:
-                seen.append(effects.Evidence("value_readback", found))
-                break
-            if time.monotonic() >= deadline:
-                break
-            time.sleep(0.03)  # polling the app's text until the deadline above
+        found, readable = self.focus.read_back(bus, ref, before, text, wait_s=wait, cap_s=READBACK_CAP_S)
+        if found is not None:
+            seen.append(effects.Evidence("value_readback", found))
         return effects.judge("synthetic_events", seen, expected_change=readable and processed)
 
     # -- focus and EditableText ---------------------------------------------------------------

@@ -1,0 +1,74 @@
+"""Typing's read-back in a browser (``_focuswatch.Focus.read_back``) on a fake clock: it keeps
+reading while the focused text still changes (a loaded browser applies a URL's keys for seconds
+after it answered the ping), and stops at its quiet window, its cap, or once the text is found."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from deskhand.backends.linux import _focuswatch
+from deskhand.backends.linux._focuswatch import Focus
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def monotonic(self) -> float:
+        return self.t
+
+    def sleep(self, s: float) -> None:
+        self.t += s
+
+
+def _focus(
+    monkeypatch: pytest.MonkeyPatch, texts: Callable[[float], str], found_at: float | None = None
+) -> tuple[Focus, Clock, list[float]]:
+    clock = Clock()
+    monkeypatch.setattr(_focuswatch, "time", clock)
+    focus = Focus.__new__(Focus)
+    reads: list[float] = []
+
+    def typed_readback(bus: object, ref: object, before: object, text: str) -> tuple[str | None, bool]:
+        reads.append(clock.t)
+        found = found_at is not None and clock.t - 100.0 >= found_at
+        return ("the element focused now holds the typed text" if found else None), True
+
+    monkeypatch.setattr(focus, "typed_readback", typed_readback)
+    monkeypatch.setattr(focus, "_texts", lambda bus, ref: (texts(clock.t - 100.0), None))
+    return focus, clock, reads
+
+
+def test_a_text_that_stops_changing_ends_the_read_back_one_quiet_window_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the URL grows for 3 s (one more character every 0.1 s), then holds: never the whole URL
+    focus, clock, _reads = _focus(monkeypatch, lambda t: "x" * int(min(t, 3.0) * 10))
+    found, readable = focus.read_back(":1.1", None, "", "http://h/p", wait_s=2.0, cap_s=10.0)
+    assert (found, readable) == (None, True)
+    assert 3.0 + 2.0 <= clock.t - 100.0 <= 3.0 + 2.0 + 0.1  # past the 2 s window: the text kept changing
+
+
+def test_the_read_back_stops_once_the_text_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    focus, clock, _reads = _focus(monkeypatch, lambda t: "x" * int(t * 10), found_at=2.5)
+    found, _ = focus.read_back(":1.1", None, "", "http://h/p", wait_s=2.0, cap_s=10.0)
+    assert found == "the element focused now holds the typed text"
+    assert clock.t - 100.0 < 2.6
+
+
+def test_a_text_that_never_stops_changing_ends_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    focus, clock, _ = _focus(monkeypatch, lambda t: "x" * int(t * 100))
+    found, _ = focus.read_back(":1.1", None, "", "http://h/p", wait_s=2.0, cap_s=10.0)
+    assert found is None and 10.0 <= clock.t - 100.0 <= 10.1
+
+
+def test_an_unchanging_text_ends_after_one_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    focus, clock, _reads = _focus(monkeypatch, lambda t: "same")
+    found, _ = focus.read_back(":1.1", None, "", "http://h/p", wait_s=2.0, cap_s=10.0)
+    assert found is None and 2.0 <= clock.t - 100.0 <= 2.1
+
+
+def test_without_a_wait_it_reads_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    focus, _clock, reads = _focus(monkeypatch, lambda t: "x" * int(t * 100))
+    focus.read_back(":1.1", None, "", "abc", wait_s=0.0, cap_s=10.0)
+    assert reads == [100.0]
