@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from deskhand.backends.linux import _focuswatch
-from deskhand.backends.linux._focuswatch import Focus
+from deskhand.backends.linux._focuswatch import Focus, Readback
 
 
 class Clock:
@@ -31,13 +31,14 @@ def _focus(
     focus = Focus.__new__(Focus)
     reads: list[float] = []
 
-    def typed_readback(bus: object, ref: object, before: object, text: str) -> tuple[str | None, bool]:
+    def typed_readback(bus: object, ref: object, before: object, text: str) -> Readback:
         reads.append(clock.t)
         found = found_at is not None and clock.t - 100.0 >= found_at
-        return ("the element focused now holds the typed text" if found else None), True
+        return Readback(
+            "the element focused now holds the typed text" if found else None, True, (texts(clock.t - 100.0), None)
+        )
 
     monkeypatch.setattr(focus, "typed_readback", typed_readback)
-    monkeypatch.setattr(focus, "_texts", lambda bus, ref: (texts(clock.t - 100.0), None))
     return focus, clock, reads
 
 

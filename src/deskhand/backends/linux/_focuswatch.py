@@ -50,7 +50,7 @@ from deskhand.core import deadline as call_deadline
 if TYPE_CHECKING:
     from deskhand.backends.linux._session import LinuxSession
 
-__all__ = ("FOCUS_EVENT", "Focus", "FocusWatch", "Gained")
+__all__ = ("FOCUS_EVENT", "Focus", "FocusWatch", "Gained", "Readback")
 
 #: Toolkits (AT-SPI ``ToolkitName``, lowercased) that run their own shortcuts after the page did.
 ASYNC_KEY_TOOLKITS: Final = ("chromium", "gecko")
@@ -82,6 +82,15 @@ class Gained(NamedTuple):
 
     path: str
     at: float
+
+
+class Readback(NamedTuple):
+    """What typing's read-back found (None: nothing yet), whether some focused text was readable,
+    and the texts it read (of the element focused now, and of the one focused before)."""
+
+    found: str | None
+    readable: bool
+    texts: tuple[str | None, str | None]
 
 
 class FocusWatch:
@@ -266,45 +275,38 @@ class Focus:
         self, bus: str | None, ref: Ref | None, before: str | None, text: str, *, wait_s: float, cap_s: float
     ) -> tuple[str | None, bool]:
         """``typed_readback`` repeated for ``wait_s`` until it finds the text, and for ``wait_s``
-        more each time the focused text changed since the last read (the app is still applying
+        more each time the texts it read changed since the last read (the app is still applying
         the keys: a loaded browser takes seconds for a URL), never past ``cap_s`` or the call's
         deadline."""
         start = time.monotonic()
         cap = start + call_deadline.bound(cap_s)
         deadline = min(cap, start + call_deadline.bound(wait_s))
-        last: tuple[str | None, ...] | None = None
+        last: tuple[str | None, str | None] | None = None
         while True:
-            found, readable = self.typed_readback(bus, ref, before, text)
+            got = self.typed_readback(bus, ref, before, text)
             now = time.monotonic()
-            if found is not None or now >= deadline:
-                return found, readable
-            seen = self._texts(bus, ref)
-            if last is not None and seen != last:
+            if got.found is not None or now >= deadline:
+                return got.found, got.readable
+            if last is not None and got.texts != last:
                 deadline = min(cap, now + call_deadline.bound(wait_s))
-            last = seen
+            last = got.texts
             time.sleep(0.03)  # polling the app's text until the deadline above
 
-    def _texts(self, bus: str | None, ref: Ref | None) -> tuple[str | None, ...]:
-        """The texts of the element focused now and of ``ref`` (what typing changes)."""
-        now = self.now(bus) if bus is not None else None
-        return (self.text(now), self.text(ref) if ref != now else None)
-
-    def typed_readback(
-        self, bus: str | None, ref: Ref | None, before: str | None, text: str
-    ) -> tuple[str | None, bool]:
+    def typed_readback(self, bus: str | None, ref: Ref | None, before: str | None, text: str) -> Readback:
         """After typing ``text`` into ``ref`` (which read ``before``): what shows it, if anything
-        (the element focused now holds it, or ``ref`` reads differently), and whether some focused
-        text was readable at all."""
+        (the element focused now holds it, or ``ref`` reads differently), whether some focused
+        text was readable at all, and the texts read."""
         now = self.now(bus) if bus is not None else None
         readable = before is not None
+        got = None
         if now is not None and now != ref:
             got = self.text(now)
             lines = [seg for seg in text.replace("\r", "\n").split("\n") if seg]
             if got is not None:
                 readable = True
                 if lines and max(lines, key=len) in got:
-                    return "the element focused now holds the typed text", True
+                    return Readback("the element focused now holds the typed text", True, (got, None))
         after = self.text(ref)
         if before is not None and after is not None and after != before:
-            return "the focused text changed", True
-        return None, readable
+            return Readback("the focused text changed", True, (got, after))
+        return Readback(None, readable, (got, after))
