@@ -142,6 +142,16 @@ def terminate(
     return left
 
 
+def x_lock(display: int) -> Path:
+    """The X server's lock file of ``display`` (X11's fixed path)."""
+    return Path(f"/tmp/.X{display}-lock")  # noqa: S108
+
+
+def x_socket(display: int) -> Path:
+    """The X server's local socket of ``display`` (X11's fixed path)."""
+    return Path(f"/tmp/.X11-unix/X{display}")  # noqa: S108
+
+
 def remove_x_lock(display: int, server_pid: int) -> None:
     """Remove the X lock file and socket of ``display`` once its server ``server_pid`` is dead.
 
@@ -150,12 +160,12 @@ def remove_x_lock(display: int, server_pid: int) -> None:
     """
     if alive(server_pid):
         return
-    lock = Path(f"/tmp/.X{display}-lock")  # noqa: S108 - the X server's fixed lock path
+    lock = x_lock(display)
     with contextlib.suppress(OSError, ValueError):
         if int(lock.read_text().strip()) != server_pid:
             return
         lock.unlink()
-    sock_path = Path(f"/tmp/.X11-unix/X{display}")  # noqa: S108
+    sock_path = x_socket(display)
     if not sock_path.exists():
         return
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:

@@ -19,7 +19,7 @@ _LOG_TAIL: Final = 1500
 
 
 def display_in_use(n: int) -> bool:
-    return Path(f"/tmp/.X{n}-lock").exists() or Path(f"/tmp/.X11-unix/X{n}").exists()  # noqa: S108
+    return _procs.x_lock(n).exists() or _procs.x_socket(n).exists()
 
 
 def display_taken(log: Path) -> bool:

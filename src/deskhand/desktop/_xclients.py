@@ -9,9 +9,8 @@ so teardown asks it before ending it.
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
 
-from deskhand.desktop import _xauth
+from deskhand.desktop import _procs, _xauth
 
 #: Xlib's ``LocalClientPIDMask``: identify a client by the pid of its local connection.
 _LOCAL_PID = 1 << 1
@@ -25,7 +24,7 @@ def client_pids(display_name: str, xauthority: str | None) -> list[int]:
     except ImportError:  # a process without the site packages: teardown goes on without this sweep
         return []
     number = display_name.removeprefix(":").split(".")[0]
-    if not number.isdigit() or not Path(f"/tmp/.X11-unix/X{number}").exists():  # noqa: S108
+    if not number.isdigit() or not _procs.x_socket(int(number)).exists():
         return []  # only a local server (python-xlib would try TCP next, even for a bogus number)
     try:
         with _xauth.authority(xauthority):

@@ -13,11 +13,10 @@ import importlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Final
 
 from deskhand.core.errors import BackendUnavailable
-from deskhand.desktop import _xauth
+from deskhand.desktop import _procs, _xauth
 from deskhand.desktop.atspi import A11yBus, SessionBusUnreachable, a11y_address_from_session, a11y_status
 
 #: The Debian/Ubuntu packages a pip install of deskhand needs: its private desktop, and libjpeg-turbo
@@ -108,7 +107,7 @@ def _x_checks(display_name: str | None, xauthority: str | None = None) -> list[C
         if not display_name:
             raise ValueError("DISPLAY is not set")
         local = display_name.split(".")[0]
-        if local.startswith(":") and local[1:].isdigit() and not Path(f"/tmp/.X11-unix/X{local[1:]}").exists():  # noqa: S108
+        if local.startswith(":") and local[1:].isdigit() and not _procs.x_socket(int(local[1:])).exists():
             raise OSError(f"no X server socket for {local}")
         with _xauth.authority(xauthority):
             d = xdisplay.Display(display_name)
