@@ -25,15 +25,23 @@ SHOWING = 1 << 25
 ROWS, COLS = 1_048_576, 16_384
 
 
-class SheetApp:
-    """Answers AT-SPI calls like LibreOffice Calc's sheet: 50 x 23 cells on screen of a huge table."""
+class FakeApp:
+    """An app on the bus as the readers see it: every call is recorded, and ``answer`` gives each
+    one's reply (a subclass answers like one toolkit)."""
 
     def __init__(self) -> None:
         self.calls: list[Call] = []
 
-    def ask(self, calls: list[Call]) -> list[Any]:
+    def ask(self, calls: Sequence[Call], plan: Sequence[Call] = ()) -> list[Any]:
         self.calls.extend(calls)
         return [self.answer(c) for c in calls]
+
+    def answer(self, c: Call) -> Any:
+        raise NotImplementedError
+
+
+class SheetApp(FakeApp):
+    """Answers AT-SPI calls like LibreOffice Calc's sheet: 50 x 23 cells on screen of a huge table."""
 
     def answer(self, c: Call) -> Any:
         if c.method == "GetExtents":
@@ -153,17 +161,13 @@ def test_an_enumerated_list_keeps_path_locators() -> None:
     assert root.children[0].children[0].locator == "32@i"
 
 
-class TextRuns:
+class TextRuns(FakeApp):
     """Answers ``Text.GetText`` like Chromium: a link inside a cell is an embedded-object char."""
 
     texts: ClassVar[dict[str, str]] = {"/plain": "r0c0", "/linked": "\ufffc", "/blank": " "}
 
-    def __init__(self) -> None:
-        self.calls: list[Call] = []
-
-    def ask(self, calls: list[Call], plan: Sequence[Call] = ()) -> list[Any]:
-        self.calls.extend(calls)
-        return [(self.texts[c.path],) for c in calls]
+    def answer(self, c: Call) -> Any:
+        return (self.texts[c.path],)
 
 
 def test_hypertext_runs_below_a_plain_text_node_are_not_read() -> None:
@@ -286,18 +290,11 @@ def test_blank_cells_of_a_partly_read_sheet_cost_two_calls_and_are_left_out() ->
     assert sum(1 for c in app.calls if c.method in ("GetState", "GetText")) == 2 * cells
 
 
-class FileList:
+class FileList(FakeApp):
     """Answers like Thunar's detailed list (a GTK 3 tree view): 2 rows x 2 columns; the name
     column's cells are container cells (no Text) whose parts are an icon and the file name."""
 
     NAMES = ("alpha.txt", "beta.txt")
-
-    def __init__(self) -> None:
-        self.calls: list[Call] = []
-
-    def ask(self, calls: Sequence[Call]) -> list[Any]:
-        self.calls.extend(calls)
-        return [self.answer(c) for c in calls]
 
     def answer(self, c: Call) -> Any:
         parts = c.path.split("/")  # /cell/<row>/<col>[/icon|/text]
@@ -361,7 +358,7 @@ def test_a_table_with_rows_off_screen_says_which_rows_are_shown() -> None:
     assert root.children[0].partial == "rows 2-3 of 5"
 
 
-class WebPage:
+class WebPage(FakeApp):
     """Answers a walk like Chromium: a window over a row of two plain cells (their text runs below)."""
 
     TREE: ClassVar[dict[str, tuple[int, list[str], str]]] = {
@@ -374,13 +371,9 @@ class WebPage:
     }
 
     def __init__(self) -> None:
-        self.calls: list[Call] = []
+        super().__init__()
         self.tree = dict(self.TREE)
         self.hypertext, self.visible_is_shown, self.dead = True, False, False
-
-    def ask(self, calls: Sequence[Call], plan: Sequence[Call] = ()) -> list[Any]:
-        self.calls.extend(calls)
-        return [self.answer(c) for c in calls]
 
     def grouped(self, groups: list[list[Call]]) -> list[list[Any]]:
         return [self.ask(g) for g in groups]
