@@ -14,7 +14,7 @@ import threading
 import time
 
 import pytest
-from _act_support import bind
+from _act_support import bind, nothing_held
 
 from deskhand.backends.linux._atspi import CALL_TIMEOUT_S
 from deskhand.core.errors import NativeError
@@ -22,7 +22,7 @@ from deskhand.core.errors import NativeError
 pytestmark = pytest.mark.desktop
 
 
-def test_a_press_that_times_out_is_unknown_and_the_app_gets_it_once(launch, ex, monkeypatch):
+def test_a_press_that_times_out_is_unknown_and_the_app_gets_it_once(launch, ex, desktop, monkeypatch):
     running = launch.gtk_fixture()
     running.events.wait_for("ready")
     bound = bind(ex, running.pid)
@@ -58,3 +58,4 @@ def test_a_press_that_times_out_is_unknown_and_the_app_gets_it_once(launch, ex, 
     ex.click(bound.app, element=reset)
     running.events.wait_for("clicked", name="Reset", since=since)
     assert [e["name"] for e in running.events.of_type("clicked", since=since)] == ["Apply", "Reset"]
+    assert nothing_held(desktop) == ((), set())  # from X's side: no button or key left down
