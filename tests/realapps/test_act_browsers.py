@@ -543,3 +543,51 @@ def _cmdline(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
+
+
+@pytest.mark.matrix("Chromium", "click", "type")
+# -- a key right after a click by handle on a field (issue 12) -----------------------------------
+def test_keys_after_a_click_on_a_chromium_field_wait_for_the_field_to_have_the_focus(
+    desktop: VirtualDesktop, ex: LinuxExecutor, chromium: Browser, server: PageServer
+) -> None:
+    """Chromium clicks a field by an accessible action, which its page's process applies later.
+    Here that process is stopped for 2 s around the click: the keys sent next wait until the field
+    has the focus (before, ctrl+a and the text went to the field that had it, the autofocused
+    input), so the textarea holds exactly the text and the input stays empty."""
+    app = chromium.app
+    ex.press_key(app, "ctrl+l")
+    ex.type_text(app, server.url("/form?late-focus"))
+    ex.press_key(app, "Return")
+    poll(lambda: _titled(desktop, chromium.proc.pid, "form"), 15.0, "the form page")
+    line, area = _entries(ex, app)[:2]
+    pages = [pid for pid in descendants(chromium.proc.pid) if b"--type=renderer" in _cmdline(pid)]
+    assert pages, "Chromium runs no page process"
+    for pid in pages:
+        os.kill(pid, signal.SIGSTOP)
+    resume = threading.Timer(2.0, lambda: [os.kill(pid, signal.SIGCONT) for pid in pages])
+    resume.start()
+    try:
+        ex.click(app, element=area)
+        ex.press_key(app, "ctrl+a")
+        typed = ex.type_text(app, "into the area")
+    finally:
+        resume.join()
+
+    def values() -> tuple[str, str] | None:
+        text = ex.get_app_state(app, disable_diff=True).text
+        got = tuple(_value_of(text, handle) for handle in (line, area))
+        return (got[0], got[1]) if got[1] else None
+
+    try:
+        got = poll(values, 10.0, "the textarea's text")
+    except AssertionError:
+        text = ex.get_app_state(app, disable_diff=True).text
+        raise AssertionError([l for l in text.splitlines() if line in l or area in l], typed) from None
+    assert got == ("", "into the area"), typed
+
+
+def _value_of(state: str, handle: str) -> str:
+    import re  # noqa: PLC0415
+
+    m = re.search(rf"{handle} entry\b[^\n]*?(?:Value: ([^\n]*))?$", state, re.M)
+    return (m.group(1) or "") if m else ""

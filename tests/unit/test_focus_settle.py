@@ -5,17 +5,22 @@ already in the browser's UI no move comes, and the usual quiet applies."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from deskhand.backends.linux import _focuswatch
+from deskhand.backends.linux._a11y_act import Ref
 from deskhand.backends.linux._focuswatch import (
     FOCUS_AFTER_GAIN_S,
+    FOCUS_AFTER_INPUT_S,
     FOCUS_QUIET_S,
     FOCUS_SHORTCUT_CAP_S,
     Focus,
     FocusWatch,
     Gained,
 )
+from deskhand.backends.linux._roles import FOCUSED
 
 BUS = ":1.8"
 
@@ -53,7 +58,12 @@ class ScriptedWatch(FocusWatch):
 
 
 def _settle(
-    monkeypatch: pytest.MonkeyPatch, *, shortcut: bool, in_page: bool, events: list[tuple[float, str]]
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    shortcut: bool = False,
+    in_page: bool = True,
+    events: list[tuple[float, str]],
+    click: bool = False,
 ) -> tuple[float, list[str]]:
     clock = Clock()
     monkeypatch.setattr(_focuswatch, "time", clock)
@@ -68,8 +78,12 @@ def _settle(
 
     monkeypatch.setattr(focus, "is_async", lambda bus: True)
     monkeypatch.setattr(focus, "_in_page", page)
-    focus._key_at = clock.t
+    focus._key_at = None if click else clock.t
     focus._shortcut = shortcut
+    focus._input_at = None
+    focus._field = None
+    if click:
+        focus.input_posted()
     return focus.settle(BUS), asked
 
 
@@ -107,3 +121,38 @@ def test_another_key_in_a_page_waits_only_the_quiet(monkeypatch: pytest.MonkeyPa
     waited, asked = _settle(monkeypatch, shortcut=False, in_page=True, events=[])
     assert waited == pytest.approx(FOCUS_QUIET_S, abs=0.01)
     assert asked == []
+
+
+def test_a_click_makes_the_next_key_wait_for_the_page_to_move_the_focus(monkeypatch: pytest.MonkeyPatch) -> None:
+    # an accessible action focused a page's field: the page applies it after the browser answered
+    waited, _ = _settle(monkeypatch, click=True, events=[(0.1, "/field")])
+    assert waited == pytest.approx(0.1 + FOCUS_AFTER_GAIN_S, abs=0.01)
+
+
+def test_a_click_that_moves_nothing_costs_the_input_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    waited, _ = _settle(monkeypatch, click=True, events=[])
+    assert waited == pytest.approx(FOCUS_AFTER_INPUT_S, abs=0.01)
+
+
+def test_a_click_on_a_field_makes_the_next_key_wait_until_the_field_has_the_focus(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An accessible action on a page's field: a loaded page process focuses it 1.5 s later (a
+    ctrl+a sent before then selects the page, and the text typed lands before the old one)."""
+    clock = Clock()
+    monkeypatch.setattr(_focuswatch, "time", clock)
+    field = Ref(BUS, "/field")
+
+    class A11y:
+        def states(self, ref: Ref) -> int:
+            return FOCUSED if ref == field and clock.t >= 101.5 else 0
+
+    focus = Focus.__new__(Focus)
+    focus._s = SimpleNamespace(a11y=A11y())  # type: ignore[assignment]
+    focus._watch = ScriptedWatch(clock, [])
+    focus._key_at = None
+    monkeypatch.setattr(focus, "is_async", lambda bus: True)
+    focus.input_posted(field=field)
+    assert focus.settle(BUS) == pytest.approx(1.5, abs=0.03)
+    focus.input_posted(field=Ref(BUS, "/never"))
+    assert focus.settle(BUS) == pytest.approx(_focuswatch.FOCUS_FIELD_CAP_S, abs=0.03)

@@ -67,6 +67,9 @@ FOCUS_AFTER_GAIN_S: Final = 0.05
 FOCUS_CAP_S: Final = 1.0
 #: After other input (a click into a page), the quiet waited for when no focus moved.
 FOCUS_AFTER_INPUT_S: Final = 0.2
+#: After a click on a text field that did not have the focus, the move there is waited for up to
+#: this long (a loaded page process applies an accessible action's focus late).
+FOCUS_FIELD_CAP_S: Final = 3.0
 #: Browser shortcuts that move the focus into the browser's own UI (address bar, find bar, a new
 #: tab): after one, typing waits for that move up to ``FOCUS_SHORTCUT_CAP_S`` rather than
 #: ``FOCUS_QUIET_S`` (a loaded machine can take longer than that to hand the key back).
@@ -217,6 +220,9 @@ class Focus:
         #: whether it was one of ``FOCUS_SHORTCUTS``
         self._key_at: float | None = None
         self._shortcut = False
+        #: when a click or an accessible action was last sent, and whether into a field (``input_posted``)
+        self._input_at: float | None = None
+        self._field: Ref | None = None
 
     def open(self) -> None:
         """Connect (once) and read the events waiting: those are older than a key posted next."""
@@ -230,6 +236,19 @@ class Focus:
         """``press_key`` posted ``chords`` (modifiers in order, key name lowercased)."""
         self._key_at = time.monotonic()
         self._shortcut = any(chord in FOCUS_SHORTCUTS for chord in chords)
+
+    def input_posted(self, *, field: Ref | None = None) -> None:
+        """A click or an accessible action was sent: a browser's page applies it (and moves the
+        focus) after the browser answered, so the next key waits for the focus (``settle``); for
+        a click on a text field that did not have the focus (``field``), until the field has it."""
+        self._input_at = time.monotonic()
+        self._field = field
+
+    def after_click(self, app: RunningApp) -> None:
+        """Before a key: when a click or an action was sent since the focus last settled, wait
+        for the focus it may move (``settle``)."""
+        if self._input_at is not None and (bus := self.bus(app)) is not None:
+            self.settle(bus)
 
     def bus(self, app: RunningApp) -> str | None:
         """The app's bus name on the accessibility bus."""
@@ -259,16 +278,26 @@ class Focus:
         return Ref(bus, focused[0].path) if focused else None
 
     def settle(self, bus: str, *, input_since: float | None = None) -> float:
-        """After ``press_key`` in a browser, or other input (a click: ``input_since``, when the
-        app was asked whether it processed it), wait for its focus to settle (module docstring).
+        """After ``press_key`` in a browser, or other input (a click or an accessible action:
+        ``input_posted``, or ``input_since``, when the app was asked whether it processed it), wait
+        for its focus to settle (module docstring).
         Returns the seconds waited."""
         key_at, self._key_at = self._key_at, None
-        if (key_at is None and input_since is None) or not self.is_async(bus):
+        input_at, self._input_at = self._input_at, None
+        field, self._field = self._field, None
+        if not self.is_async(bus):
             return 0.0
-        if key_at is None:  # a click: the page moves the focus after the browser answered
-            since = input_since if input_since is not None else time.monotonic()
+        if input_at is not None and (key_at is None or input_at > key_at):
+            key_at = None  # the click came after the last key: its focus is the one to wait for
+            if field is not None:  # a click on a field: until the field has the focus
+                return self._wait_focused(field)
+            input_since = input_at if input_since is None else input_since
+        if key_at is None:
+            if input_since is None:
+                return 0.0
+            # a click: the page moves the focus after the browser answered
             return self._watch.wait_quiet(
-                bus, since=since, quiet_s=FOCUS_AFTER_INPUT_S, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=FOCUS_CAP_S
+                bus, since=input_since, quiet_s=FOCUS_AFTER_INPUT_S, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=FOCUS_CAP_S
             )
         watch = self._watch
         waited = watch.wait_quiet(
@@ -284,6 +313,15 @@ class Focus:
                 bus, since=time.monotonic(), quiet_s=left, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=left
             )
         return waited
+
+    def _wait_focused(self, field: Ref) -> float:
+        """Read the field's states until it is FOCUSED, for up to ``FOCUS_FIELD_CAP_S`` and the
+        call's deadline; the seconds waited."""
+        start = time.monotonic()
+        end = start + call_deadline.bound(FOCUS_FIELD_CAP_S)
+        while not self._s.a11y.states(field) & FOCUSED and time.monotonic() < end:
+            time.sleep(0.02)  # polling the field's state until the deadline above
+        return time.monotonic() - start
 
     def _in_page(self, bus: str) -> bool:
         """Whether the focus is in a web page (the focused element or an ancestor is a web

@@ -149,6 +149,7 @@ class Typing:
                 raise not_dispatched("unknown_key", f'Unknown key "{chord.key}".')
             plan.append((tuple(name_keysym(m) for m in mods), keysym))
         self.focus.open()  # before the key: the focus change it may cause must not be missed
+        self.focus.after_click(app)
         self._type_keysyms(app, window, plan)
         self.focus.key_posted([(c.ordered_modifiers(), c.key.lower()) for c in chords])
         return ActionResult({"chords": len(chords)})

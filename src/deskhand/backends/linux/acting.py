@@ -94,11 +94,18 @@ class LinuxActor:
     ) -> ActionResult:
         corepointer.check_click_count(count)
         if element is not None:
-            return self._act(app, lambda: self.clicks.click(app, element, button, count))
+            clicked = self._act(app, lambda: self.clicks.click(app, element, button, count))
+            self.typing.focus.input_posted(field=self.clicks.field)
+            return clicked
         if point is None:
             raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
         at = point
-        return self._act(app, lambda: self.pointer.click_point(app, at, button, count))
+        return self._act(app, lambda: self._clicked(self.pointer.click_point(app, at, button, count)))
+
+    def _clicked(self, result: ActionResult) -> ActionResult:
+        """The next key waits for the focus this click may move (``_focuswatch.Focus.input_posted``)."""
+        self.typing.focus.input_posted()
+        return result
 
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
@@ -150,4 +157,4 @@ class LinuxActor:
         return self._act(app, lambda: self.values.set_value(app, element, value))
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
-        return self._act(app, lambda: self.values.perform_secondary_action(app, element, action))
+        return self._act(app, lambda: self._clicked(self.values.perform_secondary_action(app, element, action)))
