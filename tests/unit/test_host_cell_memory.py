@@ -3,6 +3,8 @@ proves the process before each, and a refusal before dispatch runs the gates aga
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import anyio
 
 from deskhand.backends.fake import FakeApp, FakeExecutor
@@ -24,7 +26,7 @@ def make() -> tuple[Host, FakeExecutor]:
 
 
 def cell(
-    host: Host, *calls: tuple[str, dict[str, object]], between: dict[int, object] | None = None
+    host: Host, *calls: tuple[str, dict[str, object]], between: dict[int, Callable[[], None]] | None = None
 ) -> list[ToolResult]:
     """Run ``calls`` in one cell (the held queue); ``between[i]()`` runs before call ``i``."""
 
@@ -33,7 +35,7 @@ def cell(
         async with host.session_lock() as queue:
             for i, (name, args) in enumerate(calls):
                 if between and i in between:
-                    between[i]()  # type: ignore[operator]
+                    between[i]()
                 out.append(await queue.call_tool(name, args))
         return out
 
@@ -57,7 +59,7 @@ def test_a_cells_actions_resolve_their_selector_once() -> None:
 
 def test_each_selector_has_its_own_memory_and_reads_always_resolve() -> None:
     host, fake = make()
-    state = ("get_app_state", {"app": "Mousepad"})
+    state: tuple[str, dict[str, object]] = ("get_app_state", {"app": "Mousepad"})
     results = cell(host, state, drag("Mousepad"), drag("4242"), state, drag("4242"))
     assert not any(r.is_error for r in results)
     assert fake.methods() == ["resolve", "get_app_state", "drag", "resolve", "drag", "resolve", "get_app_state", "drag"]

@@ -1,10 +1,12 @@
 """A holder of the session queue and its calls: a ``js`` cell (``HeldQueue``), a ``sequence`` batch
-(``PinnedApp``). Both are made by :class:`deskhand.host.host.Host` and run every call through its gates.
+(``PinnedApp``). Both are made by :class:`deskhand.host.host.Host` and run every call through its gates
+(``Gates``: the host's own steps, named here so this module does not import the host).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable
+from typing import Protocol
 
 from deskhand.backends.base import RunningApp
 from deskhand.core.counters import CallCounters
@@ -12,19 +14,34 @@ from deskhand.core.errors import ArgumentError, DeskhandError
 from deskhand.host import validate as v
 from deskhand.host.result import ToolResult, error_result
 
-if TYPE_CHECKING:
-    from deskhand.host.host import Host
-
-__all__ = ("PIN_REFUSED_TEXT", "QUEUE_RELEASED_TEXT", "HeldQueue", "PinnedApp")
+__all__ = ("PIN_REFUSED_TEXT", "QUEUE_RELEASED_TEXT", "Gates", "HeldQueue", "PinnedApp")
 
 QUEUE_RELEASED_TEXT = "Computer Use cancelled before dispatch: this caller no longer holds the session queue."
 PIN_REFUSED_TEXT = "Computer Use cancelled before dispatch: the pinned app did not pass the gates."
 
 
+class Gates(Protocol):
+    """The steps of ``Host`` that a holder's calls go through."""
+
+    async def _traced(
+        self, name: str, args: object, call: Awaitable[ToolResult], *, in_cell: bool = False
+    ) -> ToolResult: ...
+    def _start(self, name: str, args: object, counters: CallCounters | None) -> v.Request | ToolResult: ...
+    def _finish(self, result: ToolResult, counters: CallCounters | None) -> ToolResult: ...
+    async def _run(
+        self,
+        request: v.Request,
+        counters: CallCounters | None,
+        *,
+        target: RunningApp | None = None,
+        resolved: dict[str, RunningApp] | None = None,
+    ) -> ToolResult: ...
+
+
 class HeldQueue:
     """The session queue while a caller (a ``js`` cell) holds it: calls run at once, in the caller's order."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: Gates) -> None:
         self._host = host
         #: False once the holder released the queue; later calls are refused before dispatch.
         self.active = True
@@ -55,7 +72,7 @@ class PinnedApp:
     pinned identity before each event (``stale_process`` after a restart).
     """
 
-    def __init__(self, host: Host, selector: str, counters: CallCounters | None) -> None:
+    def __init__(self, host: Gates, selector: str, counters: CallCounters | None) -> None:
         self._host = host
         self._counters = counters
         self.selector = selector
