@@ -167,6 +167,7 @@ class Pointer:
             before = (0, 0)
             if started:
                 seen.append(effects.Evidence("event_receipt", "the source started an XDND session"))
+                watch.record()
                 before = watch.answers()
                 self._post_rest(rest[:-1])
                 status = watch.wait_answer(before, DND_FIRST_STATUS_S)
@@ -178,7 +179,10 @@ class Pointer:
                     seen.append(effects.Evidence("event_receipt", _answer(watch, before)))
                 rest = rest[-1:]
         finally:
-            self._post_rest(rest)  # the release always goes out: never leave the button pressed
+            try:
+                self._post_rest(rest)  # the release always goes out: never leave the button pressed
+            finally:
+                watch.stop_recording()
         xdnd: dict[str, object] = {"started": started, "status_seen": status}
         if status and watch.status_seen_since(before):
             xdnd["accepted"] = watch.accepted()
