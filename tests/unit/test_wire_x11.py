@@ -144,3 +144,19 @@ def test_a_reply_request_reads_its_bytes_once_python_xlib_matched_them() -> None
     reply._parse_response(raw)  # what python-xlib's reader does with the matching reply
     assert reply.sequence_number == 12
     assert reply.raw() == raw
+
+
+@pytest.mark.parametrize(
+    ("prop_type", "value"),
+    [(Xatom.STRING, (8, b"Mousepad\x00mousepad\x00")), (Xatom.CARDINAL, (16, [1, 65535, 7])),
+     (Xatom.WINDOW, (32, [0x1A00007, 0x3B7, 0xFFFFFFFF])), (Xatom.STRING, (8, b""))],
+)  # fmt: skip
+def test_a_whole_property_reads_as_python_xlib_reads_it(prop_type: int, value: tuple[int, object]) -> None:
+    raw, theirs = _reply(request.GetProperty, sequence_number=5, property_type=prop_type, bytes_after=12, value=value)
+    got = wire.property_value(raw)
+    assert got is not None
+    fmt, ours, after = got
+    assert (fmt, after) == (value[0], 12)
+    assert (type(ours), ours) == (type(theirs["value"][1]), theirs["value"][1])
+    absent, _ = _reply(request.GetProperty, sequence_number=5, property_type=0, bytes_after=0, value=(8, b""))
+    assert wire.property_value(absent) is None

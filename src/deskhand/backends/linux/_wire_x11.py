@@ -15,6 +15,7 @@ the callers read are parsed.
 from __future__ import annotations
 
 import struct
+from array import array
 from collections.abc import Callable
 from typing import Any, Final, NamedTuple
 
@@ -158,6 +159,20 @@ def card32(raw: bytes) -> int | None:
     if not prop_type or raw[1] != 32 or not count:
         return None
     return int(_CARD32.unpack_from(raw, 32)[0])
+
+
+def property_value(raw: bytes) -> tuple[int, bytes | array[int], int] | None:
+    """A ``GetProperty`` reply's format, value and ``bytes_after`` (what a longer read would still
+    bring); the value as python-xlib gives it: bytes for format 8, an unsigned array for 16 and
+    32. None when the property is absent."""
+    prop_type, after, count = _PROPERTY_REPLY.unpack_from(raw, 8)
+    fmt = raw[1]
+    if not prop_type or fmt not in (8, 16, 32):
+        return None
+    if fmt == 8:
+        return 8, raw[32 : 32 + count], after
+    size = fmt // 8
+    return fmt, array(rq.array_unsigned_codes[size], raw[32 : 32 + size * count]), after
 
 
 def property_exists(raw: bytes) -> bool:
