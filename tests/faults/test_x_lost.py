@@ -18,12 +18,15 @@ import pytest
 from _act_support import bind, nothing_held, poll
 
 from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.core import deadline
 from deskhand.core.errors import DeskhandError
 from deskhand.desktop import VirtualDesktop
 from proc_support import alive
 
 pytestmark = pytest.mark.desktop
 
+#: A call's deadline, and the contract's bound past it.
+TIMEOUT_S, OVERRUN_S = 2.0, 0.5
 APPS = os.path.join(os.path.dirname(__file__), "..", "apps")
 
 
@@ -50,9 +53,13 @@ def test_a_lost_x_server_is_said_plainly_and_the_executor_comes_back(tmp_path):
         pid = _xvfb_pid(vd)
         os.kill(pid, signal.SIGKILL)
         poll(lambda: not alive(pid), 10.0, "the X server gone")
-        for _ in range(2):  # every call while it is gone: the same plain words, typed
-            with pytest.raises(DeskhandError) as info:
+        for _ in range(2):  # every call while it is gone: the same plain words, typed, within its deadline
+            t0 = time.monotonic()
+            with deadline.within(TIMEOUT_S), pytest.raises(DeskhandError) as info:
                 ex.list_apps()
+            overrun = time.monotonic() - t0 - TIMEOUT_S
+            print(f"a call with the X server gone: overrun past its deadline {overrun:.3f} s")
+            assert overrun <= OVERRUN_S
             _plain(info.value, display)
         # a new X server on the same display, with the desktop's cookie
         again = subprocess.Popen(

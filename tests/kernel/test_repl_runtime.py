@@ -7,6 +7,7 @@ import time
 
 from _kernel_support import FakeCaller, run, session_run, texts
 
+from deskhand.core import deadline
 from deskhand.host.result import TextBlock, ToolResult
 from deskhand.kernel import CellResult, KernelLimits, KernelSession
 from deskhand.kernel.session import (
@@ -124,6 +125,56 @@ def test_cancel_drains_the_in_flight_call() -> None:
     assert result.structured["nativeResultUnknown"] is False
     assert result.structured["bindingsReset"] is True
     assert caller.names == ["get_app_state", "click"]
+
+
+def _in_flight_deadline_after(end: str) -> list[tuple[bool, float | None]]:
+    """(expired, remaining) of a native call's deadline as the call sees it once the cell it
+    belongs to was ended by ``end`` ("cancel" or "reset") while the call was in flight."""
+    seen: list[tuple[bool, float | None]] = []
+
+    def script(name: str, args: dict[str, object]) -> ToolResult:
+        seen.append((deadline.expired(), deadline.remaining()))
+        return ToolResult((TextBlock("typed"),))
+
+    caller = FakeCaller(script)
+    caller.hold = {"type_text"}
+
+    async def go() -> None:
+        caller.gate, caller.entered = asyncio.Event(), asyncio.Event()
+        session = KernelSession(caller)
+        try:
+            running = asyncio.ensure_future(session.run('await __cuInvoke("type_text", {})', timeout_s=60))
+            await caller.entered.wait()
+            ending = asyncio.ensure_future(session.cancel() if end == "cancel" else session.reset())
+            await asyncio.sleep(0)  # one turn of the loop: the cancel or reset ends the cell first
+            caller.gate.set()
+            await ending
+            await running
+        finally:
+            await session.close()
+
+    run(go())
+    return seen
+
+
+def test_cancel_and_reset_pass_the_in_flight_calls_deadline() -> None:
+    """A drained call stops at its next deadline check (a long typed text at its next chunk),
+    instead of running on for the rest of the cell's 60 s."""
+    assert _in_flight_deadline_after("cancel") == [(True, 0.0)]
+    assert _in_flight_deadline_after("reset") == [(True, 0.0)]
+
+
+def test_a_call_of_a_running_cell_has_the_cells_time_left() -> None:
+    seen: list[float | None] = []
+
+    def script(name: str, args: dict[str, object]) -> ToolResult:
+        seen.append(deadline.remaining())
+        return ToolResult((TextBlock("typed"),))
+
+    (result,) = session_run(FakeCaller(script), 'await __cuInvoke("type_text", {})', timeout_s=30)
+    assert not result.is_error
+    (left,) = seen
+    assert left is not None and 0 < left <= 30
 
 
 def test_reset_interrupts_the_running_cell_and_rejects_the_queued_one() -> None:

@@ -17,6 +17,7 @@ import httpx2
 import mcp_types as types
 import pytest
 import uvicorn
+from _act_support import nothing_held
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
@@ -78,6 +79,7 @@ def test_js_reset_interrupts_the_running_cell_and_rejects_the_queued_one(launch,
     assert _texts(results["reset"]) == "Computer Use JavaScript reset. Select an app again to continue."
     assert _texts(results["after"]) == "undefined"  # bindings were discarded
     assert len(app.events.of_type("clicked")) == 1  # nothing was replayed
+    assert nothing_held(desktop) == ((), set())  # from X's side: no button or key left down
 
 
 async def _reset_scenario(service: Service, app, busy: str) -> dict[str, types.CallToolResult]:

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
+import signal
 import threading
 import time
 import urllib.parse
@@ -34,6 +36,7 @@ from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop import LaunchedApp, VirtualDesktop
+from proc_support import descendants
 
 pytestmark = pytest.mark.desktop
 _log = logging.getLogger(__name__)
@@ -500,3 +503,43 @@ def test_a_firefox_click_by_handle_right_after_a_page_load_submits_the_form(
         got = ex.click(app, element=send)
         poll(lambda posted=posted: len(server.of_kind("form")) > posted, 10.0, f"round {i}: the form posted")
         assert got.structured["route"] == "synthetic", got
+
+
+@pytest.mark.matrix("Firefox ESR", "address bar")
+# -- ctrl+l while the page's process is busy (issue 12) -----------------------------------------
+def test_a_url_typed_while_firefox_page_process_is_stalled_arrives_whole_and_is_confirmed(
+    desktop: VirtualDesktop, ex: LinuxExecutor, firefox: Browser, server: PageServer
+) -> None:
+    """Firefox hands ctrl+l to the page's process first and moves the focus to its address bar
+    only when that process gives the key back. Here the page processes are stopped for 3 s when
+    ctrl+l is pressed: typing waits for the move out of the page (before, it waited 2 s, the first
+    keys went into the page and the rest into the address bar, and typing said "confirmed"), so
+    the whole URL is typed into the address bar, and the page Firefox asks for is that URL."""
+    app = firefox.app
+    poll(lambda: any(_titled(desktop, firefox.proc.pid, t) for t in ("sent", "long", "form")), 15.0, "a page loaded")
+    pages = [pid for pid in descendants(firefox.proc.pid) if b"-isForBrowser" in _cmdline(pid)]
+    assert pages, "Firefox runs no page process"
+    ex.get_app_state(app)
+    for pid in pages:
+        os.kill(pid, signal.SIGSTOP)
+    resume = threading.Timer(3.0, lambda: [os.kill(pid, signal.SIGCONT) for pid in pages])
+    resume.start()
+    try:
+        ex.press_key(app, "ctrl+l")
+        typed = ex.type_text(app, server.url("/form?stalled=1"))
+    finally:
+        resume.join()
+    ex.press_key(app, "Return")
+    try:
+        poll(lambda: any(e.get("path") == "/form?stalled=1" for e in server.of_kind("get")), 15.0, "GET")
+    except AssertionError as err:
+        asked = [e["path"] for e in server.of_kind("get")][-4:]
+        raise AssertionError(f"{err}; the server saw {asked}; typing said {typed.outcome}") from None
+    assert typed.outcome is not None and typed.outcome.effect == "confirmed", typed
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""

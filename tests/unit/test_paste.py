@@ -176,9 +176,16 @@ class Rig:
 
         self.target.on_paste = schedule
 
-    def run(self, text: str = "hello", fmt: str = "text") -> PasteReceipt:
+    def run(self, text: str = "hello", fmt: str = "text", target_timeout_s: float | None = None) -> PasteReceipt:
         payload = PastePayload.build(text, fmt)
-        tx = PasteTransaction(payload, self.clipboard, self.target, clock=self.clock, cancelled=self.cancelled)
+        tx = PasteTransaction(
+            payload,
+            self.clipboard,
+            self.target,
+            clock=self.clock,
+            cancelled=self.cancelled,
+            target_timeout_s=target_timeout_s,
+        )
         return tx.run()
 
 
@@ -349,6 +356,20 @@ def test_signals_without_a_change_time_out_without_a_resend() -> None:
     # the target stage lasted the full 2 s after the read
     assert rig.read_at is not None
     assert 2.0 <= rig.clock.now() - rig.read_at < 2.05
+
+
+@pytest.mark.parametrize(("target_timeout_s", "status"), [(None, "clipboard_target_timeout"), (5.0, "completed")])
+def test_a_platform_may_wait_longer_for_a_slow_target(target_timeout_s: float | None, status: str) -> None:
+    """Linux gives the target stage 5 s: a browser's page process shows the text 3 s after the read."""
+    rig = Rig(FakeTarget({"characters": 0}))
+
+    def on_paste() -> None:
+        rig.clock.after(0.003, lambda: rig.clipboard.request("UTF8_STRING"))
+        rig.clock.after(3.0, lambda: rig.target.values.update(characters=5))
+
+    rig.target.on_paste = on_paste
+    receipt = rig.run(target_timeout_s=target_timeout_s)
+    assert receipt.status == status and rig.target.posts == 1
 
 
 def test_a_moved_caret_alone_is_no_sign_of_a_paste() -> None:

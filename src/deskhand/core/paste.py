@@ -12,9 +12,10 @@ One paste, in order:
 5. read stage: until ``READ_TIMEOUT_S`` (2 s), poll every ``READ_POLL_S`` (10 ms) for a *read*: a data
    request, made after the keys were posted, for a data target the payload offers. ``TARGETS`` and other
    meta targets are not reads. Lost ownership → ``clipboard_changed``; deadline → ``clipboard_read_timeout``;
-6. target stage: deadline 2 s with signals, else ``NO_SIGNAL_WINDOW_S`` (100 ms); poll every
-   ``TARGET_POLL_S`` (25 ms). With signals it ends early when a target event arrives after the read, or
-   when every baseline value is re-read and one differs (a failed or partial read never counts).
+6. target stage: deadline 2 s with signals (a platform may allow more: ``target_timeout_s``), else
+   ``NO_SIGNAL_WINDOW_S`` (100 ms); poll every ``TARGET_POLL_S`` (25 ms). With signals it ends early
+   when a target event arrives after the read, or when every baseline value is re-read and one
+   differs (a failed or partial read never counts).
    Deadline with signals → ``clipboard_target_timeout``; without signals the window elapsing is success;
 7. final ownership check → ``completed``.
 
@@ -100,6 +101,7 @@ class PasteTransaction:
         clock: Clock | None = None,
         cancelled: Callable[[], bool] = lambda: False,
         timeout_s: float = READ_TIMEOUT_S,
+        target_timeout_s: float | None = None,
     ) -> None:
         self.payload = payload
         self.clipboard = clipboard
@@ -107,6 +109,8 @@ class PasteTransaction:
         self.clock: Clock = clock or SystemClock()
         self.cancelled = cancelled
         self.timeout_s = timeout_s
+        #: the target stage's deadline with signals (``timeout_s`` unless a platform needs more)
+        self.target_timeout_s = timeout_s if target_timeout_s is None else target_timeout_s
         self.receipt = PasteReceipt()
         self._start = 0.0
 
@@ -217,7 +221,7 @@ class PasteTransaction:
         watched = self.target if isinstance(self.target, WatchedTarget) else None
         if watched is not None:
             watched.mark_read()
-        deadline = self.clock.now() + (self.timeout_s if signals else NO_SIGNAL_WINDOW_S)
+        deadline = self.clock.now() + (self.target_timeout_s if signals else NO_SIGNAL_WINDOW_S)
         while True:
             if not self.clipboard.still_owner(token):
                 raise _Stop("clipboard_changed")

@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import contextlib
 import json
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, Protocol
@@ -74,6 +74,9 @@ class Cell:
     dispatch: asyncio.Lock = field(default_factory=asyncio.Lock)
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     deadline: asyncio.TimerHandle | None = None
+    #: Set when the cell ends with an error (reset, cancellation, timeout): its in-flight native
+    #: call's deadline passes at once, so it stops at its next check (``core.deadline``).
+    stop: threading.Event = field(default_factory=threading.Event)
 
     def check_call(self, message: dict[str, object]) -> tuple[int, str, dict[str, object]] | str:
         """The native call a worker's ``invoke`` asks for, or the text the cell ends with when
@@ -111,7 +114,7 @@ class Cell:
             try:
                 # the native call gets the cell's remaining time as its deadline (core.deadline)
                 left = self.deadline.when() - asyncio.get_running_loop().time() if self.deadline else None
-                with call_deadline.within(left) if left is not None else contextlib.nullcontext():
+                with call_deadline.within(left, stop=self.stop):
                     result = await caller.call_tool(name, args)
             except Exception as error:  # any transport failure becomes the JS error text
                 self.counters.threw(mutates=mutates)

@@ -211,6 +211,8 @@ class KernelSession:
         if not cell.accepting:
             return
         cell.accepting = False
+        if error is not None:  # the in-flight native call stops at its next deadline check
+            cell.stop.set()
         if cell.deadline is not None:
             cell.deadline.cancel()
         if invalidate:

@@ -23,7 +23,10 @@ read), and, after a key in a browser (``ASYNC_KEY_TOOLKITS``), a wait until its 
 it), else ``FOCUS_QUIET_S`` after the key (a key that moves nothing, or a browser slower than
 that: the keys then go where the focus is), at most ``FOCUS_CAP_S`` and the call's deadline. After
 one of the browser shortcuts that move the focus out of the page (``FOCUS_SHORTCUTS``: ctrl+l,
-F6, ctrl+f, ...) the move is expected, so it is waited for up to ``FOCUS_SHORTCUT_CAP_S``. After
+F6, ctrl+f, ...) while the focus is in the page, the move is expected, so it is waited for up to
+``FOCUS_SHORTCUT_CAP_S``: a busy page process hands the key back late, and keys typed before the
+move go into the page (Firefox then splits a URL between a page field and its address bar). With
+the focus already in the browser's own UI no move comes, and the usual quiet applies. After
 other input the app had not processed yet (a click into a field of the page: the page's process
 moves the focus after the browser answered), the quiet is ``FOCUS_AFTER_INPUT_S``.
 """
@@ -44,8 +47,10 @@ from deskhand.backends.base import RunningApp
 from deskhand.backends.linux._a11y_act import Ref
 from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
 from deskhand.backends.linux._atspi import Deadline
+from deskhand.backends.linux._atspi_enums import Role
 from deskhand.backends.linux._roles import FOCUSED
 from deskhand.core import deadline as call_deadline
+from deskhand.core import typedtext
 
 if TYPE_CHECKING:
     from deskhand.backends.linux._session import LinuxSession
@@ -69,7 +74,11 @@ FOCUS_SHORTCUTS: Final = frozenset(
     {(("ctrl",), "l"), (("alt",), "d"), ((), "f6"), (("ctrl",), "k"), (("ctrl",), "e"), (("ctrl",), "f"),
      (("ctrl",), "t"), (("ctrl",), "n"), (("ctrl",), "g")}
 )  # fmt: skip
-FOCUS_SHORTCUT_CAP_S: Final = 2.0
+FOCUS_SHORTCUT_CAP_S: Final = 6.0
+#: How far up from the focused element a web document is looked for (is the focus in the page?).
+PAGE_HOPS: Final = 64
+#: Typing's read-back reads on at least this long while only part of the text shows.
+PARTIAL_WAIT_S: Final = 1.0
 
 #: The AT-SPI event the registry is told about (toolkits emit only registered events).
 FOCUS_EVENT: Final = "object:state-changed:focused"
@@ -86,11 +95,13 @@ class Gained(NamedTuple):
 
 class Readback(NamedTuple):
     """What typing's read-back found (None: nothing yet), whether some focused text was readable,
-    and the texts it read (of the element focused now, and of the one focused before)."""
+    the texts it read (of the element focused now, and of the one focused before), and what shows
+    that only part of the text arrived."""
 
     found: str | None
     readable: bool
     texts: tuple[str | None, str | None]
+    partial: str | None = None
 
 
 class FocusWatch:
@@ -259,11 +270,36 @@ class Focus:
             return self._watch.wait_quiet(
                 bus, since=since, quiet_s=FOCUS_AFTER_INPUT_S, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=FOCUS_CAP_S
             )
-        if self._shortcut:  # a move is expected: wait for it (the quiet spans the whole cap)
-            quiet, cap = FOCUS_SHORTCUT_CAP_S, FOCUS_SHORTCUT_CAP_S
-        else:
-            quiet, cap = FOCUS_QUIET_S, FOCUS_CAP_S
-        return self._watch.wait_quiet(bus, since=key_at, quiet_s=quiet, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=cap)
+        watch = self._watch
+        waited = watch.wait_quiet(
+            bus, since=key_at, quiet_s=FOCUS_QUIET_S, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=FOCUS_CAP_S
+        )
+        if not self._shortcut:
+            return waited
+        # The shortcut's move out of the page may still be to come (keys typed before it go to the
+        # page); a focus event inside the page is not that move, so each one is checked.
+        end = key_at + FOCUS_SHORTCUT_CAP_S
+        while (left := end - time.monotonic()) > 0 and self._in_page(bus):
+            waited += watch.wait_quiet(
+                bus, since=time.monotonic(), quiet_s=left, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=left
+            )
+        return waited
+
+    def _in_page(self, bus: str) -> bool:
+        """Whether the focus is in a web page (the focused element or an ancestor is a web
+        document), or unknown; False when it is in the browser's own UI (its address bar)."""
+        a11y = self._s.a11y
+        ref = self.now(bus)
+        for _ in range(PAGE_HOPS):
+            if ref is None:
+                break
+            role = a11y.role(ref)
+            if role == Role.DOCUMENT_WEB:
+                return True
+            if role in (Role.APPLICATION, Role.FRAME):
+                return False
+            ref = a11y.parent(ref)
+        return ref is None
 
     def text(self, ref: Ref | None) -> str | None:
         """The element's text, when it has the Text interface."""
@@ -273,11 +309,12 @@ class Focus:
 
     def read_back(
         self, bus: str | None, ref: Ref | None, before: str | None, text: str, *, wait_s: float, cap_s: float
-    ) -> tuple[str | None, bool]:
+    ) -> Readback:
         """``typed_readback`` repeated for ``wait_s`` until it finds the text, and for ``wait_s``
         more each time the texts it read changed since the last read (the app is still applying
         the keys: a loaded browser takes seconds for a URL), never past ``cap_s`` or the call's
-        deadline."""
+        deadline. While only part of the text shows, it reads on for at least ``PARTIAL_WAIT_S``
+        (the rest of the keys may be on their way)."""
         start = time.monotonic()
         cap = start + call_deadline.bound(cap_s)
         deadline = min(cap, start + call_deadline.bound(wait_s))
@@ -285,28 +322,35 @@ class Focus:
         while True:
             got = self.typed_readback(bus, ref, before, text)
             now = time.monotonic()
-            if got.found is not None or now >= deadline:
-                return got.found, got.readable
-            if last is not None and got.texts != last:
-                deadline = min(cap, now + call_deadline.bound(wait_s))
+            if got.found is not None:
+                return got
+            if last is None or got.texts != last:
+                grace = max(wait_s, PARTIAL_WAIT_S) if got.partial is not None else wait_s
+                deadline = max(deadline, min(cap, now + call_deadline.bound(grace)))
+            if now >= deadline:
+                return got
             last = got.texts
             time.sleep(0.03)  # polling the app's text until the deadline above
 
     def typed_readback(self, bus: str | None, ref: Ref | None, before: str | None, text: str) -> Readback:
         """After typing ``text`` into ``ref`` (which read ``before``): what shows it, if anything
-        (the element focused now holds it, or ``ref`` reads differently), whether some focused
-        text was readable at all, and the texts read."""
+        (the element focused now holds it, or ``ref``'s text changed by as much as was typed:
+        ``core.typedtext``), what shows only part of it, whether some focused text was readable
+        at all, and the texts read."""
         now = self.now(bus) if bus is not None else None
         readable = before is not None
         got = None
         if now is not None and now != ref:
             got = self.text(now)
-            lines = [seg for seg in text.replace("\r", "\n").split("\n") if seg]
             if got is not None:
                 readable = True
-                if lines and max(lines, key=len) in got:
+                if typedtext.shown_in(text, got):
                     return Readback("the element focused now holds the typed text", True, (got, None))
         after = self.text(ref)
-        if before is not None and after is not None and after != before:
+        shown = typedtext.shown_by_change(text, before, after) if before is not None and after is not None else None
+        if shown == typedtext.ALL:
             return Readback("the focused text changed", True, (got, after))
+        if shown == typedtext.SOME:
+            part = "the focused text changed by less than was typed: only part of the text arrived there"
+            return Readback(None, True, (got, after), part)
         return Readback(None, readable, (got, after))

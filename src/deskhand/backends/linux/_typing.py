@@ -24,9 +24,9 @@ settle, and the focused element is the one that gained the focus last (``_focusw
 
 Typing by key events is verified on the element focused when the keys have been processed, which
 may be another than the one focused before (a key can move the focus): the same element reads
-differently, or the element focused now holds the typed text. In a browser the page's process
-applies the keys after the ping is answered, so the read-back is repeated for up to
-``READBACK_S`` while it shows nothing yet.
+differently by as much as was typed (``core.typedtext``; less is ``partial``), or the element
+focused now holds the typed text. In a browser the page's process applies the keys after the ping
+is answered, so the read-back is repeated for up to ``READBACK_S`` while it shows nothing yet.
 """
 
 from __future__ import annotations
@@ -189,10 +189,14 @@ class Typing:
         if processed:
             seen.append(effects.Evidence("event_receipt", "the app processed the key events"))
         wait = READBACK_S if bus is not None and self.focus.is_async(bus) else 0.0
-        found, readable = self.focus.read_back(bus, ref, before, text, wait_s=wait, cap_s=READBACK_CAP_S)
-        if found is not None:
-            seen.append(effects.Evidence("value_readback", found))
-        return effects.judge("synthetic_events", seen, expected_change=readable and processed)
+        got = self.focus.read_back(bus, ref, before, text, wait_s=wait, cap_s=READBACK_CAP_S)
+        if got.found is not None:
+            seen.append(effects.Evidence("value_readback", got.found))
+        elif got.partial is not None:
+            return effects.Outcome(
+                "partial", "synthetic_events", (*seen, effects.Evidence("value_readback", got.partial))
+            )
+        return effects.judge("synthetic_events", seen, expected_change=got.readable and processed)
 
     # -- focus and EditableText ---------------------------------------------------------------
     def _focused_after_input(self, app: RunningApp, window: int, *, give_up_unanswered: bool = False) -> Ref | None:

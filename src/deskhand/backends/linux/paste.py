@@ -51,6 +51,10 @@ DOCUMENT_EVENTS: Final = {**TEXT_EVENTS, "object:children-changed": "ChildrenCha
 ANCESTOR_HOPS: Final = 12
 #: The read-back of the focused element is at most this often (it takes a tree walk).
 READBACK_EVERY_S: Final = 0.2
+#: The target stage's deadline on Linux (the contract's is the read timeout, 2 s): a browser reads
+#: the clipboard in its own process and its page's process inserts the text, which a loaded
+#: machine took over 2 s to show (a false ``clipboard_target_timeout`` invites a second paste).
+TARGET_TIMEOUT_S: Final = 5.0
 #: A pasted line is looked for in a new focused element only when it is at least this long.
 MIN_LINE_CHARS: Final = 3
 _MARKUP_MARKS = "#*_`>-+ \t"
@@ -285,9 +289,11 @@ def paste_into(actor: PasteSeam, app: RunningApp, window: int, text: str, fmt: P
     payload = PastePayload.build(text, fmt)
     # the focus the input before the paste produced (a click on a field, ctrl+l), not the last one
     target = AtspiPasteTarget(actor, app, window, actor.focused_after_input(app, window), text)
-    # the read window never outlasts the call's deadline (a js cell's timeout_ms)
+    # the read and target windows never outlast the call's deadline (a js cell's timeout_ms)
     timeout_s = max(0.05, call_deadline.bound(READ_TIMEOUT_S))
-    receipt = PasteTransaction(payload, X11Clipboard(actor.clipboard()), target, timeout_s=timeout_s).run()
+    target_s = max(0.05, call_deadline.bound(TARGET_TIMEOUT_S))
+    clipboard = X11Clipboard(actor.clipboard())
+    receipt = PasteTransaction(payload, clipboard, target, timeout_s=timeout_s, target_timeout_s=target_s).run()
     error = receipt.error()
     if error is not None:
         if not receipt.paste_posted:

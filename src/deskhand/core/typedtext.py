@@ -1,0 +1,69 @@
+"""Whether typed text shows in a field's text read back: the pure rule behind typing's read-back.
+
+Key events reach a field one by one, so a field that reads differently after typing may hold
+only the start of the text: a browser that was slow to move the focus for ``ctrl+l`` puts the
+first keys into the page and the rest into its address bar. A changed text is therefore weighed:
+the text's first segment (up to its first line break or tab, which may move the caret into
+another element: a new paragraph, the next cell) must show once more than before, or the segment
+inserted (what differs between the texts before and after, ``inserted``) must be at least as long
+(fields rewrite what they are given: autocorrect, a password's bullets). Anything less is
+``SOME``: part of the text arrived.
+
+An element that holds the text only after typing (a field the focus moved to) shows it when its
+text contains the text's longest segment, or its last one (where the caret ends), if at least
+``MIN_SEGMENT_CHARS`` long.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, Literal
+
+__all__ = ("ALL", "MIN_SEGMENT_CHARS", "SOME", "Shown", "inserted", "segments", "shown_by_change", "shown_in")
+
+#: Characters that end a segment: each may take the caret into another element.
+_BREAKS: Final = re.compile(r"\r\n|[\r\n\t]")
+#: The shortest last segment that counts as found in another element's text.
+MIN_SEGMENT_CHARS: Final = 3
+
+Shown = Literal["all", "some"]
+ALL: Final[Shown] = "all"
+SOME: Final[Shown] = "some"
+
+
+def segments(text: str) -> list[str]:
+    """``text`` split at line breaks and tabs (empty segments kept, so the first is the first)."""
+    return _BREAKS.split(text)
+
+
+def inserted(before: str, after: str) -> str:
+    """What ``after`` holds in place of ``before``'s middle: both texts without their common
+    start and end (the end never overlapping the start)."""
+    limit = min(len(before), len(after))
+    start = 0
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    return after[start : len(after) - end]
+
+
+def shown_by_change(text: str, before: str, after: str) -> Shown | None:
+    """How much of ``text`` the change from ``before`` to ``after`` shows (module docstring):
+    None when the texts are equal."""
+    if after == before:
+        return None
+    first = segments(text)[0]
+    if len(inserted(before, after)) >= len(first) or (first and after.count(first) > before.count(first)):
+        return ALL
+    return SOME
+
+
+def shown_in(text: str, found: str) -> bool:
+    """Whether ``found`` (another element's text) holds ``text``'s longest or last segment."""
+    parts = [part for part in segments(text) if part]
+    if not parts:
+        return False
+    last = parts[-1]
+    return max(parts, key=len) in found or (len(last) >= MIN_SEGMENT_CHARS and last in found)
