@@ -73,6 +73,12 @@ class StdioMcp:
             result: dict[str, Any] = message["result"]
             return result
 
+    @property
+    def pid(self) -> int:
+        """The server's process id."""
+        assert self._proc is not None
+        return int(self._proc.pid)
+
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return await self.request("tools/call", {"name": name, "arguments": arguments})
 

@@ -14,6 +14,10 @@ run: xdotool through a shell as the Anthropic computer-use demo does (``mousedow
 server runs an action, OSWorld's full pyatspi dump (``bench/_a11y_dump.py``, a long-lived system
 python) and ``import`` + ``convert`` for a screenshot ready for the model.
 
+Each deskhand row also says the CPU time the server and its js worker spent on the operation (from
+the kernel's per-thread ``schedstat``, read before the call and once the effect was seen): on a
+shared machine, wall times move with the load, CPU times much less.
+
 ``DESKHAND_BENCH_BASE`` adds a second server run from other source (a base commit), interleaved
 with this one, for before/after tables: a checkout's ``src`` directory, or a git revision of this
 repository (``make bench BENCH_BASE=main``), whose ``src`` is exported to a temporary directory.
@@ -91,12 +95,30 @@ def _text(result: types.CallToolResult) -> str:
     return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds of every thread of ``pid`` and of its live children (``schedstat``, in ns)."""
+    total = 0
+    pids = [pid]
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            pids += [int(k) for k in (task / "children").read_text().split()]
+    for one in pids:
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{one}/task").iterdir():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    total += int((task / "schedstat").read_text().split()[0])
+    return total / 1e9
+
+
 class Server:
     """One ``deskhand serve`` over stdio, with the fixture and Mousepad bound in its kernel,
     timed through the lean client (``_stdio_client``)."""
 
     def __init__(self, name: str, client: StdioMcp) -> None:
         self.name, self.client = name, client
+
+    def cpu(self) -> float:
+        return cpu_s(self.client.pid)
 
     async def cell(self, code: str) -> dict[str, Any]:
         result = await self.client.call_tool("js", {"code": code, "timeout_ms": 60000})
@@ -132,6 +154,8 @@ class Bench:
         self.vd, self.tmp = vd, tmp
         self.env = {**os.environ, **vd.env}
         self.times: dict[tuple[str, str], list[float]] = {}
+        #: (operation, server) -> CPU ms of the server and its worker per rep (``timed_cell``)
+        self.cpu: dict[tuple[str, str], list[float]] = {}
         self.notes: dict[str, str] = {}
 
     def record(self, op: str, who: str, ms: float) -> None:
@@ -213,11 +237,12 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
         async def timed_cell(server: Server, code: str, kind: str | None, count: int = 1) -> tuple[float, str]:
             await anyio.sleep(GAP_S)
             since = ev.mark()
+            c0 = server.cpu()
             t0 = time.monotonic()
             result = await server.cell(code)
-            if kind is None:
-                return (time.monotonic() - t0) * 1000, text_of(result)
-            return (ev.wait(since, kind, count) - t0) * 1000, text_of(result)
+            ms = (time.monotonic() - t0) * 1000 if kind is None else (ev.wait(since, kind, count) - t0) * 1000
+            b.cpu.setdefault((current_op[0], server.name), []).append((server.cpu() - c0) * 1000)
+            return ms, text_of(result)
 
         async def timed_official(client: Client) -> float:
             await anyio.sleep(GAP_S)
@@ -235,13 +260,17 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
                 return (time.monotonic() - t0) * 1000
             return (ev.wait(since, kind, count) - t0) * 1000
 
+        current_op = [""]  # the row timed_cell's CPU times go to
+
         for rep in range(REPS):
             order = servers if rep % 2 == 0 else servers[::-1]
+            current_op[0] = "one drag"
             for s in order:
                 b.record("one drag", s.name, (await timed_cell(s, drag_js, "release"))[0])
             b.record("one drag", "xdotool (demo)", timed_sh(lambda: b.sh(xdo_drag), "release"))
             b.record("one drag", "pyautogui (OSWorld)", timed_sh(lambda: b.osworld(pag_drag), "release"))
 
+            current_op[0] = f"{DRAGS} drags in one cell"
             for s in order:
                 b.record(f"{DRAGS} drags in one cell", s.name, (await timed_cell(s, many_js, "release", DRAGS))[0])
             b.record(
@@ -250,6 +279,7 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
                 timed_sh(lambda: [b.sh(xdo_drag) for _ in range(DRAGS)] and None, "release", DRAGS),
             )
 
+            current_op[0] = "type 20 characters"
             for s in order:
                 ms, _ = await timed_cell(s, f"await g.typeText({json.dumps(TYPED)});", "key_release", len(TYPED))
                 b.record("type 20 characters", s.name, ms)
@@ -264,6 +294,7 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
                 timed_sh(lambda: b.osworld(f"pyautogui.typewrite({TYPED!r})"), "key_release", len(TYPED)),
             )
 
+            current_op[0] = "Mousepad accessibility state"
             for s in order:
                 ms, text = await timed_cell(s, "await m.getAXState({disableDiffing: true});", None)
                 b.record("Mousepad accessibility state", s.name, ms)
@@ -277,6 +308,7 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
 
             b.record("Mousepad accessibility state", "OSWorld pyatspi dump", timed_sh(osworld_dump, None))
 
+            current_op[0] = "window screenshot for the model"
             for s in order:
                 b.record(
                     "window screenshot for the model",
@@ -306,6 +338,7 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
 
             b.record("drag, observe, drag", "xdotool + import (demo)", timed_sh(xdo_loop, "release", 2))
 
+            current_op[0] = "empty cell"
             for s in order:
                 b.record("empty cell", s.name, (await timed_cell(s, "1", None))[0])
             for s, sdk in zip(servers, official, strict=True):
@@ -325,25 +358,30 @@ def _table(b: Bench) -> str:
     has_base = any(who == "base" for _, who in b.times)
     lines = [
         f"Agent path: `deskhand serve` over MCP stdio (a lean JSON-RPC client), `js` cells; {REPS} reps, "
-        "medians (ms), interleaved in one run.",
+        "medians (ms), interleaved in one run. CPU: the server and its js worker, median per rep.",
         "",
-        "| operation | deskhand |"
-        + (" base | base/deskhand |" if has_base else "")
+        "| operation | deskhand | CPU |"
+        + (" base | CPU | base/deskhand |" if has_base else "")
         + " peer | peer ms | peer/deskhand |",
-        "|---|---|" + ("---|---|" if has_base else "") + "---|---|---|",
+        "|---|---|---|" + ("---|---|---|" if has_base else "") + "---|---|---|",
     ]
+
+    def cpu(op: str, who: str) -> str:
+        got = b.cpu.get((op, who))
+        return f"{statistics.median(got):.1f}" if got else "-"
+
     for op in ops:
         mine = statistics.median(b.times[(op, ours)])
-        row = f"| {op} | {mine:.1f} |"
+        row = f"| {op} | {mine:.1f} | {cpu(op, ours)} |"
         if has_base:
             base = statistics.median(b.times[(op, "base")])
-            row += f" {base:.1f} | {base / mine:.2f}x |"
+            row += f" {base:.1f} | {cpu(op, 'base')} | {base / mine:.2f}x |"
         peers = [who for o, who in b.times if o == op and who not in (ours, "base")]
         if not peers:
             lines.append(row + " - | - | - |")
         for i, who in enumerate(peers):
             ms = statistics.median(b.times[(op, who)])
-            lead = row if i == 0 else "| |" + (" | | |" if has_base else " |")
+            lead = row if i == 0 else "| | |" + (" | | | |" if has_base else " |")
             lines.append(f"{lead} {who} | {ms:.1f} | {ms / mine:.1f}x |")
     per = statistics.median(b.times[(f"{DRAGS} drags in one cell", ours)]) / DRAGS
     lines += ["", f"{DRAGS} drags in one cell: {per:.2f} ms a drag (deskhand)."]
@@ -379,6 +417,7 @@ def main() -> int:
     out.mkdir(exist_ok=True)
     (out / "bench.md").write_text(table)
     raw = {f"{op} | {who}": ms for (op, who), ms in bench.times.items()}
+    raw.update({f"{op} | {who} | cpu": ms for (op, who), ms in bench.cpu.items()})
     (out / "bench_agent.json").write_text(json.dumps(raw, indent=1))
     return 0
 

@@ -1,7 +1,8 @@
 """The drag's XDND watch sees a target's ``XdndStatus`` itself, from outside both apps: one client
 sends it to another client's window the way a drop target answers a drag source (``SendEvent``
 with an empty event mask, which no third client can select), and ``_xdnd.XdndWatch`` reads it
-through the RECORD extension with its accept bit. Other client messages are not counted.
+through the RECORD extension with its accept bit, while a session is under way (``record`` to
+``stop_recording``). Other client messages are not counted.
 
 A real drag from one app to another cannot be set up inside one window's bounds, and a drag inside
 one GTK app (Thunar's, ``test_dnd_thunar.py``) never reaches the server, so the protocol is played
@@ -50,16 +51,26 @@ def test_the_targets_xdnd_status_is_seen_with_its_accept_bit(desktop: Any, clien
     _source, target, window = clients
     watch = XdndWatch(desktop.env["DISPLAY"])
     try:
+        idle = watch.answers()
+        _send(target, window.id, "XdndStatus", 1)  # outside a session: RECORD is not running
+        assert watch.record()  # a session started: RECORD runs until stop_recording
         start = watch.answers()
         _send(target, window.id, "XdndPosition", 0)  # another XDND message: not an answer
         _send(target, window.id, "XdndStatus", 1)  # accepts the drop
         assert watch.wait_answer(start, 5.0)
         assert watch.status_seen_since(start)
         assert watch.accepted() is True
-        assert watch.answers()[0] == start[0] + 1
+        assert watch.answers()[0] == start[0] + 1 == idle[0] + 1  # the status before the session is not counted
         refused = watch.answers()
         _send(target, window.id, "XdndStatus", 0)  # refuses it
         assert watch.wait_answer(refused, 5.0)
         assert watch.accepted() is False
+        watch.stop_recording()
+        stopped = watch.answers()
+        _send(target, window.id, "XdndStatus", 1)  # between sessions: not counted
+        assert watch.record()  # the next session records again
+        _send(target, window.id, "XdndStatus", 0)
+        assert watch.wait_answer(stopped, 5.0)
+        assert watch.answers()[0] == stopped[0] + 1 and watch.accepted() is False
     finally:
         watch.close()

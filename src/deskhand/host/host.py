@@ -21,6 +21,15 @@ Nothing is ever retried or replayed.
 that one resolved process without resolving again; the executor re-proves its identity before
 each event, so a restarted app fails with ``stale_process`` instead of receiving the rest.
 
+A ``js`` cell (:meth:`Host.session_lock`) remembers, per selector, the process its calls resolved
+to; a later action of the same cell on that selector skips gate 3 (a listing of every app, or the
+``/proc`` and X reads that prove a pid: most of an action's own cost in a loop of drags) and
+goes to that process, which gates 4-5 already passed. The executor still proves the identity,
+the window and its activation before each event. When that proof fails before anything was posted
+(``process_gone``, ``stale_process``: the app exited or was relaunched since), the call runs the
+gates again from resolve, so it ends as it would have without the memory (a relaunch said, a new
+process never followed silently). Reads always resolve, and refresh the memory.
+
 No exception escapes a call: an unexpected one (a bug) is logged with its traceback and becomes
 an error result, not dispatched if it happened before the first executor call, else result-unknown.
 """
@@ -38,11 +47,12 @@ import anyio
 import anyio.from_thread
 import anyio.to_thread
 
-from deskhand.backends.base import AppState, Executor, Platform, RunningApp
+from deskhand.backends.base import ActionResult, AppState, Executor, Platform, RunningApp
 from deskhand.core.counters import CallCounters
-from deskhand.core.errors import ArgumentError, DeskhandError, NativeError
+from deskhand.core.errors import DeskhandError, NativeError
 from deskhand.host import tools
 from deskhand.host import validate as v
+from deskhand.host.held import HeldQueue, PinnedApp
 from deskhand.host.policy import AppPolicy
 from deskhand.host.result import (
     ToolResult,
@@ -56,14 +66,15 @@ from deskhand.host.schemas import Schema
 
 T = TypeVar("T")
 
-logger = logging.getLogger(__name__)
+__all__ = ("CallTracer", "HeldQueue", "Host", "PinnedApp", "unexpected_error_result")
 
-QUEUE_RELEASED_TEXT = "Computer Use cancelled before dispatch: this caller no longer holds the session queue."
-PIN_REFUSED_TEXT = "Computer Use cancelled before dispatch: the pinned app did not pass the gates."
+logger = logging.getLogger(__name__)
 
 
 #: Name selectors whose last resolution the host remembers.
 _MAX_REMEMBERED: Final = 256
+#: Refusals of a remembered process that send a cell's action through the gates again (module docstring).
+_REGATE: Final = frozenset({"process_gone", "stale_process"})
 
 
 class CallTracer(Protocol):
@@ -224,11 +235,16 @@ class Host:
             return self._finish(unexpected_error_result(exc, where=f"validating {name}", dispatched=False), counters)
 
     async def _run(
-        self, request: v.Request, counters: CallCounters | None, *, target: RunningApp | None = None
+        self,
+        request: v.Request,
+        counters: CallCounters | None,
+        *,
+        target: RunningApp | None = None,
+        resolved: dict[str, RunningApp] | None = None,
     ) -> ToolResult:
         progress = _Progress()
         try:
-            result = await self._gate_and_dispatch(request, target, progress)
+            result = await self._gate_and_dispatch(request, target, progress, resolved)
         except DeskhandError as err:
             result = error_result(err)
         except Exception as exc:  # a bug still becomes a result, never an escaped exception
@@ -278,9 +294,16 @@ class Host:
             )
 
     async def _gate_and_dispatch(
-        self, request: v.Request, target: RunningApp | None, progress: _Progress
+        self,
+        request: v.Request,
+        target: RunningApp | None,
+        progress: _Progress,
+        resolved: dict[str, RunningApp] | None = None,
     ) -> ToolResult:
-        """Gate and dispatch one request; a pinned ``target`` already passed the gates."""
+        """Gate and dispatch one request; a pinned ``target`` already passed the gates.
+
+        ``resolved``: a cell's memory of the processes its selectors resolved to (module docstring).
+        """
         progress.executor_called = True
         if isinstance(request, v.ListApps):
             return list_apps_result(await self._thread(self.executor.list_apps))
@@ -297,6 +320,8 @@ class Host:
                 return pinned
             app = self._gated(selector, mutating=mutating)
             anyio.from_thread.check_cancelled()
+            if resolved is not None:
+                resolved[selector] = app
             return app
 
         if isinstance(request, v.GetAppState):
@@ -317,75 +342,26 @@ class Host:
             app, state = await self._thread(observed)
             return state_result(state, _binding_key(request.app, app))
         act = request
-        action = await self._thread(lambda: tools.act(self.executor, gated(), act))
-        return action_result(action)
+        known = resolved.get(selector) if resolved is not None and pinned is None else None
+
+        def acted() -> ActionResult:
+            if known is not None and known.identity.proven:
+                anyio.from_thread.check_cancelled()
+                try:
+                    return tools.act(self.executor, known, act)
+                except NativeError as err:
+                    if err.dispatched is not False or err.code not in _REGATE:
+                        raise
+                    assert resolved is not None
+                    resolved.pop(selector, None)  # nothing was posted: the gates decide again
+            return tools.act(self.executor, gated(), act)
+
+        return action_result(await self._thread(acted))
 
     @staticmethod
     async def _thread(fn: Callable[[], T]) -> T:
         # Not abandoned on cancellation: an in-flight native call always finishes (no lost release).
         return await anyio.to_thread.run_sync(fn)
-
-
-class HeldQueue:
-    """The session queue while a caller (a ``js`` cell) holds it: calls run at once, in the caller's order."""
-
-    def __init__(self, host: Host) -> None:
-        self._host = host
-        #: False once the holder released the queue; later calls are refused before dispatch.
-        self.active = True
-
-    async def call_tool(
-        self, name: str, args: dict[str, object], *, counters: CallCounters | None = None
-    ) -> ToolResult:
-        return await self._host._traced(name, args, self._call_tool(name, args, counters), in_cell=True)
-
-    async def _call_tool(self, name: str, args: dict[str, object], counters: CallCounters | None) -> ToolResult:
-        request = self._host._start(name, args, counters)
-        if isinstance(request, ToolResult):
-            return request
-        if not self.active:
-            return self._host._finish(
-                error_result(DeskhandError(QUEUE_RELEASED_TEXT, code="cu_lock_held", dispatched=False)), counters
-            )
-        return await self._host._run(request, counters)
-
-
-class PinnedApp:
-    """One resolved process that a batch's calls all go to, while its holder keeps the session queue.
-
-    Made by :meth:`Host.pinned`. Calls are validated like any other, must name the pinned
-    selector as ``app``, and are dispatched without resolving again; the executor re-proves the
-    pinned identity before each event (``stale_process`` after a restart).
-    """
-
-    def __init__(self, host: Host, selector: str, counters: CallCounters | None) -> None:
-        self._host = host
-        self._counters = counters
-        self.selector = selector
-        #: The pinned process, once the gates passed.
-        self.target: RunningApp | None = None
-        #: The gates' error result when they refused; then nothing is ever dispatched.
-        self.refusal: ToolResult | None = None
-        #: False once the holder released the queue; later calls are refused before dispatch.
-        self.active = True
-
-    async def call_tool(self, name: str, args: dict[str, object]) -> ToolResult:
-        return await self._host._traced(name, args, self._call_tool(name, args))
-
-    async def _call_tool(self, name: str, args: dict[str, object]) -> ToolResult:
-        request = self._host._start(name, args, self._counters)
-        if isinstance(request, ToolResult):
-            return request
-        refusal: DeskhandError | None = None
-        if not self.active:
-            refusal = DeskhandError(QUEUE_RELEASED_TEXT, code="cu_lock_held", dispatched=False)
-        elif self.target is None:
-            refusal = DeskhandError(PIN_REFUSED_TEXT, code="cu_lock_held", dispatched=False)
-        elif isinstance(request, v.ListApps | v.ListWindows) or request.app != self.selector.strip():
-            refusal = ArgumentError(f"{name} is pinned to the app '{self.selector.strip()}'.")
-        if refusal is not None:
-            return self._host._finish(error_result(refusal), self._counters)
-        return await self._host._run(request, self._counters, target=self.target)
 
 
 def _binding_key(selector: str, target: RunningApp) -> str:

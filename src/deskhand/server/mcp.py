@@ -17,9 +17,7 @@ import asyncio
 import contextvars
 import json
 import logging
-import os
 import signal
-import stat
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -36,6 +34,7 @@ from deskhand.core.errors import NativeError
 from deskhand.server import guidance_mcp, mcpface
 from deskhand.server.options import LOG_LEVELS, ServerOptions
 from deskhand.server.service import Service
+from deskhand.server.stdiolines import pollable_stdin, pollable_stdout
 
 __all__ = ["LOG_LEVELS", "ServerOptions", "build_server", "serve_stdio", "to_mcp"]
 
@@ -262,55 +261,12 @@ def build_server(service: Service, options: ServerOptions | None = None, *, disc
     return server
 
 
-class _StdinLines:
-    """Lines of standard input read without a thread, so that a stop cancels the wait (the SDK's
-    default reader blocks a worker thread in ``read`` until a byte arrives)."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-        self._buf = b""
-        self._eof = False
-        self._was_blocking = os.get_blocking(fd)
-        os.set_blocking(fd, False)
-
-    def restore(self) -> None:
-        os.set_blocking(self._fd, self._was_blocking)
-
-    def __aiter__(self) -> _StdinLines:
-        return self
-
-    async def __anext__(self) -> str:
-        while b"\n" not in self._buf and not self._eof:
-            await anyio.wait_readable(self._fd)
-            try:
-                chunk = os.read(self._fd, 1 << 16)
-            except BlockingIOError:
-                continue
-            self._eof = not chunk
-            self._buf += chunk
-        if not self._buf:
-            raise StopAsyncIteration
-        line, newline, self._buf = self._buf.partition(b"\n")
-        return line.decode("utf-8", "replace") + newline.decode()
-
-
-def _pollable_stdin() -> _StdinLines | None:
-    """Our reader when standard input is a pipe, socket or terminal; None for a regular file
-    (which the event loop cannot poll; it never blocks, so the SDK's reader is fine)."""
-    try:
-        mode = os.fstat(0).st_mode
-    except OSError:
-        return None
-    if stat.S_ISREG(mode) or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
-        return None
-    return _StdinLines(0)
-
-
 async def serve_stdio(service: Service, options: ServerOptions | None = None) -> None:
     """Serve one client over stdio until its input ends or the process gets SIGTERM or SIGINT;
     then end the kernel and the executor and return (the caller exits 0)."""
     server = build_server(service, options)
-    stdin = _pollable_stdin()
+    stdin = pollable_stdin()
+    stdout = pollable_stdout()
     try:
         async with anyio.create_task_group() as tg:
 
@@ -321,11 +277,13 @@ async def serve_stdio(service: Service, options: ServerOptions | None = None) ->
                         return
 
             tg.start_soon(stop_on_signal)
-            async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
+            async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
                 await server.run(read_stream, write_stream, server.create_initialization_options())
             tg.cancel_scope.cancel()
     finally:
         if stdin is not None:
             stdin.restore()
+        if stdout is not None:
+            stdout.restore()
         with anyio.CancelScope(shield=True):
             await service.close()

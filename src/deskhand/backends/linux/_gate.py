@@ -4,7 +4,7 @@
 for a drag, ``accepts_drops`` together; ``grab_probe`` starts a ``_grabs.GrabProbe`` on a window
 and its frames (remembered per window) so it is answered in the same round trip.
 ``accepts_drops`` says whether a drag released at a point could drop anything there
-(``_pointer``'s XDND wait).
+(``_pointer``'s XDND wait). The requests go out through ``_wire_x11``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any, Final
 
 from Xlib import X, Xatom
 from Xlib.error import XError
-from Xlib.protocol import request
 
+from deskhand.backends.linux import _wire_x11 as wire
 from deskhand.backends.linux._grabs import GrabProbe, ancestors
 from deskhand.backends.linux._input import PointerState
 
@@ -25,20 +25,12 @@ __all__ = ("WindowProbe",)
 CHAIN_CACHE: Final = 256
 
 
-def _card32(reply: Any) -> int | None:
-    """The first value of a 32-bit GetProperty reply; None when the property is absent."""
-    if not reply.property_type:
-        return None
-    fmt, value = reply.value
-    return int(value[0]) if fmt == 32 and len(value) else None
-
-
 class WindowProbe:
     """Deferred X requests for the gate on the session's own connection."""
 
     def __init__(self, d: Any, root: Any) -> None:
         self._d = d
-        self._root = root
+        self._root_id = int(root.id)
         self._atoms: dict[str, int] = {}
         self._chains: dict[int, tuple[int, ...]] = {}
 
@@ -67,34 +59,22 @@ class WindowProbe:
 
         All requests are queued together and answered in one round trip.
         """
-        d = self._d.display
-        active_req = request.GetProperty(
-            display=d, defer=True, delete=False, window=self._root, property=self._atom("_NET_ACTIVE_WINDOW"),
-            type=X.AnyPropertyType, long_offset=0, long_length=1,
-        )  # fmt: skip
+        d, root = self._d, self._root_id
+        active_req = wire.get_property(d, root, self._atom("_NET_ACTIVE_WINDOW"), X.AnyPropertyType)
         pid_req = None
         if window is not None:
-            pid_req = request.GetProperty(
-                display=d, defer=True, delete=False, window=window, property=self._atom("_NET_WM_PID"),
-                type=Xatom.CARDINAL, long_offset=0, long_length=1,
-            )  # fmt: skip
-        pointer_req = request.QueryPointer(display=d, defer=True, window=self._root)
+            pid_req = wire.get_property(d, window, self._atom("_NET_WM_PID"), Xatom.CARDINAL)
+        pointer_req = wire.query_pointer(d, root)
         drops = self._queue_drop(window, *drop_at) if window is not None and drop_at is not None else None
-        active_req.reply()
-        active = _card32(active_req) or 0
+        active = wire.card32(active_req.raw()) or 0
         pid: int | None = None
         if pid_req is not None:
             try:
-                pid_req.reply()
+                pid = wire.card32(pid_req.raw())
             except XError:
                 pid = None  # the window is gone
-            else:
-                pid = _card32(pid_req)
-        pointer_req.reply()
-        child = pointer_req.child
-        here = PointerState(
-            pointer_req.root_x, pointer_req.root_y, int(getattr(child, "id", child) or 0), pointer_req.mask
-        )
+        at = wire.pointer(pointer_req.raw())
+        here = PointerState(at.root_x, at.root_y, at.child, at.mask)
         return active, pid, here, (drops() if drops is not None else None)
 
     def accepts_drops(self, window: int, x: int, y: int) -> bool:
@@ -108,27 +88,20 @@ class WindowProbe:
 
     def _queue_drop(self, window: int, x: int, y: int) -> Callable[[], bool]:
         """Queue :meth:`accepts_drops`'s requests; the returned call reads their replies."""
-        d = self._d.display
+        d = self._d
         chain = self._chain(window)
         if not chain:
             return lambda: True  # gone: the caller's wait decides, as before
-        props = [
-            request.GetProperty(
-                display=d, defer=True, delete=False, window=window, property=self._atom(name),
-                type=X.AnyPropertyType, long_offset=0, long_length=1,
-            )
-            for name in ("XdndAware", "XdndProxy")
-        ]  # fmt: skip
-        at = request.TranslateCoords(display=d, defer=True, src_wid=self._root, dst_wid=self._root, src_x=x, src_y=y)
+        props = [wire.get_property(d, window, self._atom(name)) for name in ("XdndAware", "XdndProxy")]
+        at = wire.translate_coords(d, self._root_id, self._root_id, x, y)
 
         def answer() -> bool:
             try:
-                for req in (*props, at):
-                    req.reply()
+                found = [wire.property_exists(p.raw()) for p in props]
+                child = wire.child_at(at.raw())
             except XError:
                 return True
-            child = int(getattr(at.child, "id", at.child) or 0)
-            return child != chain[-1] or any(p.property_type for p in props)
+            return child != chain[-1] or any(found)
 
         return answer
 

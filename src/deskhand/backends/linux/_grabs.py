@@ -34,6 +34,7 @@ from typing import Any, Final
 from Xlib import X, display
 from Xlib.error import BadAccess, CatchError, XError
 
+from deskhand.backends.linux import _wire_x11 as wire
 from deskhand.backends.linux._x11 import close_display
 
 __all__ = ()
@@ -62,12 +63,11 @@ class GrabProbe:
         self._catchers: list[CatchError] = []
         for wid in windows:
             catcher = CatchError(BadAccess)
-            window = d.create_resource_object("window", wid)
-            window.grab_button(
-                button, modifiers, False, X.ButtonPressMask, X.GrabModeAsync, X.GrabModeAsync, X.NONE, X.NONE,
-                onerror=catcher,
+            wire.grab_button(
+                d, wid, button, modifiers, event_mask=X.ButtonPressMask, pointer_mode=X.GrabModeAsync,
+                keyboard_mode=X.GrabModeAsync, onerror=catcher,
             )  # fmt: skip
-            window.ungrab_button(button, modifiers, onerror=CatchError())
+            wire.ungrab_button(d, wid, button, modifiers, onerror=CatchError())
             self._catchers.append(catcher)
 
     @property

@@ -28,6 +28,17 @@ it while reading), so a ping right after a motion may be answered before the mot
 deskhand's own (``_DESKHAND_FENCE``, which no app owns): GDK queues it, which releases the held
 motion, and ignores it once handled (a selection it does not own: no reply, no side effect); the
 ping behind it is then read only after the motion was handled.
+
+Behind a burst on the input's own connection (``XInput.fence``). A ping on ``AppPing``'s connection
+must wait until the server has processed the burst (one ``XSync``), or the server may deliver it
+first. ``XInput.fence`` queues the answer's selection on the root, the fence and the ping on the
+input's connection itself, behind the burst: the server handles one client's requests in order,
+so the app receives them after the burst's events, and the answer (``fence_answered``, read from
+the same connection) proves the server processed the burst; that burst is therefore flushed
+without a round trip of its own. The root selection ends with the wait.
+
+The requests of this module go out through ``_wire_x11`` (python-xlib's connection, bytes built
+with ``struct``).
 """
 
 from __future__ import annotations
@@ -40,9 +51,8 @@ from typing import Any, Final
 
 from Xlib import X, display
 from Xlib.error import XError
-from Xlib.ext import xtest
-from Xlib.protocol import event
 
+from deskhand.backends.linux import _wire_x11 as wire
 from deskhand.backends.linux._x11 import close_display
 from deskhand.core import deadline as call_deadline
 
@@ -74,14 +84,24 @@ class XInput:
     def __init__(self, display: Any) -> None:
         self._d = display
         self._root = display.screen().root
+        self._root_id = int(self._root.id)
         self._buttons: list[int] = []
         self._keys: list[int] = []
         self.last_point: tuple[int, int] | None = None
+        self._xtest: int | None = None
+        #: the fenced ping queued behind the burst (``fence``): its token, window and pinger
+        self._fence: tuple[int, int, AppPing] | None = None
+        self._fence_gone = False
+
+    def _fake(self, event_type: int, detail: int = 0, *, time: int = 0, x: int = 0, y: int = 0) -> None:
+        if self._xtest is None:
+            self._xtest = int(self._d.display.get_extension_major("XTEST"))
+        wire.fake_input(self._d, self._xtest, event_type, detail, time=time, x=x, y=y)
 
     # -- pointer ------------------------------------------------------------------------------
     def move(self, x: float, y: float) -> None:
         ix, iy = round(x), round(y)
-        xtest.fake_input(self._d, X.MotionNotify, x=ix, y=iy)
+        self._fake(X.MotionNotify, x=ix, y=iy)
         self.last_point = (ix, iy)
 
     def button_down(self, button: int, *, delay_ms: int = 0) -> None:
@@ -90,26 +110,26 @@ class XInput:
         The delay is XTest's own (the server holds this client's request stream, the client does
         not sleep), so a burst stays one flush; it gives the press a later server timestamp.
         """
-        xtest.fake_input(self._d, X.ButtonPress, button, time=delay_ms)
+        self._fake(X.ButtonPress, button, time=delay_ms)
         self._buttons.append(button)
 
     def button_up(self, button: int) -> None:
-        xtest.fake_input(self._d, X.ButtonRelease, button)
+        self._fake(X.ButtonRelease, button)
         if button in self._buttons:
             self._buttons.remove(button)
 
     def wheel(self, button: int, clicks: int) -> None:
         for _ in range(clicks):
-            xtest.fake_input(self._d, X.ButtonPress, button)
-            xtest.fake_input(self._d, X.ButtonRelease, button)
+            self._fake(X.ButtonPress, button)
+            self._fake(X.ButtonRelease, button)
 
     # -- keys ---------------------------------------------------------------------------------
     def key_down(self, keycode: int) -> None:
-        xtest.fake_input(self._d, X.KeyPress, keycode)
+        self._fake(X.KeyPress, keycode)
         self._keys.append(keycode)
 
     def key_up(self, keycode: int) -> None:
-        xtest.fake_input(self._d, X.KeyRelease, keycode)
+        self._fake(X.KeyRelease, keycode)
         if keycode in self._keys:
             self._keys.remove(keycode)
 
@@ -119,16 +139,21 @@ class XInput:
         return bool(self._buttons or self._keys)
 
     def flush(self) -> None:
-        """Send everything queued and wait until the server has processed it."""
-        self._d.sync()
+        """Send everything queued and wait until the server has processed it; behind a fenced
+        ping (``fence``) only send it: the ping's answer is that proof (module docstring)."""
+        if self._fence is not None:
+            self._d.flush()
+        else:
+            wire.sync(self._d)
 
     def release_all(self) -> None:
         """Release every held button (at the last posted point: no move) and key, then sync."""
+        self._end_fence()
         for button in reversed(self._buttons[:]):
             self.button_up(button)
         for keycode in reversed(self._keys[:]):
             self.key_up(keycode)
-        self._d.sync()
+        wire.sync(self._d)
 
     def pointer(self) -> PointerState:
         reply = self._root.query_pointer()
@@ -139,6 +164,59 @@ class XInput:
         """Keycodes the server reports as down (``XQueryKeymap``)."""
         bits = self._d.query_keymap()
         return {i * 8 + b for i, byte in enumerate(bits) for b in range(8) if byte & (1 << b)}
+
+    # -- a fenced ping behind the burst (module docstring) -------------------------------------
+    def fence(self, ping: AppPing, window: int) -> int | None:
+        """Queue ``window``'s fence and ping behind what is queued (``ping``'s atoms and tokens);
+        None when the window takes no ping. Read the answer with ``fence_answered``."""
+        token = ping.token_for(window)
+        if token is None:
+            return None
+        self._drain()
+        self._fence_gone = False
+
+        def gone(*_args: object) -> None:  # the window is gone: no answer will come
+            self._fence_gone = True
+
+        wire.change_event_mask(self._d, self._root_id, _ANSWER_MASK)
+        wire.send_event(self._d, window, ping.fence_event(window), onerror=_ignore)
+        wire.send_event(self._d, window, ping.ping_event(token, window), onerror=gone)
+        self._fence = (token, window, ping)
+        return token
+
+    def fence_answered(self, timeout_s: float) -> bool:
+        """Whether the app answered the queued fence within ``timeout_s``; the fence ends either way
+        (the root selection's end is queued, sent with the next flush)."""
+        if self._fence is None:
+            return False
+        token, window, ping = self._fence
+        deadline = time.monotonic() + call_deadline.bound(timeout_s)
+        try:
+            while True:
+                d = self._d
+                while d.pending_events():
+                    if ping.is_answer(d.next_event(), token, window):
+                        return True
+                remaining = deadline - time.monotonic()
+                if self._fence_gone or remaining <= 0:
+                    return False
+                select.select([d.fileno()], [], [], remaining)
+        finally:
+            self._end_fence()
+
+    def _end_fence(self) -> None:
+        if self._fence is not None:
+            self._fence = None
+            wire.change_event_mask(self._d, self._root_id, 0)
+
+    def _drain(self) -> None:
+        """Drop events left from an earlier fence (answers that came late, root notifications)."""
+        while self._d.pending_events():
+            self._d.next_event()
+
+
+def _ignore(*_args: object) -> None:
+    """An error handler that drops the error (the fence's request to a window that may be gone)."""
 
 
 class AppPing:
@@ -168,31 +246,46 @@ class AppPing:
     def close(self) -> None:
         close_display(self._d)
 
-    def send(self, window: int, *, fence: bool = False) -> int | None:
-        """Ping ``window``; with ``fence``, behind a queued event (GTK 3: module docstring)."""
+    def token_for(self, window: int) -> int | None:
+        """A fresh token for a ping to ``window``; None when the window takes no ping."""
         if not self._takes(window):
             return None
-        token = next(self._tokens) & 0x7FFFFFFF
+        return next(self._tokens) & 0x7FFFFFFF
+
+    def ping_event(self, token: int, window: int) -> bytes:
+        """The ``_NET_WM_PING`` client message with ``token`` for ``window``."""
+        return wire.client_message(window, self._protocols, (self._ping, token, window, 0, 0))
+
+    def fence_event(self, window: int) -> bytes:
+        """The fence for ``window``: a ``SelectionRequest`` for deskhand's own selection (module docstring)."""
+        if self._fence is None:
+            requestor = self._root.create_window(0, 0, 1, 1, 0, 0, X.InputOnly, X.CopyFromParent)
+            self._fence = (requestor.id, int(self._d.intern_atom("_DESKHAND_FENCE")))
+            self._d.flush()
+        requestor_id, atom = self._fence
+        return wire.selection_request(window, requestor_id, atom, atom, atom)
+
+    def is_answer(self, ev: Any, token: int, window: int) -> bool:
+        """Whether the event ``ev`` is the app's answer to the ping ``token`` sent to ``window``."""
+        if ev.type != X.ClientMessage or ev.client_type != self._protocols:
+            return False
+        data = ev.data[1]
+        return (int(data[0]), int(data[1]), int(data[2])) == (self._ping, token, window)
+
+    def send(self, window: int, *, fence: bool = False) -> int | None:
+        """Ping ``window``; with ``fence``, behind a queued event (GTK 3: module docstring)."""
+        token = self.token_for(window)
+        if token is None:
+            return None
         self._waiting[token] = window
         self._listen(True)
-        target = self._d.create_resource_object("window", window)
         if fence:
-            if self._fence is None:
-                requestor = self._root.create_window(0, 0, 1, 1, 0, 0, X.InputOnly, X.CopyFromParent)
-                self._fence = (requestor.id, int(self._d.intern_atom("_DESKHAND_FENCE")))
-            requestor_id, atom = self._fence
-            request = event.SelectionRequest(
-                time=X.CurrentTime, owner=window, requestor=requestor_id, selection=atom, target=atom, property=atom
-            )
-            target.send_event(request, event_mask=0, onerror=lambda *_a: None)
-        msg = event.ClientMessage(
-            window=window, client_type=self._protocols, data=(32, [self._ping, token, window, 0, 0])
-        )
+            wire.send_event(self._d, window, self.fence_event(window), onerror=_ignore)
 
         def gone(*_args: object) -> None:  # the window is gone: no answer will come
             self._waiting.pop(token, None)
 
-        target.send_event(msg, event_mask=0, onerror=gone)
+        wire.send_event(self._d, window, self.ping_event(token, window), onerror=gone)
         self._d.flush()
         return token
 
@@ -232,7 +325,7 @@ class AppPing:
                 continue
             _fmt, data = ev.data
             token = int(data[1])
-            if int(data[0]) == self._ping and self._waiting.get(token) == int(data[2]):
+            if self.is_answer(ev, token, self._waiting.get(token, -1)):
                 del self._waiting[token]
                 self._answered.add(token)
         self._listen(bool(self._waiting))
@@ -240,7 +333,7 @@ class AppPing:
     def _listen(self, on: bool) -> None:
         """Select the answers on the root while any is awaited (the app sends them after this)."""
         if on != self._listening:
-            self._root.change_attributes(event_mask=_ANSWER_MASK if on else 0)
+            wire.change_event_mask(self._d, int(self._root.id), _ANSWER_MASK if on else 0)
             self._d.flush()
             self._listening = on
 

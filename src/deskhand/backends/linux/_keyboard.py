@@ -83,6 +83,8 @@ class Keymap:
         self._max = int(display.display.info.max_keycode)
         self._rows: list[tuple[int, ...]] = []
         self._per: int = 0
+        #: keysym -> ``find``'s answer, made from ``_rows`` whenever they change
+        self._where: dict[int, tuple[int, int]] = {}
         #: keycode -> keysym for the temporary bindings still on the server's keymap
         self.temporary: dict[int, int] = {}
         self.refresh()
@@ -91,6 +93,16 @@ class Keymap:
         rows = self._d.get_keyboard_mapping(self._min, self._max - self._min + 1)
         self._rows = [tuple(int(k) for k in row) for row in rows]
         self._per = len(self._rows[0]) if self._rows else 0
+        self._index()
+
+    def _index(self) -> None:
+        """``find``'s answers for every keysym on levels 0 and 1 (level 0 first, lowest keycode first)."""
+        where: dict[int, tuple[int, int]] = {}
+        for level in (0, 1):
+            for i, row in enumerate(self._rows):
+                if len(row) > level and row[level]:
+                    where.setdefault(row[level], (self._min + i, level))
+        self._where = where
 
     def row(self, keycode: int) -> tuple[int, ...]:
         return self._rows[keycode - self._min]
@@ -102,11 +114,9 @@ class Keymap:
 
     def find(self, keysym: int) -> tuple[int, int] | None:
         """``(keycode, level)`` of a keysym on levels 0 and 1 of the first group, lowest keycode first."""
-        for level in (0, 1):
-            for i, row in enumerate(self._rows):
-                if len(row) > level and row[level] == keysym:
-                    return self._min + i, level
-        return None
+        if not keysym:
+            return None  # NoSymbol names no key
+        return self._where.get(keysym)
 
     def modifier(self, name: str) -> int:
         keysym_name = MODIFIER_KEYSYMS.get(name.lower())
@@ -146,6 +156,7 @@ class Keymap:
         for keysym, keycode in zip(unbound, spare, strict=False):
             self._bind(keycode, keysym)
             lease.bound[keysym] = keycode
+        self._index()
         self._d.sync()
         return lease
 
@@ -183,4 +194,5 @@ class Keymap:
             self._d.change_keyboard_mapping(keycode, [empty])
             self._rows[keycode - self._min] = empty
             self.temporary.pop(keycode, None)
+        self._index()
         self._d.sync()

@@ -50,7 +50,9 @@ where it cannot matter:
   fenced ping (``_input.AppPing``: answered only after GTK has handled them). GTK begins a drag
   inside that motion's handler, grabbing the pointer with its drag cursor, so a fence answered
   with no cursor change and no ``XdndSelection`` owner means no drag began, and the rest follows
-  at once (a cursor change for any other reason only keeps the wait).
+  at once (a cursor change for any other reason only keeps the wait). The fence goes out on the
+  input's own connection behind the first part (``XInput.fence``), so that part is flushed
+  without a round trip: the answer is the proof the server processed it.
 
 Other toolkits keep the timed wait.
 """
@@ -153,16 +155,19 @@ class Pointer:
             return ActionResult(structured, effects.judge("synthetic_events", []))
         watch.reset()
         first, rest = events[:DND_FIRST_PART], events[DND_FIRST_PART:]
-        self.post_events(first, gate.pointer, grabbed_by_wm=grabbed)
+        fence = gate.window if _identity.toolkit_of(app.identity) in FENCED else None
+        fenced = self.post_events(first, gate.pointer, grabbed_by_wm=grabbed, fence=fence)
         try:
             started = False
-            if not self._no_drag_began(app, gate.window, watch):
+            if not self._no_drag_began(fenced, watch):
+                s.input.flush()  # the first part processed before a ping on another connection
                 started = watch.wait_started(DND_START_S, done=self._answered_ping(gate.window))
             seen: list[effects.Evidence] = []
             status = False
             before = (0, 0)
             if started:
                 seen.append(effects.Evidence("event_receipt", "the source started an XDND session"))
+                watch.record()
                 before = watch.answers()
                 self._post_rest(rest[:-1])
                 status = watch.wait_answer(before, DND_FIRST_STATUS_S)
@@ -174,26 +179,23 @@ class Pointer:
                     seen.append(effects.Evidence("event_receipt", _answer(watch, before)))
                 rest = rest[-1:]
         finally:
-            self._post_rest(rest)  # the release always goes out: never leave the button pressed
+            try:
+                self._post_rest(rest)  # the release always goes out: never leave the button pressed
+            finally:
+                watch.stop_recording()
         xdnd: dict[str, object] = {"started": started, "status_seen": status}
         if status and watch.status_seen_since(before):
             xdnd["accepted"] = watch.accepted()
         structured["xdnd"] = xdnd
         return ActionResult(structured, effects.judge("synthetic_events", seen))
 
-    def _no_drag_began(self, app: RunningApp, window: int, watch: XdndWatch) -> bool:
-        """True once a fenced ping proves the app handled the drag's first part without beginning a
-        drag (``FENCED`` toolkits; module docstring); False when unknown."""
-        if _identity.toolkit_of(app.identity) not in FENCED:
+    def _no_drag_began(self, fenced: int | None, watch: XdndWatch) -> bool:
+        """True once the fenced ping ``fenced`` (``post_events``) proves the app handled the drag's
+        first part without beginning a drag (``FENCED`` toolkits; module docstring); False when
+        unknown (no fence, no answer in time, or a drag began)."""
+        if fenced is None:
             return False
-        pinger = self._s.pinger()
-        token = pinger.send(window, fence=True)
-        if token is None:
-            return False
-        try:
-            answered = pinger.answered(token, DND_START_S)
-        finally:
-            pinger.forget(token)
+        answered = self._s.input.fence_answered(DND_START_S)
         return answered and watch.answers()[1] == 0 and not watch.wait_started(0.0)
 
     def _may_source(self, app: RunningApp) -> bool:
@@ -246,12 +248,19 @@ class Pointer:
         return Bursts(self, app, gate)
 
     def post_events(
-        self, events: Sequence[corepointer.PointerEvent], here: PointerState, *, grabbed_by_wm: int | None = None
-    ) -> None:
+        self,
+        events: Sequence[corepointer.PointerEvent],
+        here: PointerState,
+        *,
+        grabbed_by_wm: int | None = None,
+        fence: int | None = None,
+    ) -> int | None:
         """Post a gesture; a first motion to its start only when the pointer (``here``) is elsewhere.
 
         ``grabbed_by_wm``: the window a manager's synchronous grab covers (``Gate.grabbed``); a
         motion after a press then waits until the manager has replayed the press (``_grabs``).
+        ``fence``: a window whose app gets a fenced ping behind the gesture (``XInput.fence``);
+        returns its token (None without one), and the gesture is flushed without a round trip.
         """
         inp = self._s.input
         steps: list[Callable[[], None]] = []
@@ -276,7 +285,16 @@ class Pointer:
                     steps.append(partial(self._await_replay, grabbed_by_wm))
                 pressed = False
                 steps.append(partial(inp.move, ev.point.x, ev.point.y))
+        token: int | None = None
+        if fence is not None:
+
+            def queue_fence() -> None:
+                nonlocal token
+                token = inp.fence(self._s.pinger(), fence)
+
+            steps.append(queue_fence)
         self._s.post(steps)
+        return token
 
     def _await_replay(self, window: int) -> None:
         """After a grabbed press: flush it, then wait until the manager replayed it to the app."""

@@ -15,12 +15,16 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from typing import Any
+from typing import Any, Final
 
 from Xlib import X, Xatom, display, error
 from Xlib.ext import composite, res
 
+from deskhand.backends.linux import _wire_x11 as wire
 from deskhand.core.errors import BackendUnavailable
+
+#: The longest property value ``XConnection.property`` reads in one request, in 32-bit words.
+PROPERTY_WORDS: Final = 1 << 16
 
 #: python-xlib's base error class, for ``except`` clauses at the native boundary.
 XError = error.XError
@@ -57,14 +61,23 @@ class XConnection:
     def property(self, window: Any, name: str, kind: int = X.AnyPropertyType) -> Any:
         """A window property's value list (or bytes for strings), None when absent or gone.
 
+        One ``GetProperty`` of up to ``PROPERTY_WORDS`` (``_wire_x11``); python-xlib's
+        ``get_full_property`` reads 40 bytes first and the rest in a second round trip, so a title
+        or a client list was often two. A longer value (an icon) is read by python-xlib.
+
         Takes ``lock`` itself: a capture may run on a worker thread while another thread reads
         properties, and python-xlib loses replies when two threads talk to one display unlocked."""
+        wid = int(getattr(window, "id", window))
         try:
             with self.lock:
-                prop = window.get_full_property(self.atom(name), kind)
+                atom = self.atom(name)
+                got = wire.property_value(wire.get_property(self.display, wid, atom, kind, PROPERTY_WORDS).raw())
+                if got is not None and got[2]:
+                    prop = self.window(wid).get_full_property(atom, kind)
+                    return None if prop is None else prop.value
         except XError:
             return None
-        return None if prop is None else prop.value
+        return None if got is None else got[1]
 
     def text_property(self, window: Any, name: str) -> str | None:
         value = self.property(window, name)

@@ -112,6 +112,14 @@ class XdndWatch:
                 return self._owned
             time.sleep(POLL_S)
 
+    def record(self) -> bool:
+        """Watch for ``XdndStatus`` from now on, until ``stop_recording`` (RECORD runs only while a
+        session is under way); False when RECORD cannot (the cursor change still answers)."""
+        return self._status.start()
+
+    def stop_recording(self) -> None:
+        self._status.stop()
+
     def answers(self) -> tuple[int, int]:
         """The target's answers so far: ``XdndStatus`` messages seen (RECORD) and the source's
         drag cursor changes (module docstring)."""
@@ -138,7 +146,7 @@ class XdndWatch:
                 return True
             if cursor > since[1] and cursor_at is None:
                 cursor_at = now
-            if cursor_at is not None and (not self._status.ok or now - cursor_at >= STATUS_AFTER_CURSOR_S):
+            if cursor_at is not None and (not self._status.recording or now - cursor_at >= STATUS_AFTER_CURSOR_S):
                 return True
             if now >= deadline:
                 return cursor_at is not None
@@ -151,21 +159,30 @@ class _StatusRecorder:
     RECORD needs two connections: ``record_enable_context`` blocks on one (a daemon thread reads
     the intercepted requests), the other creates and later disables the context. ``ok`` is False
     when the server lacks RECORD or refuses it; then nothing is recorded.
+
+    The context is enabled only while a drag's session is under way (``start``, ``stop``): enabled
+    all the time, every ``SendEvent`` on the server (each drag's and each key burst's pings, the
+    clipboard's answers, apps' own messages) woke the reader thread and was parsed, about a tenth
+    of the server's CPU time in a loop of drags.
     """
 
     def __init__(self, display_name: str, status_atom: int) -> None:
         self._atom = status_atom
         self.count = 0
         self.accepted: bool | None = None
+        #: RECORD is there and the context is made (``start`` can record)
         self.ok = False
+        #: recording now (between ``start`` and ``stop``)
+        self.recording = False
         self._ctrl: Any = None
+        self._data: Any = None
         self._ctx = 0
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
         with contextlib.suppress(Exception):
-            self._start(display_name)
+            self._make(display_name)
 
-    def _start(self, display_name: str) -> None:
+    def _make(self, display_name: str) -> None:
         ctrl: Any = display.Display(display_name)
         if not ctrl.has_extension("RECORD"):
             ctrl.close()
@@ -177,18 +194,36 @@ class _StatusRecorder:
         }  # fmt: skip
         self._ctx = ctrl.record_create_context(0, [record.AllClients], [ranges])
         ctrl.sync()
-        data: Any = display.Display(display_name)
         self._ctrl = ctrl
-        self._started = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(data,), name="deskhand-xdnd-record", daemon=True)
-        self._thread.start()
-        self.ok = self._started.wait(RECORD_START_S)  # a drag right away must not come before it
+        self._data = display.Display(display_name)
+        self.ok = True
 
-    def _run(self, data: Any) -> None:
+    def start(self) -> bool:
+        """Record from now on, once RECORD delivers (at most ``RECORD_START_S``); False when it cannot."""
+        if not self.ok or self.recording:
+            return self.recording
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="deskhand-xdnd-record", daemon=True)
+        self._thread.start()
+        self.recording = self._started.wait(RECORD_START_S)
+        return self.recording
+
+    def _run(self) -> None:
         with contextlib.suppress(Exception):
-            data.record_enable_context(self._ctx, self._seen)
+            self._data.record_enable_context(self._ctx, self._seen)  # returns once disabled
+
+    def stop(self) -> None:
+        """Stop recording (the context stays, for the next ``start``)."""
+        thread, self._thread = self._thread, None
+        self.recording = False
+        if thread is None:
+            return
         with contextlib.suppress(Exception):
-            data.close()
+            self._ctrl.record_disable_context(self._ctx)
+            self._ctrl.sync()
+        thread.join(timeout=1.0)
+        if thread.is_alive():
+            self.ok = False  # the data connection is still taken: never start on it again
 
     def _seen(self, reply: Any) -> None:
         """One intercepted ``SendEvent`` request: opcode, propagate, length, destination, mask,
@@ -212,15 +247,14 @@ class _StatusRecorder:
     def close(self) -> None:
         if self._ctrl is None:
             return
-        with contextlib.suppress(Exception):
-            self._ctrl.record_disable_context(self._ctx)
-            self._ctrl.sync()
-        if self._thread is not None:
-            self._thread.join(timeout=1.0)
+        self.stop()
         with contextlib.suppress(Exception):
             self._ctrl.record_free_context(self._ctx)
             self._ctrl.close()
+        with contextlib.suppress(Exception):
+            self._data.close()
         self._ctrl = None
+        self.ok = False
 
 
 def _wid(value: Any) -> int:
