@@ -582,7 +582,7 @@ def test_keys_after_a_click_on_a_chromium_field_wait_for_the_field_to_have_the_f
         got = poll(values, 10.0, "the textarea's text")
     except AssertionError:
         text = ex.get_app_state(app, disable_diff=True).text
-        raise AssertionError([l for l in text.splitlines() if line in l or area in l], typed) from None
+        raise AssertionError([row for row in text.splitlines() if line in row or area in row], typed) from None
     assert got == ("", "into the area"), typed
 
 
