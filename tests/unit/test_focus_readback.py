@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from deskhand.backends.linux import _focuswatch
+from deskhand.backends.linux._a11y_act import Ref
 from deskhand.backends.linux._focuswatch import Focus, Readback
 
 
@@ -39,6 +40,7 @@ def _focus(
         )
 
     monkeypatch.setattr(focus, "typed_readback", typed_readback)
+    monkeypatch.setattr(focus, "_focused", lambda bus: ([], True))  # no FOCUSED element in a last look
     return focus, clock, reads
 
 
@@ -100,3 +102,14 @@ def test_part_of_the_text_that_stays_so_is_reported_as_such(monkeypatch: pytest.
     got = focus.read_back(":1.1", None, "", "abc", wait_s=0.0, cap_s=10.0)
     assert got.partial == "only part of the text arrived" and got.found is None
     assert _focuswatch.PARTIAL_WAIT_S <= clock.t - 100.0 <= _focuswatch.PARTIAL_WAIT_S + 0.1
+
+
+def test_a_last_look_finds_the_text_in_another_focused_element(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The focus events named a row of the address bar's popup; a tree read shows the address bar
+    FOCUSED too, holding the URL: the read-back says so rather than suspected_noop."""
+    focus, _clock, _reads = _focus(monkeypatch, lambda t: "row: 127.0.0.1/p")
+    bar = Ref(":1.1", "/bar")
+    monkeypatch.setattr(focus, "_focused", lambda bus: ([Ref(":1.1", "/row"), bar], True))
+    monkeypatch.setattr(focus, "text", lambda ref: "http://h/p" if ref == bar else "row: h/p")
+    got = focus.read_back(":1.1", None, "", "http://h/p", wait_s=2.0, cap_s=10.0)
+    assert got.found == "a focused element holds the typed text"

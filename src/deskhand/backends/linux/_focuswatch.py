@@ -18,17 +18,12 @@ typist where to look and how long to wait.
 
 ``Focus`` is what the typist and the paste ask: the app's bus name, the element focused now (the
 one that gained the focus last while it still reads FOCUSED, else the FOCUSED states of a tree
-read), and, after a key in a browser (``ASYNC_KEY_TOOLKITS``), a wait until its focus has settled:
-``FOCUS_AFTER_GAIN_S`` of quiet once an element gained the focus after the key (the shortcut moved
-it), else ``FOCUS_QUIET_S`` after the key (a key that moves nothing, or a browser slower than
-that: the keys then go where the focus is), at most ``FOCUS_CAP_S`` and the call's deadline. After
-one of the browser shortcuts that move the focus out of the page (``FOCUS_SHORTCUTS``: ctrl+l,
-F6, ctrl+f, ...) while the focus is in the page, the move is expected, so it is waited for up to
-``FOCUS_SHORTCUT_CAP_S``: a busy page process hands the key back late, and keys typed before the
-move go into the page (Firefox then splits a URL between a page field and its address bar). With
-the focus already in the browser's own UI no move comes, and the usual quiet applies. After
-other input the app had not processed yet (a click into a field of the page: the page's process
-moves the focus after the browser answered), the quiet is ``FOCUS_AFTER_INPUT_S``.
+read), and, in a browser (``ASYNC_KEY_TOOLKITS``), a wait until its focus has settled after a key:
+``FOCUS_AFTER_GAIN_S`` once an element gained it, else ``FOCUS_QUIET_S``, at most ``FOCUS_CAP_S``.
+After a shortcut that moves the focus out of the page (``FOCUS_SHORTCUTS``: ctrl+l, F6, ...) while
+it is in the page, the move is waited for up to ``FOCUS_SHORTCUT_CAP_S``: keys typed before it go
+into the page (Firefox then split a URL between a page field and its address bar). After a click,
+the quiet is ``FOCUS_AFTER_INPUT_S``, and after one on a text field, until that field is FOCUSED.
 """
 
 from __future__ import annotations
@@ -45,8 +40,7 @@ from jeepney.low_level import HeaderFields, MessageType
 
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux._a11y_act import Ref
-from deskhand.backends.linux._atspi import TEXT as TEXT_INTERFACE
-from deskhand.backends.linux._atspi import Deadline
+from deskhand.backends.linux._atspi import TEXT, Deadline
 from deskhand.backends.linux._atspi_enums import Role
 from deskhand.backends.linux._roles import FOCUSED
 from deskhand.core import deadline as call_deadline
@@ -97,9 +91,8 @@ class Gained(NamedTuple):
 
 
 class Readback(NamedTuple):
-    """What typing's read-back found (None: nothing yet), whether some focused text was readable,
-    the texts it read (of the element focused now, and of the one focused before), and what shows
-    that only part of the text arrived."""
+    """Typing's read-back: what shows the text (None: nothing yet), whether a focused text was
+    readable, the texts read (focused now, focused before), and what shows only part of it."""
 
     found: str | None
     readable: bool
@@ -270,18 +263,20 @@ class Focus:
         # start: the next call proves it FOCUSED with one GetState instead of reading the tree.
         watching = self._watch.open()
         since = time.monotonic()
-        snap = self._s.observed.atspi.snapshot(bus, Deadline(2.0))
-        focused = [n for n in snap.nodes.values() if n.states & FOCUSED]
-        focused.sort(key=lambda n: TEXT_INTERFACE not in n.interfaces)
-        if focused and watching and not snap.timed_out:
+        focused, complete = self._focused(bus)
+        if focused and watching and complete:
             self._watch.seed(bus, Gained(focused[0].path, since))
-        return Ref(bus, focused[0].path) if focused else None
+        return focused[0] if focused else None
+
+    def _focused(self, bus: str) -> tuple[list[Ref], bool]:
+        """The elements a tree read shows FOCUSED (with Text first), and whether it was complete."""
+        snap = self._s.observed.atspi.snapshot(bus, Deadline(2.0))
+        nodes = sorted((n for n in snap.nodes.values() if n.states & FOCUSED), key=lambda n: TEXT not in n.interfaces)
+        return [Ref(bus, n.path) for n in nodes], not snap.timed_out
 
     def settle(self, bus: str, *, input_since: float | None = None) -> float:
-        """After ``press_key`` in a browser, or other input (a click or an accessible action:
-        ``input_posted``, or ``input_since``, when the app was asked whether it processed it), wait
-        for its focus to settle (module docstring).
-        Returns the seconds waited."""
+        """After ``press_key`` in a browser, or a click (``input_posted``, or ``input_since``, when
+        the app was asked whether it processed it), wait for its focus to settle; the seconds waited."""
         key_at, self._key_at = self._key_at, None
         input_at, self._input_at = self._input_at, None
         field, self._field = self._field, None
@@ -341,7 +336,7 @@ class Focus:
 
     def text(self, ref: Ref | None) -> str | None:
         """The element's text, when it has the Text interface."""
-        if ref is None or TEXT_INTERFACE not in self._s.a11y.interfaces(ref):
+        if ref is None or TEXT not in self._s.a11y.interfaces(ref):
             return None
         return self._s.a11y.text(ref)
 
@@ -366,9 +361,18 @@ class Focus:
                 grace = max(wait_s, PARTIAL_WAIT_S) if got.partial is not None else wait_s
                 deadline = max(deadline, min(cap, now + call_deadline.bound(grace)))
             if now >= deadline:
-                return got
+                return self._last_look(bus, got, text) if wait_s > 0 else got
             last = got.texts
             time.sleep(0.03)  # polling the app's text until the deadline above
+
+    def _last_look(self, bus: str | None, got: Readback, text: str) -> Readback:
+        """Before a browser's read-back says nothing showed: does a FOCUSED element of a fresh tree
+        read hold the text (the focus events named another: a row of the address bar's popup)?"""
+        for ref in self._focused(bus)[0] if bus is not None and got.partial is None else ():
+            held = self.text(ref)
+            if held is not None and typedtext.shown_in(text, held):
+                return got._replace(found="a focused element holds the typed text", readable=True)
+        return got
 
     def typed_readback(self, bus: str | None, ref: Ref | None, before: str | None, text: str) -> Readback:
         """After typing ``text`` into ``ref`` (which read ``before``): what shows it, if anything

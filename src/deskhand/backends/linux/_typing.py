@@ -14,13 +14,12 @@ later call empties the ones whose answer has come in by then, and a burst short 
 waits for those answers up to ``PING_TIMEOUT_S`` and otherwise fails before posting
 (``type_text`` then pastes). ``release_keycodes`` (the actor's close) empties whatever is left.
 
-``type_text``'s choice of route, and ``paste``'s target, read the app's focused element; when input
-was posted since the last answer (the click that focused a field, say), they first wait for an
-answer, so the focus they read is the one that input produced, not the previously focused field.
-
-Browsers answer that ping before they have handled a key (their page's process gets it first),
-so after ``press_key`` in a browser the next typing or paste also waits for the app's focus to
-settle, and the focused element is the one that gained the focus last (``_focuswatch``).
+``type_text``'s route and ``paste``'s target read the app's focused element; when input was posted
+since the last answer (the click that focused a field), they first wait for an answer. Browsers
+answer before they have handled a key or a click (their page's process gets it), so there keys
+also wait for the focus to settle (``_focuswatch``). A long text goes in chunks of
+``CHUNK_STROKES``, each once the app answered for the one before: a slow app is never buried under
+keys, and the count a deadline reports ("Typed N of M") is what the app has read.
 
 Typing by key events is verified on the element focused when the keys have been processed, which
 may be another than the one focused before (a key can move the focus): the same element reads
@@ -52,9 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = ("Typing",)
 
-#: How long the typist waits for the app's answer to a ping (module docstring): after a burst with
-#: temporary keycodes, before reusing their keycodes, and before ``type_text`` reads the focus.
-PING_TIMEOUT_S: Final = 1.0
+PING_TIMEOUT_S: Final = 1.0  # the wait for a ping's answer (module docstring)
 #: How long ``type_text`` re-reads the focus when, right after input, no element has it yet.
 FOCUS_SETTLE_S: Final = 0.2
 #: How long a browser's typed text is looked for in the focused element after the keys.
@@ -313,6 +310,8 @@ class Typing:
                 if lease.bound:
                     self._settle(window, lease)
             done += len(group)
+            if i + 1 < len(groups):  # a long text keeps pace with the app: "typed" is what it read
+                self._confirm_input(window)
 
     def _stroke(self, mods: tuple[int, ...], keysym: int, lease: Lease) -> Stroke:
         stroke = self.keymap.stroke(keysym, (), lease)
