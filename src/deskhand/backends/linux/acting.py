@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
 from deskhand.backends.linux import _outcomes as outcomes
-from deskhand.backends.linux._a11y_act import A11y
+from deskhand.backends.linux._a11y_act import A11y, Ref
 from deskhand.backends.linux._clicks import ElementClicks
 from deskhand.backends.linux._keyboard import Keymap
 from deskhand.backends.linux._pointer import Pointer
@@ -95,16 +95,15 @@ class LinuxActor:
         corepointer.check_click_count(count)
         if element is not None:
             clicked = self._act(app, lambda: self.clicks.click(app, element, button, count))
-            self.typing.focus.input_posted(field=self.clicks.field)
-            return clicked
+            return self._clicked(clicked, field=self.clicks.field)
         if point is None:
             raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
         at = point
-        return self._act(app, lambda: self._clicked(self.pointer.click_point(app, at, button, count)))
+        return self._clicked(self._act(app, lambda: self.pointer.click_point(app, at, button, count)))
 
-    def _clicked(self, result: ActionResult) -> ActionResult:
+    def _clicked(self, result: ActionResult, *, field: Ref | None = None) -> ActionResult:
         """The next key waits for the focus this click may move (``_focuswatch.Focus.input_posted``)."""
-        self.typing.focus.input_posted()
+        self.typing.focus.input_posted(field=field)
         return result
 
     def drag(
@@ -157,4 +156,4 @@ class LinuxActor:
         return self._act(app, lambda: self.values.set_value(app, element, value))
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
-        return self._act(app, lambda: self._clicked(self.values.perform_secondary_action(app, element, action)))
+        return self._clicked(self._act(app, lambda: self.values.perform_secondary_action(app, element, action)))
