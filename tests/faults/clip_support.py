@@ -10,6 +10,9 @@ from contextlib import contextmanager
 
 from deskhand.backends.linux._clipboard import ClipboardOwner, Item, text_items
 
+#: The targets of the user's clipboard that the fault tests read back after deskhand has gone.
+CHECKED_TARGETS = ("UTF8_STRING", "text/html", "image/png")
+
 
 def user_items() -> dict[str, Item]:
     """What the user copied: text, HTML, a PNG over 1 MiB (INCR both ways) and a private target."""

@@ -104,3 +104,22 @@ def keepers(display_name: str) -> list[int]:
     """Clipboard keeper processes serving ``display_name``."""
     needle = b"deskhand.backends.linux._clipkeeper\x00" + display_name.encode() + b"\x00"
     return [pid for pid, (_, cmd) in processes().items() if needle in cmd and alive(pid)]
+
+
+def app_released_and_clipboard_kept(
+    ex: Any, app: Any, events: Any, desktop: Any, expected: Mapping[str, str], since: float
+) -> int:
+    """After the server went: the app has settled, every press it logged since ``since`` was
+    released, X holds no button or key, and the user's clipboard is served byte for byte
+    (``clip_support.CHECKED_TARGETS``). Returns the number of presses, to check that none comes later."""
+    from _act_support import nothing_held  # noqa: PLC0415
+    from app_support import settled  # noqa: PLC0415
+    from clip_support import CHECKED_TARGETS, served_digests  # noqa: PLC0415
+
+    assert settled(ex, app)
+    presses = len(events.of_type("press", since=since))
+    assert len(events.of_type("release", since=since)) == presses
+    assert nothing_held(desktop) == ((), set())
+    env = {**os.environ, **desktop.env}
+    assert served_digests(env, CHECKED_TARGETS) == expected, "the user's clipboard was lost with the server"
+    return presses

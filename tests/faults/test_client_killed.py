@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 from _act_support import nothing_held, poll
 from app_support import settled
-from clip_support import digests, served_digests, user_items, users_clipboard
-from serve_support import keepers
+from clip_support import CHECKED_TARGETS, digests, served_digests, user_items, users_clipboard
+from serve_support import app_released_and_clipboard_kept, keepers
 
 from proc_support import alive, children
 
@@ -36,7 +36,6 @@ pytestmark = pytest.mark.desktop
 CLIENT = str(Path(__file__).with_name("stdio_client.py"))
 EXIT_DEADLINE_S = 15.0
 #: The user's clipboard targets checked byte for byte after the server is gone.
-TARGETS = ("UTF8_STRING", "text/html", "image/png")
 
 
 @contextmanager
@@ -93,7 +92,7 @@ def _kill_client(client: subprocess.Popen[bytes], server: int) -> float:
 def test_serve_ends_cleanly_when_its_client_is_killed_mid_cell(canvas, ex, desktop):
     running, bound = canvas.running, canvas.bound
     items = user_items()
-    expected = digests(items, TARGETS)
+    expected = digests(items, CHECKED_TARGETS)
     display = desktop.env["DISPLAY"]
     env = {**os.environ, **desktop.env}
     clicks = f"for (let i = 0; i < 200; i++) await app.click([{canvas.x:.1f}, {canvas.y:.1f}]);"
@@ -107,15 +106,11 @@ def test_serve_ends_cleanly_when_its_client_is_killed_mid_cell(canvas, ex, deskt
         took = _kill_client(client, server)
         print(f"the server was gone {took:.3f} s after its client was killed")
         assert not any(alive(p) for p in workers), "a worker outlived the server"
-        assert settled(ex, bound.app)
-        presses = running.events.of_type("press", since=since)
-        assert len(running.events.of_type("release", since=since)) == len(presses)
-        assert nothing_held(desktop) == ((), set())
-        assert served_digests(env, TARGETS) == expected, "the user's clipboard was lost with the server"
+        presses = app_released_and_clipboard_kept(ex, bound.app, running.events, desktop, expected, since)
         assert len(keepers(display)) == 1
         # nothing arrives later: the cell was not replayed by anyone
         assert settled(ex, bound.app)
-        assert len(running.events.of_type("press", since=since)) == len(presses)
+        assert len(running.events.of_type("press", since=since)) == presses
 
 
 def test_serve_virtual_tears_its_desktop_down_when_its_client_is_killed(tmp_path):
@@ -141,7 +136,7 @@ def test_a_client_killed_during_pastes_leaves_the_users_clipboard(gtk, desktop):
     deskhand may be holding the agent's text. What outlives the server is the user's clipboard,
     byte for byte, never the agent's text; every paste the app logged is whole."""
     items = user_items()
-    expected = digests(items, TARGETS)
+    expected = digests(items, CHECKED_TARGETS)
     display = desktop.env["DISPLAY"]
     env = {**os.environ, **desktop.env}
     code = _on_name_field(gtk.pid, "for (let i = 0; i < 100; i++) await app.paste('<agent>');")
@@ -152,7 +147,7 @@ def test_a_client_killed_during_pastes_leaves_the_users_clipboard(gtk, desktop):
         user.close(hand_off=False)  # the user's app goes away: the server holds the user's clipboard
         took = _kill_client(client, server)
         print(f"the server was gone {took:.3f} s after its client was killed")
-        assert served_digests(env, TARGETS) == expected, "the user's clipboard was lost with the server"
+        assert served_digests(env, CHECKED_TARGETS) == expected, "the user's clipboard was lost with the server"
         last = pasted()[-1]["text"]
         assert last.replace("<agent>", "") == "", last  # whole pastes only
         assert nothing_held(desktop) == ((), set())

@@ -15,23 +15,22 @@ import signal
 import time
 
 import pytest
-from _act_support import nothing_held, poll
+from _act_support import poll
 from app_support import settled
-from clip_support import digests, served_digests, user_items, users_clipboard
-from serve_support import Served, keepers, text_of
+from clip_support import CHECKED_TARGETS, digests, user_items, users_clipboard
+from serve_support import Served, app_released_and_clipboard_kept, keepers, text_of
 
 from proc_support import alive, children
 
 pytestmark = pytest.mark.desktop
 
-TARGETS = ("UTF8_STRING", "text/html", "image/png")
 EXIT_DEADLINE_S = 15.0
 
 
 def test_sigterm_mid_cell_keeps_the_users_clipboard_and_holds_nothing(canvas, ex, desktop, tmp_path):
     running, bound = canvas.running, canvas.bound
     items = user_items()
-    expected = digests(items, TARGETS)
+    expected = digests(items, CHECKED_TARGETS)
     display = desktop.env["DISPLAY"]
     env = {**os.environ, **desktop.env}
     served = Served(env, stderr_path=tmp_path / "serve.log")
@@ -56,14 +55,10 @@ def test_sigterm_mid_cell_keeps_the_users_clipboard_and_holds_nothing(canvas, ex
             keeper = keepers(display)
         assert code == 0
         assert not any(alive(p) for p in workers), "a worker outlived the server"
-        assert settled(ex, bound.app)
-        presses = running.events.of_type("press", since=since)
-        assert len(running.events.of_type("release", since=since)) == len(presses)
-        assert nothing_held(desktop) == ((), set())
-        assert served_digests(env, TARGETS) == expected, "the user's clipboard was lost with the server"
+        presses = app_released_and_clipboard_kept(ex, bound.app, running.events, desktop, expected, since)
         assert len(keeper) == 1
         assert settled(ex, bound.app)  # nothing arrives later: the cell was not replayed by anyone
-        assert len(running.events.of_type("press", since=since)) == len(presses)
+        assert len(running.events.of_type("press", since=since)) == presses
     finally:
         served.close()
         for pid in keepers(display):

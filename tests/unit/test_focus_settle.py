@@ -8,6 +8,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from test_focus_readback import Clock
 
 from deskhand.backends.linux import _focuswatch
 from deskhand.backends.linux._a11y_act import Ref
@@ -23,17 +24,6 @@ from deskhand.backends.linux._focuswatch import (
 from deskhand.backends.linux._roles import FOCUSED
 
 BUS = ":1.8"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 100.0
-
-    def monotonic(self) -> float:
-        return self.t
-
-    def sleep(self, s: float) -> None:
-        self.t += s
 
 
 class ScriptedWatch(FocusWatch):
