@@ -36,7 +36,7 @@ from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop import LaunchedApp, VirtualDesktop
-from proc_support import descendants
+from proc_support import descendants, processes
 
 pytestmark = pytest.mark.desktop
 _log = logging.getLogger(__name__)
@@ -517,7 +517,7 @@ def test_a_url_typed_while_firefox_page_process_is_stalled_arrives_whole_and_is_
     the whole URL is typed into the address bar, and the page Firefox asks for is that URL."""
     app = firefox.app
     poll(lambda: any(_titled(desktop, firefox.proc.pid, t) for t in ("sent", "long", "form")), 15.0, "a page loaded")
-    pages = [pid for pid in descendants(firefox.proc.pid) if b"-isForBrowser" in _cmdline(pid)]
+    pages = _processes_under(firefox.proc.pid, b"-isForBrowser")
     assert pages, "Firefox runs no page process"
     ex.get_app_state(app)
     for pid in pages:
@@ -538,11 +538,10 @@ def test_a_url_typed_while_firefox_page_process_is_stalled_arrives_whole_and_is_
     assert typed.outcome is not None and typed.outcome.effect == "confirmed", typed
 
 
-def _cmdline(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
+def _processes_under(pid: int, needle: bytes) -> list[int]:
+    """The processes below ``pid`` whose command line holds ``needle`` (a browser's page processes)."""
+    every = processes()
+    return [p for p in descendants(pid) if p in every and needle in every[p][1]]
 
 
 @pytest.mark.matrix("Chromium", "click", "type")
@@ -560,7 +559,7 @@ def test_keys_after_a_click_on_a_chromium_field_wait_for_the_field_to_have_the_f
     ex.press_key(app, "Return")
     poll(lambda: _titled(desktop, chromium.proc.pid, "form"), 15.0, "the form page")
     line, area = _entries(ex, app)[:2]
-    pages = [pid for pid in descendants(chromium.proc.pid) if b"--type=renderer" in _cmdline(pid)]
+    pages = _processes_under(chromium.proc.pid, b"--type=renderer")
     assert pages, "Chromium runs no page process"
     for pid in pages:
         os.kill(pid, signal.SIGSTOP)

@@ -12,6 +12,7 @@ from test_focus_readback import Clock
 
 from deskhand.backends.linux import _focuswatch
 from deskhand.backends.linux._a11y_act import Ref
+from deskhand.backends.linux._atspi_enums import State
 from deskhand.backends.linux._focuswatch import (
     FOCUS_AFTER_GAIN_S,
     FOCUS_AFTER_INPUT_S,
@@ -71,7 +72,7 @@ def _settle(
     focus._key_at = None if click else clock.t
     focus._shortcut = shortcut
     focus._input_at = None
-    focus._field = None
+    focus._target = None
     if click:
         focus.input_posted()
     return focus.settle(BUS), asked
@@ -135,14 +136,18 @@ def test_a_click_on_a_field_makes_the_next_key_wait_until_the_field_has_the_focu
 
     class A11y:
         def states(self, ref: Ref) -> int:
-            return FOCUSED if ref == field and clock.t >= 101.5 else 0
+            field_bits = State.EDITABLE | State.FOCUSABLE if ref.path != "/button" else State.FOCUSABLE
+            return int(field_bits) | (FOCUSED if ref == field and clock.t >= 101.5 else 0)
 
     focus = Focus.__new__(Focus)
     focus._s = SimpleNamespace(a11y=A11y())  # type: ignore[assignment]
     focus._watch = ScriptedWatch(clock, [])
     focus._key_at = None
     monkeypatch.setattr(focus, "is_async", lambda bus: True)
-    focus.input_posted(field=field)
+    focus.input_posted(target=field)
     assert focus.settle(BUS) == pytest.approx(1.5, abs=0.03)
-    focus.input_posted(field=Ref(BUS, "/never"))
+    focus.input_posted(target=Ref(BUS, "/never"))
     assert focus.settle(BUS) == pytest.approx(_focuswatch.FOCUS_FIELD_CAP_S, abs=0.03)
+    # a click on an element that is no text field waits only the page's quiet
+    focus.input_posted(target=Ref(BUS, "/button"))
+    assert focus.settle(BUS) == pytest.approx(_focuswatch.FOCUS_AFTER_INPUT_S, abs=0.03)

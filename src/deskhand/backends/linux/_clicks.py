@@ -113,15 +113,13 @@ class ElementClicks:
     def __init__(self, session: LinuxSession, pointer: Pointer) -> None:
         self._s = session
         self._pointer = pointer
-        #: the text field the last click was on, when it did not have the focus (the next key then
-        #: waits for the focus to arrive there: ``_focuswatch.Focus.input_posted``)
-        self.field: Ref | None = None
+        #: the element the last click was on (when it is a text field, a browser's next key waits
+        #: for the focus to arrive there: ``_focuswatch.Focus.input_posted``)
+        self.clicked: Ref | None = None
 
     def click(self, app: RunningApp, handle: Handle, button: MouseButton, count: int) -> ActionResult:
         element, ref = self._s.ref(app, handle)
-        states = self._s.a11y.states(ref)
-        unfocused_field = states & State.EDITABLE and states & State.FOCUSABLE and not states & State.FOCUSED
-        self.field = ref if unfocused_field else None
+        self.clicked = ref
         frame = element.frame if element.frame is not None else self._frame_now(ref)
         done = clicktiers.click_element(
             AtspiElement(self._s, app), self._pointer.bursts(app), ref, frame, button=button, count=count

@@ -41,7 +41,7 @@ from jeepney.low_level import HeaderFields, MessageType
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux._a11y_act import Ref
 from deskhand.backends.linux._atspi import TEXT, Deadline
-from deskhand.backends.linux._atspi_enums import Role
+from deskhand.backends.linux._atspi_enums import Role, State
 from deskhand.backends.linux._roles import FOCUSED
 from deskhand.core import deadline as call_deadline
 from deskhand.core import typedtext
@@ -61,8 +61,7 @@ FOCUS_AFTER_GAIN_S: Final = 0.05
 FOCUS_CAP_S: Final = 1.0
 #: After other input (a click into a page), the quiet waited for when no focus moved.
 FOCUS_AFTER_INPUT_S: Final = 0.2
-#: After a click on a text field that did not have the focus, the move there is waited for up to
-#: this long (a loaded page process applies an accessible action's focus late).
+#: After a click on a text field, its focus is waited for up to this (a loaded page applies it late).
 FOCUS_FIELD_CAP_S: Final = 3.0
 #: Browser shortcuts that move the focus into the browser's own UI (address bar, find bar, a new
 #: tab): after one, typing waits for that move up to ``FOCUS_SHORTCUT_CAP_S`` rather than
@@ -213,9 +212,8 @@ class Focus:
         #: whether it was one of ``FOCUS_SHORTCUTS``
         self._key_at: float | None = None
         self._shortcut = False
-        #: when a click or an accessible action was last sent, and whether into a field (``input_posted``)
-        self._input_at: float | None = None
-        self._field: Ref | None = None
+        self._input_at: float | None = None  # when a click or an action was last sent, and on what
+        self._target: Ref | None = None
 
     def open(self) -> None:
         """Connect (once) and read the events waiting: those are older than a key posted next."""
@@ -230,12 +228,12 @@ class Focus:
         self._key_at = time.monotonic()
         self._shortcut = any(chord in FOCUS_SHORTCUTS for chord in chords)
 
-    def input_posted(self, *, field: Ref | None = None) -> None:
+    def input_posted(self, *, target: Ref | None = None) -> None:
         """A click or an accessible action was sent: a browser's page applies it (and moves the
         focus) after the browser answered, so the next key waits for the focus (``settle``); for
-        a click on a text field that did not have the focus (``field``), until the field has it."""
+        a click on a text field (``target``), until the field has it."""
         self._input_at = time.monotonic()
-        self._field = field
+        self._target = target
 
     def after_click(self, app: RunningApp) -> None:
         """Before a key: when a click or an action was sent since the focus last settled, wait
@@ -279,13 +277,13 @@ class Focus:
         the app was asked whether it processed it), wait for its focus to settle; the seconds waited."""
         key_at, self._key_at = self._key_at, None
         input_at, self._input_at = self._input_at, None
-        field, self._field = self._field, None
+        target, self._target = self._target, None
         if not self.is_async(bus):
             return 0.0
         if input_at is not None and (key_at is None or input_at > key_at):
             key_at = None  # the click came after the last key: its focus is the one to wait for
-            if field is not None:  # a click on a field: until the field has the focus
-                return self._wait_focused(field)
+            if target is not None and (waited := self._wait_focused(target)) is not None:
+                return waited  # a click on a text field: until it has the focus
             input_since = input_at if input_since is None else input_since
         if key_at is None:
             if input_since is None:
@@ -309,13 +307,17 @@ class Focus:
             )
         return waited
 
-    def _wait_focused(self, field: Ref) -> float:
-        """Read the field's states until it is FOCUSED, for up to ``FOCUS_FIELD_CAP_S`` and the
-        call's deadline; the seconds waited."""
+    def _wait_focused(self, target: Ref) -> float | None:
+        """When ``target`` is a text field (EDITABLE, FOCUSABLE), read its states until it is
+        FOCUSED, for up to ``FOCUS_FIELD_CAP_S`` and the call's deadline: the seconds waited."""
         start = time.monotonic()
         end = start + call_deadline.bound(FOCUS_FIELD_CAP_S)
-        while not self._s.a11y.states(field) & FOCUSED and time.monotonic() < end:
+        states = self._s.a11y.states(target)
+        if not states & State.EDITABLE or not states & State.FOCUSABLE:
+            return None
+        while not states & FOCUSED and time.monotonic() < end:
             time.sleep(0.02)  # polling the field's state until the deadline above
+            states = self._s.a11y.states(target)
         return time.monotonic() - start
 
     def _in_page(self, bus: str) -> bool:

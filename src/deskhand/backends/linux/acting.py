@@ -95,15 +95,15 @@ class LinuxActor:
         corepointer.check_click_count(count)
         if element is not None:
             clicked = self._act(app, lambda: self.clicks.click(app, element, button, count))
-            return self._clicked(clicked, field=self.clicks.field)
+            return self._clicked(clicked, target=self.clicks.clicked)
         if point is None:
             raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
         at = point
         return self._clicked(self._act(app, lambda: self.pointer.click_point(app, at, button, count)))
 
-    def _clicked(self, result: ActionResult, *, field: Ref | None = None) -> ActionResult:
+    def _clicked(self, result: ActionResult, *, target: Ref | None = None) -> ActionResult:
         """The next key waits for the focus this click may move (``_focuswatch.Focus.input_posted``)."""
-        self.typing.focus.input_posted(field=field)
+        self.typing.focus.input_posted(target=target)
         return result
 
     def drag(
