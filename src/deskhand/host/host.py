@@ -12,7 +12,7 @@ Gate order for one call:
 4. the deny policy on the *resolved* identity: ``app_denied``;
 5. for mutating tools, a proven process identity; otherwise the call fails with a result-unknown
    error, as the contract classifies it ("did not prove the running process lifetime");
-6. exactly one executor method, run in a worker thread.
+6. exactly one executor method, run in the host's thread (:mod:`deskhand.host.lane`).
 
 Pre-dispatch refusals carry ``not_dispatched=True``; any other failure counts toward result-unknown.
 Nothing is ever retried or replayed.
@@ -44,8 +44,6 @@ from dataclasses import dataclass
 from typing import Final, Protocol, TypeVar
 
 import anyio
-import anyio.from_thread
-import anyio.to_thread
 
 from deskhand.backends.base import ActionResult, AppState, Executor, Platform, RunningApp
 from deskhand.core.counters import CallCounters
@@ -53,6 +51,7 @@ from deskhand.core.errors import DeskhandError, NativeError
 from deskhand.host import tools
 from deskhand.host import validate as v
 from deskhand.host.held import HeldQueue, PinnedApp
+from deskhand.host.lane import Lane, check_cancelled
 from deskhand.host.policy import AppPolicy
 from deskhand.host.result import (
     ToolResult,
@@ -133,6 +132,8 @@ class Host:
         #: Totals over the host's life, same rules as a cell's counters.
         self.counters = CallCounters()
         self._queue = anyio.Lock()
+        #: the thread every executor call of this host runs in (``lane``)
+        self._lane = Lane()
         #: name selector -> the process it last resolved to (a relaunch is said, never followed silently)
         self._resolved: dict[str, RunningApp] = {}
         #: Records every call when the session is traced (``deskhand serve --trace``).
@@ -319,7 +320,7 @@ class Host:
             if pinned is not None:
                 return pinned
             app = self._gated(selector, mutating=mutating)
-            anyio.from_thread.check_cancelled()
+            check_cancelled()
             if resolved is not None:
                 resolved[selector] = app
             return app
@@ -346,7 +347,7 @@ class Host:
 
         def acted() -> ActionResult:
             if known is not None and known.identity.proven:
-                anyio.from_thread.check_cancelled()
+                check_cancelled()
                 try:
                     return tools.act(self.executor, known, act)
                 except NativeError as err:
@@ -358,10 +359,9 @@ class Host:
 
         return action_result(await self._thread(acted))
 
-    @staticmethod
-    async def _thread(fn: Callable[[], T]) -> T:
+    async def _thread(self, fn: Callable[[], T]) -> T:
         # Not abandoned on cancellation: an in-flight native call always finishes (no lost release).
-        return await anyio.to_thread.run_sync(fn)
+        return await self._lane.run(fn)
 
 
 def _binding_key(selector: str, target: RunningApp) -> str:
