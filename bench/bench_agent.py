@@ -11,7 +11,8 @@ drag, observe, drag loop includes the settle its observation owes the drag befor
 The peers are called as their users call them, interleaved rep by rep in the same
 run: xdotool through a shell as the Anthropic computer-use demo does (``mousedown 1 mousemove
 --sync x y mouseup 1``, ``type --delay 12``), pyautogui in a fresh ``python -c`` as OSWorld's VM
-server runs an action, OSWorld's full pyatspi dump (``bench/_a11y_dump.py``, a long-lived system
+server runs an action (and, for typing, the app's floor: the same key events in one XTest
+burst), OSWorld's full pyatspi dump (``bench/_a11y_dump.py``, a long-lived system
 python) and ``import`` + ``convert`` for a screenshot ready for the model.
 
 Each deskhand row also says the CPU time the server and its js worker spent on the operation (from
@@ -42,6 +43,8 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
+from Xlib import XK, X, display
+from Xlib.ext import xtest
 
 from bench._poll import app_showing, poll
 from bench._stdio_client import StdioMcp, text_of
@@ -89,6 +92,22 @@ class Events:
         """The ``t`` of the ``count``-th event of ``kind`` after index ``since``."""
         hits = lambda: [e for e in self.poll()[since:] if e["type"] == kind][count - 1 : count]  # noqa: E731
         return float(poll(hits, timeout_s, f"{count} {kind} events in the app's log", every_s=0.0005)[0]["t"])
+
+
+class RawKeys:
+    """The app's own floor for typing: ``text``'s 40 key events posted through XTest in one burst
+    and one sync, with no gate, no pacing and no read-back (the app handles them while deskhand's
+    server is connected, so its toolkit pays what any listening client costs it)."""
+
+    def __init__(self, display_name: str, text: str) -> None:
+        self.d = display.Display(display_name)
+        self.codes = [self.d.keysym_to_keycode(XK.string_to_keysym(ch)) for ch in text]
+
+    def post(self) -> None:
+        for code in self.codes:
+            xtest.fake_input(self.d, X.KeyPress, code)
+            xtest.fake_input(self.d, X.KeyRelease, code)
+        self.d.sync()
 
 
 def _text(result: types.CallToolResult) -> str:
@@ -261,6 +280,10 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
             return (ev.wait(since, kind, count) - t0) * 1000
 
         current_op = [""]  # the row timed_cell's CPU times go to
+        keys = RawKeys(f":{b.vd.display}", TYPED)
+
+        def raw_keys() -> None:
+            keys.post()
 
         for rep in range(REPS):
             order = servers if rep % 2 == 0 else servers[::-1]
@@ -288,6 +311,8 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
                 "xdotool --delay 12 (demo)",
                 timed_sh(lambda: b.sh(f"xdotool type --delay 12 -- {shlex.quote(TYPED)}"), "key_release", len(TYPED)),
             )
+            floor = timed_sh(raw_keys, "key_release", len(TYPED))
+            b.record("type 20 characters", "the app's floor: one XTest burst", floor)
             b.record(
                 "type 20 characters",
                 "pyautogui (OSWorld)",
