@@ -29,6 +29,16 @@ const out = {
 const listing = await client.listTools();
 out.tools = listing.tools.map((t) => ({ name: t.name, title: t.title ?? null }));
 out.platform = listing._meta?.platform ?? null;
+// What reached the wire during the js call, in order: each progress value, then "result". The
+// SDK runs notification handlers a microtask later but takes a response at once, so a progress
+// notification read in the same chunk as the response never reaches `onprogress`.
+const wire = [];
+const deliver = transport.onmessage;
+transport.onmessage = (message, extra) => {
+  if (message.method === "notifications/progress") wire.push(message.params.progress);
+  else if (message.result?.content !== undefined) wire.push("result");
+  deliver?.(message, extra);
+};
 const progress = [];
 const result = await client.callTool({ name: "js", arguments: { code: cell, timeout_ms: 30000 } }, undefined, {
   onprogress: (p) => progress.push(p.progress),
@@ -39,7 +49,9 @@ out.cell = {
   texts: result.content.filter((b) => b.type === "text").map((b) => b.text),
   images: result.content.filter((b) => b.type === "image").map((b) => b.mimeType),
 };
+transport.onmessage = deliver;
 out.progress = progress;
+out.wire = wire;
 out.prompts = (await client.listPrompts()).prompts.map((p) => p.name);
 const resource = await client.readResource({ uri: "deskhand://guidance/linux.md" });
 out.resourceStart = resource.contents[0].text.slice(0, 40);
