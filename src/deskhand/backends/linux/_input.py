@@ -168,11 +168,11 @@ class XInput:
     # -- a fenced ping behind the burst (module docstring) -------------------------------------
     def fence(self, ping: AppPing, window: int) -> int | None:
         """Queue ``window``'s fence and ping behind what is queued (``ping``'s atoms and tokens);
-        None when the window takes no ping. Read the answer with ``fence_answered``."""
+        None when the window takes no ping. Read the answer with ``fence_answered``; call
+        ``drop_events`` before queuing the burst the fence goes behind."""
         token = ping.token_for(window)
         if token is None:
             return None
-        self._drain()
         self._fence_gone = False
 
         def gone(*_args: object) -> None:  # the window is gone: no answer will come
@@ -209,8 +209,11 @@ class XInput:
             self._fence = None
             wire.change_event_mask(self._d, self._root_id, 0)
 
-    def _drain(self) -> None:
-        """Drop events left from an earlier fence (answers that came late, root notifications)."""
+    def drop_events(self) -> None:
+        """Drop events left from an earlier fence (answers that came late, root notifications).
+
+        Before a fenced burst is queued: reading the connection sends whatever is queued, and the
+        burst then goes out in one write with its fence."""
         while self._d.pending_events():
             self._d.next_event()
 
