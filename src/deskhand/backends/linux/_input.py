@@ -281,7 +281,7 @@ class AppPing:
         if token is None:
             return None
         self._waiting[token] = window
-        self._listen(True)
+        self._listen(True, flush=False)  # goes out before the ping, with it
         if fence:
             wire.send_event(self._d, window, self.fence_event(window), onerror=_ignore)
 
@@ -333,11 +333,13 @@ class AppPing:
                 self._answered.add(token)
         self._listen(bool(self._waiting))
 
-    def _listen(self, on: bool) -> None:
-        """Select the answers on the root while any is awaited (the app sends them after this)."""
+    def _listen(self, on: bool, *, flush: bool = True) -> None:
+        """Select the answers on the root while any is awaited (the app sends them after this);
+        ``flush`` False leaves the request queued for the caller's next flush."""
         if on != self._listening:
             wire.change_event_mask(self._d, int(self._root.id), _ANSWER_MASK if on else 0)
-            self._d.flush()
+            if flush:
+                self._d.flush()
             self._listening = on
 
     def _takes(self, window: int) -> bool:
