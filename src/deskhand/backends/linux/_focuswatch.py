@@ -336,9 +336,9 @@ class Focus:
             ref = a11y.parent(ref)
         return ref is None
 
-    def text(self, ref: Ref | None) -> str | None:
-        """The element's text, when it has the Text interface."""
-        if ref is None or TEXT not in self._s.a11y.interfaces(ref):
+    def text(self, ref: Ref | None, kinds: frozenset[str] | None = None) -> str | None:
+        """The element's text, when it has the Text interface (``kinds``: its interfaces, if read)."""
+        if ref is None or TEXT not in (self._s.a11y.interfaces(ref) if kinds is None else kinds):
             return None
         return self._s.a11y.text(ref)
 

@@ -1,7 +1,8 @@
 """The X side of the session's gate: one round trip for the active window, a pid and the pointer.
 
 ``WindowProbe.probe`` queues ``_NET_ACTIVE_WINDOW``, a window's ``_NET_WM_PID``, the pointer and,
-for a drag, ``accepts_drops`` together; ``grab_probe`` starts a ``_grabs.GrabProbe`` on a window
+for a drag, ``accepts_drops`` together (``send_probe`` sends them and lets the caller work until
+it reads the answers); ``grab_probe`` starts a ``_grabs.GrabProbe`` on a window
 and its frames (remembered per window) so it is answered in the same round trip.
 ``accepts_drops`` says whether a drag released at a point could drop anything there
 (``_pointer``'s XDND wait). The requests go out through ``_wire_x11``.
@@ -59,6 +60,14 @@ class WindowProbe:
 
         All requests are queued together and answered in one round trip.
         """
+        return self.send_probe(window, drop_at)()
+
+    def send_probe(
+        self, window: int | None, drop_at: tuple[int, int] | None = None
+    ) -> Callable[[], tuple[int, int | None, PointerState, bool | None]]:
+        """:meth:`probe`'s requests queued and sent now (with any queued before them, such as a
+        ``grab_probe``); the returned call waits for the answers. The caller does its own work
+        (the gate reads /proc) while the server answers."""
         d, root = self._d, self._root_id
         active_req = wire.get_property(d, root, self._atom("_NET_ACTIVE_WINDOW"), X.AnyPropertyType)
         pid_req = None
@@ -66,16 +75,21 @@ class WindowProbe:
             pid_req = wire.get_property(d, window, self._atom("_NET_WM_PID"), Xatom.CARDINAL)
         pointer_req = wire.query_pointer(d, root)
         drops = self._queue_drop(window, *drop_at) if window is not None and drop_at is not None else None
-        active = wire.card32(active_req.raw()) or 0
-        pid: int | None = None
-        if pid_req is not None:
-            try:
-                pid = wire.card32(pid_req.raw())
-            except XError:
-                pid = None  # the window is gone
-        at = wire.pointer(pointer_req.raw())
-        here = PointerState(at.root_x, at.root_y, at.child, at.mask)
-        return active, pid, here, (drops() if drops is not None else None)
+        d.flush()
+
+        def answer() -> tuple[int, int | None, PointerState, bool | None]:
+            active = wire.card32(active_req.raw()) or 0
+            pid: int | None = None
+            if pid_req is not None:
+                try:
+                    pid = wire.card32(pid_req.raw())
+                except XError:
+                    pid = None  # the window is gone
+            at = wire.pointer(pointer_req.raw())
+            here = PointerState(at.root_x, at.root_y, at.child, at.mask)
+            return active, pid, here, (drops() if drops is not None else None)
+
+        return answer
 
     def accepts_drops(self, window: int, x: int, y: int) -> bool:
         """Whether an XDND drop could happen at root point (``x``, ``y``): False only when the

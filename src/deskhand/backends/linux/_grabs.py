@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from Xlib import X, display
-from Xlib.error import BadAccess, CatchError, XError
+from Xlib.error import BadAccess, BadWindow, CatchError, XError
 
 from deskhand.backends.linux import _wire_x11 as wire
 from deskhand.backends.linux._x11 import close_display
@@ -62,7 +62,7 @@ class GrabProbe:
     def __init__(self, d: Any, windows: Sequence[int], button: int, modifiers: int = 0) -> None:
         self._catchers: list[CatchError] = []
         for wid in windows:
-            catcher = CatchError(BadAccess)
+            catcher = CatchError(BadAccess, BadWindow)  # a window gone since its chain was read
             wire.grab_button(
                 d, wid, button, modifiers, event_mask=X.ButtonPressMask, pointer_mode=X.GrabModeAsync,
                 keyboard_mode=X.GrabModeAsync, onerror=catcher,
@@ -73,7 +73,7 @@ class GrabProbe:
     @property
     def grabbed(self) -> bool:
         """True when another client grabs the button (with these modifiers) on one of the windows."""
-        return any(c.get_error() is not None for c in self._catchers)
+        return any(isinstance(c.get_error(), BadAccess) for c in self._catchers)
 
 
 class ReplayWaiter:

@@ -168,11 +168,11 @@ class XInput:
     # -- a fenced ping behind the burst (module docstring) -------------------------------------
     def fence(self, ping: AppPing, window: int) -> int | None:
         """Queue ``window``'s fence and ping behind what is queued (``ping``'s atoms and tokens);
-        None when the window takes no ping. Read the answer with ``fence_answered``."""
+        None when the window takes no ping. Read the answer with ``fence_answered``; call
+        ``drop_events`` before queuing the burst the fence goes behind."""
         token = ping.token_for(window)
         if token is None:
             return None
-        self._drain()
         self._fence_gone = False
 
         def gone(*_args: object) -> None:  # the window is gone: no answer will come
@@ -209,8 +209,11 @@ class XInput:
             self._fence = None
             wire.change_event_mask(self._d, self._root_id, 0)
 
-    def _drain(self) -> None:
-        """Drop events left from an earlier fence (answers that came late, root notifications)."""
+    def drop_events(self) -> None:
+        """Drop events left from an earlier fence (answers that came late, root notifications).
+
+        Before a fenced burst is queued: reading the connection sends whatever is queued, and the
+        burst then goes out in one write with its fence."""
         while self._d.pending_events():
             self._d.next_event()
 
@@ -278,7 +281,7 @@ class AppPing:
         if token is None:
             return None
         self._waiting[token] = window
-        self._listen(True)
+        self._listen(True, flush=False)  # goes out before the ping, with it
         if fence:
             wire.send_event(self._d, window, self.fence_event(window), onerror=_ignore)
 
@@ -330,11 +333,13 @@ class AppPing:
                 self._answered.add(token)
         self._listen(bool(self._waiting))
 
-    def _listen(self, on: bool) -> None:
-        """Select the answers on the root while any is awaited (the app sends them after this)."""
+    def _listen(self, on: bool, *, flush: bool = True) -> None:
+        """Select the answers on the root while any is awaited (the app sends them after this);
+        ``flush`` False leaves the request queued for the caller's next flush."""
         if on != self._listening:
             wire.change_event_mask(self._d, int(self._root.id), _ANSWER_MASK if on else 0)
-            self._d.flush()
+            if flush:
+                self._d.flush()
             self._listening = on
 
     def _takes(self, window: int) -> bool:

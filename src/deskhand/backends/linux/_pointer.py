@@ -263,6 +263,8 @@ class Pointer:
         returns its token (None without one), and the gesture is flushed without a round trip.
         """
         inp = self._s.input
+        if fence is not None:
+            inp.drop_events()
         steps: list[Callable[[], None]] = []
         start = events[0].point
         if (here.x, here.y) != (round(start.x), round(start.y)):

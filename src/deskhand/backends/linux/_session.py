@@ -270,31 +270,37 @@ class LinuxSession:
         and its ``_NET_WM_PID`` is the app's, so it is the key window and already active. Otherwise
         the executor's full lookup runs, and the key window is activated and its focus verified.
         With ``button``, the same round trip also probes for a window manager's grab of it; with
-        ``drop_probe``, whether the last point could take a drop (``Gate.drops``).
+        ``drop_probe``, whether the last point could take a drop (``Gate.drops``). The probe is sent
+        first and the identity read from /proc while the server answers; both pass before any input.
         """
         if call_deadline.expired():
             raise not_dispatched(
                 "cancelled", "The call's deadline (the cell's timeout_ms) passed before any input; nothing was posted."
             )
         x = self.observed
-        try:
-            identity = x.verify_identity(app)
-        except NativeError as err:
-            if err.dispatched is None:
-                err.dispatched = False  # the gate runs before the burst: nothing was posted
-            raise
         transform = x.transform(app)
         bound = transform.window_id if transform is not None else window
         probe = None
         if button is not None and bound is not None:
             probe = self._x11.grab_probe(bound, button, self._probed_mods)
-        # the points as the screenshot's window would place them: the drop probe rides along
+        # the points as the screenshot's window would place them for the expected identity (the
+        # one verified below; nothing is used unless it is): the drop probe rides along
         early = None
         if drop_probe and bound is not None:
             with contextlib.suppress(NativeError):  # the full path below raises it, in its order
-                early = self._roots(app, transform, identity, bound, points)
+                early = [
+                    screenshot.to_global(transform, px, py, identity=app.identity, key_window_id=bound)
+                    for px, py in points
+                ]
         drop_at = (round(early[-1].x), round(early[-1].y)) if early else None
-        active, bound_pid, here, drops = self._x11.probe(bound, drop_at)
+        answer = self._x11.send_probe(bound, drop_at)
+        try:  # /proc is read while the server answers the probe
+            identity = x.verify_identity(app)
+        except NativeError as err:
+            if err.dispatched is None:
+                err.dispatched = False  # the gate runs before the burst: nothing was posted
+            raise
+        active, bound_pid, here, drops = answer()
         # the screenshot's window, active and the app's: the key window without a listing
         key = bound if bound is not None and active == bound and bound_pid == app.pid else window_id(x.key_window(app))
         if window is not None and key != window:

@@ -160,11 +160,12 @@ class Typing:
         window = self._s.bind_keyboard(app)
         focused = self._focused_after_input(app, window)
         bus = focused.bus if focused is not None else self.focus.bus(app)
+        kinds = self._s.a11y.interfaces(focused) if focused is not None else frozenset[str]()
         if focused is not None and not any(ch in text for ch in LINE_BREAKS):
-            typed = self._replace_text(app, focused, text)
+            typed = self._replace_text(app, focused, text, kinds)
             if typed is not None:
                 return ActionResult({"route": "accessible_text"}, typed)
-        before = self.focus.text(focused)
+        before = self.focus.text(focused, kinds)
         plan = [((), char_keysym(ch)) for ch in text]
         try:
             self._type_keysyms(app, window, plan)
@@ -223,12 +224,12 @@ class Typing:
             focused = focus.now(bus)
         return focused
 
-    def _replace_text(self, app: RunningApp, ref: Ref, text: str) -> effects.Outcome | None:
-        """Tier 1: replace the selection (or insert at the caret) through EditableText, then read
-        the field back. None when this route cannot be used or did nothing (the field reads as
-        before: Firefox accepts the call and ignores it), so key events may follow safely."""
+    def _replace_text(self, app: RunningApp, ref: Ref, text: str, kinds: frozenset[str]) -> effects.Outcome | None:
+        """Tier 1: replace the selection (or insert at the caret) through EditableText (``kinds``:
+        ``ref``'s interfaces), then read the field back. None when this route cannot be used or did
+        nothing (the field reads as before: Firefox ignores the call), so key events may follow."""
         a11y = self._s.a11y
-        if "org.a11y.atspi.EditableText" not in a11y.interfaces(ref):
+        if "org.a11y.atspi.EditableText" not in kinds:
             return None
         if not a11y.editable(ref):
             return None

@@ -16,16 +16,19 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from Xlib import X, Xutil
+from Xlib import X, Xatom, Xutil
 from Xlib.protocol import event, request
 
-from deskhand.backends.linux._x11 import XConnection, XError
+from deskhand.backends.linux import _wire_x11 as wire
+from deskhand.backends.linux._x11 import PROPERTY_WORDS, XConnection, XError
 from deskhand.core import deadline as call_deadline
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
 
 #: How long activation may take before it is reported as failed (openbox needs 6-10 ms).
 ACTIVATE_TIMEOUT_S = 1.0
+#: ``WM_HINTS`` is nine CARD32 words (ICCCM 4.1.2.4).
+WM_HINTS_WORDS = 9
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,17 +262,25 @@ def covered(x: XConnection, target: WindowInfo) -> bool:
 
 def accepts_focus(x: XConnection, wid: int) -> bool:
     """Whether the window takes keyboard focus (ICCCM 4.1.7): its ``WM_HINTS`` input flag is set
-    or absent, or it lists ``WM_TAKE_FOCUS``. xeyes and xclock take none ("No Input")."""
+    or absent, or it lists ``WM_TAKE_FOCUS``. xeyes and xclock take none ("No Input").
+
+    Both properties are asked in one round trip (every key and text call checks this)."""
     with x.lock:
-        win = x.window(wid)
+        protocols_atom, take_focus = x.atom("WM_PROTOCOLS"), x.atom("WM_TAKE_FOCUS")
         try:
-            hints = win.get_wm_hints()
-            protocols = win.get_wm_protocols()
+            hints_req = wire.get_property(x.display, wid, Xatom.WM_HINTS, Xatom.WM_HINTS, WM_HINTS_WORDS)
+            protocols_req = wire.get_property(x.display, wid, protocols_atom, Xatom.ATOM, PROPERTY_WORDS)
+            hints = wire.property_value(hints_req.raw())
+            protocols = wire.property_value(protocols_req.raw())
         except XError:
             return True  # gone: the caller's own checks report it
-    if x.atom("WM_TAKE_FOCUS") in (protocols or ()):
+    if protocols is not None and protocols[0] == 32 and take_focus in protocols[1]:
         return True
-    return hints is None or not hints.flags & Xutil.InputHint or bool(hints.input)
+    # python-xlib's reading: hints count only as the full nine words of format 32
+    if hints is None or hints[0] != 32 or len(hints[1]) != WM_HINTS_WORDS:
+        return True
+    flags, takes_input = hints[1][0], hints[1][1]
+    return not flags & Xutil.InputHint or bool(takes_input)
 
 
 def activate(x: XConnection, window: WindowInfo, *, timeout_s: float = ACTIVATE_TIMEOUT_S) -> None:
