@@ -55,15 +55,12 @@ class _Call(Generic[T]):
         self.cancelled = False
 
     def run(self) -> None:
-        _current.call = self
         try:
             value = self.context.run(self.fn)
         except BaseException as exc:  # handed to the caller, like any result
             self._hand_back(exc, None)
         else:
             self._hand_back(None, value)
-        finally:
-            _current.call = None
 
     def _hand_back(self, exc: BaseException | None, value: T | None) -> None:
         with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
@@ -140,8 +137,9 @@ class Lane:
                         self._running = False
                         return
                 continue
-            self._current = call
+            # the running call, for check_cancelled (in this thread) and caller_cancelled
+            self._current = _current.call = call
             try:
                 call.run()
             finally:
-                self._current = None
+                self._current = _current.call = None
