@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from deskhand.backends.linux._scrollwitness import Witness, converge
+from deskhand.backends.linux._scrollwitness import (
+    QUIET_SYNC_S,
+    STALL_SYNC_S,
+    Windows,
+    Witness,
+    converge,
+)
 
 TOP = 446  # the witness element's position before the scroll
 
@@ -60,10 +66,15 @@ class Page:
         return TOP - self._sent
 
 
-def run(page: Page, amount: int, first: int) -> tuple[int, int, bool]:
-    witness = Witness(page.read, forward=True, clock=page.now, sleep=page.sleep)
+def run(page: Page, amount: int, first: int, windows: Windows = Windows()) -> tuple[int, int, bool]:  # noqa: B008
+    witness = Witness(page.read, forward=True, windows=windows, clock=page.now, sleep=page.sleep)
     done = converge(page.wheel, witness, amount, first)
     return done.moved, page.scrolled(page.t + 10), done.stable
+
+
+NATIVE = Windows.of("gtk3", web=False)
+#: GTK and Qt as they run here: the position has moved by the first reading after the wheel.
+AT_ONCE = {"step": 44, "animation": 0.0, "first": 0.0, "cadence": 0.016}
 
 
 @pytest.mark.parametrize(
@@ -125,3 +136,66 @@ def test_a_vanished_element_ends_the_measurement() -> None:
     witness = Witness(lambda: next(seen, None), forward=True, clock=lambda: 0.0, sleep=lambda s: None)
     got = witness.settle(80)
     assert got.gone and not got.stable
+
+
+@pytest.mark.parametrize(
+    ("kit", "web", "native"),
+    [
+        ("gtk3", False, True),
+        ("gtk4", False, True),
+        ("qt6", False, True),
+        ("gtk3", True, False),  # web content, or an app that embeds Chromium (Electron)
+        ("chromium", False, False),
+        ("gecko", False, False),
+        ("libreoffice", False, False),
+        (None, False, False),
+    ],
+)
+def test_native_content_is_read_with_the_short_windows(kit: str | None, web: bool, native: bool) -> None:
+    windows = Windows.of(kit, web=web)
+    assert (windows == Windows(QUIET_SYNC_S, STALL_SYNC_S)) is native
+    assert (windows == Windows()) is not native
+
+
+@pytest.mark.parametrize(
+    ("name", "kw"),
+    [
+        ("gtk, at once", AT_ONCE),
+        ("gtk, animated", {"step": 53, "animation": 0.15, "first": 0.01, "cadence": 0.016}),
+        ("firefox", {"step": 114, "animation": 0.0, "first": 0.03, "cadence": 0.06}),
+    ],
+)
+@pytest.mark.parametrize("amount", [29, 400, 1200])
+def test_the_short_windows_still_report_where_the_page_is(name: str, kw: dict[str, float], amount: int) -> None:
+    page = Page(**kw)  # type: ignore[arg-type]
+    moved, really, stable = run(page, amount, max(1, amount // 150), NATIVE)
+    assert moved == really, name
+    assert stable, name
+    assert abs(really - amount) <= page.step / 2 + 1, (name, really)
+
+
+def test_chromium_content_needs_the_web_windows() -> None:
+    """Why web content never gets the short windows (``WEB_ENGINES``): Chromium's late updates
+    are misread with them, and read right with the web windows."""
+    wrong = run(Page(), 400, 2, NATIVE)
+    right = run(Page(), 400, 2)
+    assert wrong[0] != wrong[1]
+    assert right[0] == right[1] and right[2]
+
+
+def test_native_content_that_moves_at_once_is_read_in_a_fraction_of_the_web_time() -> None:
+    times = []
+    for windows in (NATIVE, Windows()):
+        page = Page(**AT_ONCE)  # type: ignore[arg-type]
+        moved, really, stable = run(page, 29, 1, windows)
+        assert (moved, really, stable) == (44, 44, True)
+        times.append(page.t)
+    native, web = times
+    assert native < 0.35 and web > 1.0  # two readings: a quiet window each
+
+
+def test_a_wheel_that_moves_nothing_ends_after_the_native_stall() -> None:
+    page = Page(**AT_ONCE, end=0)  # type: ignore[arg-type]
+    moved, really, stable = run(page, 400, 2, NATIVE)
+    assert (moved, really, stable) == (0, 0, True)
+    assert page.t < 3 * STALL_SYNC_S

@@ -122,9 +122,9 @@ def toolkit_of(identity: ProcessIdentity) -> str | None:
     return toolkit(identity.pid)
 
 
-def maps_library(pid: int, prefix: str) -> bool:
-    """Whether the process has a library whose file name starts with ``prefix`` mapped now
-    (True when /proc hides it: the caller then assumes the library may be there)."""
+def maps_library(pid: int, prefix: str | tuple[str, ...]) -> bool:
+    """Whether the process has a library (or data file) whose file name starts with ``prefix``
+    (or one of them) mapped now (True when /proc hides it: the caller then assumes it may be there)."""
     try:
         with Path(f"/proc/{pid}/maps").open(encoding="utf-8", errors="replace") as maps:
             return any(line.rsplit("/", 1)[-1].startswith(prefix) for line in maps if "/" in line)

@@ -9,10 +9,15 @@ is the distance scrolled. Apps move their accessible positions late:
   pixels) and the rest on a cadence of about 500 ms, later when the machine is loaded;
 * Firefox moves its positions within 30-200 ms, sometimes in two steps.
 
+* GTK, Qt and Tk move them while they handle the wheel event: the first reading after a batch
+  already holds the new position.
+
 So a reading counts only once the element has moved by at least what the batch's notches must
 move (``at_least``: a first frame is not the scroll) and has then held still for the quiet
 window, which grows with the longest gap seen between two moves (the app's cadence). Without such
-a move, the reading waits longer (``STALL_S``: the content's end, or nothing moved). After the
+a move, the reading waits longer (``STALL_S``: the content's end, or nothing moved). Both windows
+are shorter for native content (``SYNC_TOOLKITS``, ``Windows.of``): 0.12 s of quiet instead of
+0.5 s, the cadence rule still lengthening them for an app that turns out slower. After the
 last batch, ``converge`` reads once more for another quiet window: only two readings that agree
 make a stable distance, and only a stable distance within half a notch of the request is
 confirmed (``_scroll``). Every wait is bounded, by its own limit and by the call's deadline.
@@ -26,6 +31,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from deskhand.backends.base import Direction, RunningApp
+from deskhand.backends.linux import _identity
 from deskhand.backends.linux._a11y_act import A11y, Ref
 from deskhand.backends.linux._atspi import ROOT_PATH, Deadline
 from deskhand.backends.linux._atspi_enums import Role, role_set
@@ -53,6 +59,15 @@ CADENCE_FACTOR: Final = 1.4
 QUIET_MAX_S: Final = 1.5
 STALL_S: Final = 1.5
 SETTLE_MAX_S: Final = 3.0
+#: Toolkits whose accessible positions move while the app handles the wheel event, and the
+#: shorter windows their content is read with. Web content keeps the web windows (taken for
+#: native, Chromium's late updates are misread): content found inside a web document, and any
+#: app that maps a web engine (``WEB_ENGINES``: Chromium's ICU data in Electron, CEF and Qt
+#: WebEngine apps; WebKitGTK), whatever its toolkit.
+SYNC_TOOLKITS: Final = frozenset({"gtk2", "gtk3", "gtk4", "qt5", "qt6", "tk"})
+WEB_ENGINES: Final = ("icudtl.dat", "libwebkit2gtk", "libwebkitgtk", "libQt5WebEngineCore", "libQt6WebEngineCore")
+QUIET_SYNC_S: Final = 0.12
+STALL_SYNC_S: Final = 0.4
 #: How deep the element under the point is looked for; without hit-testing, how deep and how
 #: many elements are searched for the web document (document frame, document web).
 WITNESS_DEPTH: Final = 25
@@ -71,6 +86,23 @@ class Reading:
     gone: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Windows:
+    """How long a reading waits: ``quiet`` unchanged (the floor of the cadence rule) once the
+    expected move came, ``stall`` unchanged without it (both at least the cadence rule's window)."""
+
+    quiet: float = QUIET_S
+    stall: float = STALL_S
+
+    @classmethod
+    def of(cls, toolkit: str | None, *, web: bool) -> Windows:
+        """The windows for content of an app with ``toolkit`` (``web``: web content, or an app
+        that embeds a browser engine)."""
+        if toolkit in SYNC_TOOLKITS and not web:
+            return cls(QUIET_SYNC_S, STALL_SYNC_S)
+        return cls()
+
+
 class Witness:
     """An element of the scrolled content (``read`` gives its position along the axis)."""
 
@@ -79,10 +111,12 @@ class Witness:
         read: Callable[[], int | None],
         forward: bool,
         *,
+        windows: Windows = Windows(),
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._read = read
+        self._windows = windows
         self._sign = 1 if forward else -1
         self._clock = clock
         self._sleep = sleep
@@ -97,7 +131,7 @@ class Witness:
         return self._start is not None
 
     def _window(self) -> float:
-        return min(QUIET_MAX_S, max(QUIET_S, CADENCE_FACTOR * self.cadence))
+        return min(QUIET_MAX_S, max(self._windows.quiet, CADENCE_FACTOR * self.cadence))
 
     def settle(self, at_least: float = 0.0) -> Reading:
         """The distance once the position holds still (module docstring): after a batch sent
@@ -125,7 +159,7 @@ class Witness:
             step = self._moved - base
             enough = at_least == 0 or step * (1 if at_least > 0 else -1) >= abs(at_least)
             quiet = now - changed_at
-            if (enough and quiet >= self._window()) or quiet >= STALL_S:
+            if (enough and quiet >= self._window()) or quiet >= max(self._windows.stall, self._window()):
                 return Reading(self._moved, stable=True)
             if now - t0 >= SETTLE_MAX_S or call_deadline.expired():
                 return Reading(self._moved, stable=False)
@@ -196,10 +230,13 @@ def find_witness(s: LinuxSession, app: RunningApp, at: Point, ref: Ref | None, d
         if child is None or child == node:
             break
         deepest = node = child
+    web = False
     if deepest is None or a11y.extents(deepest) is None:
-        deepest = _document_child(a11y, start, at)
+        deepest, web = _document_child(a11y, start, at), True
     if deepest is None:
         return None
+    kit = _identity.toolkit_of(app.identity)
+    windows = Windows.of(kit, web=web or (kit in SYNC_TOOLKITS and _identity.maps_library(app.pid, WEB_ENGINES)))
     axis = 1 if direction in ("up", "down") else 0
     found = deepest
 
@@ -207,7 +244,7 @@ def find_witness(s: LinuxSession, app: RunningApp, at: Point, ref: Ref | None, d
         ext = a11y.extents(found)
         return ext[axis] if ext is not None else None
 
-    witness = Witness(read, direction in ("down", "right"))
+    witness = Witness(read, direction in ("down", "right"), windows=windows)
     return witness if witness.measurable else None
 
 
