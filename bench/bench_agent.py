@@ -6,8 +6,9 @@ and Mousepad. A lean JSON-RPC client (``_stdio_client``) drives ``deskhand serve
 own client would; the official Python client's extra cost shows in one row (an empty cell through
 it). Each operation is timed from the
 call to its effect at the receiving app (the fixture's own event log), or to the answer for the
-observations, each after an idle gap past the previous action's settle window (``GAP_S``); the
-drag, observe, drag loop includes the settle its observation owes the drag before it.
+observations and the scroll (whose answer waits for its measurement), each after an idle gap
+past the previous action's settle window (``GAP_S``); the drag, observe, drag loop includes the
+settle its observation owes the drag before it.
 The peers are called as their users call them, interleaved rep by rep in the same
 run: xdotool through a shell as the Anthropic computer-use demo does (``mousedown 1 mousemove
 --sync x y mouseup 1``, ``type --delay 12``), pyautogui in a fresh ``python -c`` as OSWorld's VM
@@ -61,6 +62,15 @@ TYPED = "abcdefghijklmnopqrst"
 #: (``_quiet``: 250 ms floor, 50 ms quiet), so an observation is not charged for an earlier action.
 GAP_S = 0.35
 OSWORLD_PREFIX = "import pyautogui; import time; pyautogui.FAILSAFE = False; "
+
+#: The wheel scroll's row: down one page of a row of the fixture's GTK list and back up, each
+#: measured on the list's content before the call returns (xdotool's wheel clicks measure nothing,
+#: so no peer).
+SCROLLED = "scroll a GTK list down and back, to the answer"
+SCROLL_ROW_JS = (
+    "var rowHandle = /(g\\d+:\\d+) row Row 5/.exec(await g.getAXState({disableDiffing: true, emit: false}))[1];"
+)
+SCROLL_JS = 'await g.scroll(rowHandle, "down", 1); await g.scroll(rowHandle, "up", 1);'
 
 Point = tuple[float, float]
 
@@ -245,6 +255,8 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
             await server.cell(f'var g = await cua.getApp("{fixture_pid}"); var m = await cua.getApp("{mousepad_pid}");')
             await server.cell(drag_js)  # warm up both paths once
             await server.cell(f"await g.click([{a_px[0]}, {a_px[1]}]);")  # the canvas takes the keys
+            # a row of the fixture's list, for the scroll row: its handle in this server's numbering
+            await server.cell(SCROLL_ROW_JS)
             servers.append(server)
 
         def drag_to(since: int, t0: float, count: int = 1) -> float:
@@ -362,6 +374,10 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
                 b.sh(xdo_drag)
 
             b.record("drag, observe, drag", "xdotool + import (demo)", timed_sh(xdo_loop, "release", 2))
+
+            current_op[0] = SCROLLED
+            for s in order:
+                b.record(SCROLLED, s.name, (await timed_cell(s, SCROLL_JS, None))[0])
 
             current_op[0] = "empty cell"
             for s in order:

@@ -93,3 +93,51 @@ def test_mousepad_types_and_saves(apps: Apps, mex: LinuxExecutor, tmp_path: Path
     while doc.read_text() != "milk\nbread\n":
         assert time.monotonic() < deadline, repr(doc.read_text())
         time.sleep(0.1)  # polling the saved file with a deadline
+
+
+@pytest.mark.matrix("Mousepad", "scroll")
+def test_mousepad_wheel_scroll_is_measured_on_its_text(apps: Apps, mex: LinuxExecutor, tmp_path: Path) -> None:
+    """A GTK 3 text view keeps its bounds while its text scrolls (and hit-testing stops at
+    Mousepad's notebook): the wheel is measured on the character under the point, and the app's
+    own view agrees, the line at its top having moved by the distance reported."""
+    line = "line {:04d} " + "x" * 40 + "\n"
+    doc = tmp_path / "long.txt"
+    doc.write_text("".join(line.format(i) for i in range(3000)))
+    app = mex.resolve(str(apps.mousepad(doc).pid))
+    view_pattern = r"text \(settable, string\)"
+    state = state_with(mex, app, view_pattern)
+    session = mex.actor.session
+    element, view = session.ref(app, handle(state, view_pattern))
+    frame = element.frame
+    assert frame is not None
+    length = len(line.format(0))
+
+    def top_line() -> int:
+        """The line at the top of the app's view, by its own hit-test of its text."""
+        offset = session.a11y.offset_at_point(view, round(frame.x + frame.width / 2), round(frame.y + 3))
+        assert offset is not None
+        return offset // length
+
+    def line_y(n: int) -> int:
+        ext = session.a11y.character_extents(view, n * length)
+        assert ext is not None
+        return ext[1]
+
+    before = top_line()
+    height = line_y(before + 1) - line_y(before)
+    assert height > 0
+    t = mex.transform(app)
+    assert t is not None
+    at = (
+        (frame.x + frame.width / 2 - t.origin_x) * t.pixels_per_point,
+        (frame.y + frame.height / 2 - t.origin_y) * t.pixels_per_point,
+    )
+    t0 = time.monotonic()
+    result = mex.scroll(app, direction="down", pages=1.0, point=at)
+    print(f"mousepad: wheel scroll {1000 * (time.monotonic() - t0):.0f} ms, {result.structured}")
+    assert result.structured["route"] == "wheel"
+    assert result.outcome is not None and result.outcome.effect == "confirmed", result
+    achieved, requested = -result.structured["achieved"][1], -result.structured["requested"][1]  # type: ignore[index]
+    assert achieved > requested / 2
+    moved = top_line() - before  # what the app shows at its top now
+    assert abs(moved * height - achieved) <= height, (moved, height, achieved)

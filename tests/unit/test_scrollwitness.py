@@ -8,13 +8,16 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from deskhand.backends.linux._atspi_enums import Role
 from deskhand.backends.linux._scrollwitness import (
     QUIET_SYNC_S,
     STALL_SYNC_S,
     Windows,
     Witness,
+    _text_view_under,
     converge,
 )
+from deskhand.core.geometry import Point
 
 TOP = 446  # the witness element's position before the scroll
 
@@ -199,3 +202,54 @@ def test_a_wheel_that_moves_nothing_ends_after_the_native_stall() -> None:
     moved, really, stable = run(page, 400, 2, NATIVE)
     assert (moved, really, stable) == (0, 0, True)
     assert page.t < 3 * STALL_SYNC_S
+
+
+class Tree:
+    """A fake accessibility tree for the text-view search: role, bounds and children by name."""
+
+    def __init__(self, nodes: dict[str, tuple[int, tuple[int, int, int, int] | None, list[str]]]) -> None:
+        self.nodes = nodes
+
+    def role(self, ref: str) -> int:
+        return self.nodes[ref][0]
+
+    def extents(self, ref: str) -> tuple[int, int, int, int] | None:
+        return self.nodes[ref][1]
+
+    def children(self, ref: str) -> list[str]:
+        return self.nodes[ref][2]
+
+    def parent(self, ref: str) -> str | None:
+        return next((name for name, node in self.nodes.items() if ref in node[2]), None)
+
+
+NOTEBOOK = Tree(
+    {
+        "notebook": (Role.PAGE_TAB_LIST, (0, 0, 600, 400), ["page"]),
+        "page": (Role.PAGE_TAB, None, ["pane"]),  # GTK 3: a notebook page has no bounds
+        "pane": (Role.SCROLL_PANE, (0, 40, 600, 360), ["ruler", "view"]),
+        "ruler": (Role.TEXT, (0, 40, 600, 20), []),
+        "view": (Role.TEXT, (0, 60, 600, 340), []),
+        "row": (Role.TABLE_ROW, (0, 60, 600, 20), ["cell"]),
+        "cell": (Role.TEXT, (0, 60, 600, 20), []),
+        "edit": (Role.TEXT, (0, 500, 300, 200), ["viewport"]),  # Qt: the view holds its viewport
+        "viewport": (Role.FILLER, (2, 502, 296, 196), []),
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("found", "at", "view"),
+    [
+        ("view", (10, 100), "view"),  # a text view itself
+        ("notebook", (10, 100), "view"),  # inside holders that hit-testing stopped at
+        ("notebook", (10, 45), "ruler"),  # the text view that holds the point
+        ("notebook", (700, 100), None),  # none holds it
+        ("row", (10, 65), None),  # moving content is no holder: its own bounds are the witness
+        ("viewport", (10, 600), "edit"),  # a text view's own viewport
+    ],
+)
+def test_the_text_view_under_the_point_is_found_inside_holders(
+    found: str, at: tuple[int, int], view: str | None
+) -> None:
+    assert _text_view_under(NOTEBOOK, found, Point(*at)) == view  # type: ignore[arg-type]

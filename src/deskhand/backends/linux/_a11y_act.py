@@ -143,6 +143,28 @@ class A11y:
             return None
         return Ref(str(reply[0][0]), str(reply[0][1]))
 
+    def offset_at_point(self, ref: Ref, x: int, y: int) -> int | None:
+        """The offset of the character at screen point (x, y) in ``ref``'s text, or None (also
+        when the app does not answer within ``ADD_WAIT_S``: GTK 4.8 never answers this one)."""
+        dx, dy = self._origin(ref)
+        call = Call(ref.bus, ref.path, TEXT, "GetOffsetAtPoint", "iiu", (x - dx, y - dy, 0))
+        reply = self._conn.call(call, timeout_s=ADD_WAIT_S)
+        if reply is TIMED_OUT or isinstance(reply, Failed) or not reply:
+            return None
+        return int(reply[0]) if int(reply[0]) >= 0 else None
+
+    def character_extents(self, ref: Ref, offset: int) -> tuple[int, int, int, int] | None:
+        """Where the character at ``offset`` is on the screen (a window-relative app's moved by
+        its origin), or None; a character scrolled out of view keeps a position."""
+        reply = self._call(ref, TEXT, "GetCharacterExtents", "iu", offset, 0)
+        if not reply:
+            return None
+        x, y, w, h = (int(v) for v in reply[:4])
+        if w <= 0 and h <= 0 and x == 0 and y == 0:
+            return None  # no such character, or one the app cannot place
+        dx, dy = self._origin(ref)
+        return x + dx, y + dy, w, h
+
     def grab_focus(self, ref: Ref) -> bool:
         reply = self._call(ref, COMPONENT, "GrabFocus")
         return bool(reply and reply[0])

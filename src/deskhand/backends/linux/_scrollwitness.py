@@ -34,7 +34,7 @@ from deskhand.backends.base import Direction, RunningApp
 from deskhand.backends.linux import _identity
 from deskhand.backends.linux._a11y_act import A11y, Ref
 from deskhand.backends.linux._atspi import ROOT_PATH, Deadline
-from deskhand.backends.linux._atspi_enums import Role, role_set
+from deskhand.backends.linux._atspi_enums import Role, State, role_set
 from deskhand.backends.linux._session import LinuxSession
 from deskhand.core import deadline as call_deadline
 from deskhand.core import scroll as corescroll
@@ -74,6 +74,17 @@ WITNESS_DEPTH: Final = 25
 WITNESS_SEARCH_DEPTH: Final = 8
 WITNESS_SEARCH_NODES: Final = 400
 DOCUMENT_ROLES: Final = role_set(Role.DOCUMENT_FRAME, Role.DOCUMENT_WEB)
+#: Elements whose text scrolls inside their own bounds: a character of theirs is the witness.
+TEXT_VIEW_ROLES: Final = role_set(Role.TEXT, Role.DOCUMENT_TEXT, Role.TERMINAL)
+#: Containers that stay put while what they hold scrolls; hit-testing can stop at one (GTK 3's
+#: notebook pages answer it for no point), so the text view under the point is looked for inside.
+HOLDER_ROLES: Final = role_set(
+    Role.FILLER, Role.PANEL, Role.PAGE_TAB_LIST, Role.PAGE_TAB, Role.SCROLL_PANE, Role.VIEWPORT
+)
+#: Of those, the ones that never move with what they hold: no witness by themselves (the scroll
+#: is then unverifiable, never a "no-op" read off an element that could not move).
+STILL_ROLES: Final = role_set(Role.PAGE_TAB_LIST, Role.PAGE_TAB, Role.SCROLL_PANE, Role.VIEWPORT)
+TEXT_VIEW_SEARCH_NODES: Final = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +230,10 @@ def converge(wheel: Callable[[int], None], witness: Witness, amount: int, first:
 
 def find_witness(s: LinuxSession, app: RunningApp, at: Point, ref: Ref | None, direction: Direction) -> Witness | None:
     """The deepest element under the point inside ``ref`` (or the app's window there), when
-    it is not that start itself: the content that moves as it scrolls."""
+    it is not that start itself: the content that moves as it scrolls. In a native text view,
+    whose bounds stay put, the character under the point; None (nothing to measure) when that
+    element cannot move with the scroll: a scroll pane, a notebook, a multi-line text view that
+    cannot place its characters (GTK 4.8)."""
     a11y = s.a11y
     start = ref if ref is not None else _window_at(s, app, at)
     if start is None:
@@ -236,16 +250,69 @@ def find_witness(s: LinuxSession, app: RunningApp, at: Point, ref: Ref | None, d
     if deepest is None:
         return None
     kit = _identity.toolkit_of(app.identity)
-    windows = Windows.of(kit, web=web or (kit in SYNC_TOOLKITS and _identity.maps_library(app.pid, WEB_ENGINES)))
+    web = web or kit not in SYNC_TOOLKITS or _identity.maps_library(app.pid, WEB_ENGINES)
     axis = 1 if direction in ("up", "down") else 0
     found = deepest
+    read = None
+    if not web:
+        view = _text_view_under(a11y, found, at)
+        read = _character_reader(a11y, view, at, axis) if view is not None else None
+        if read is None and (
+            a11y.role(found) in STILL_ROLES or (view is not None and a11y.states(view) & State.MULTI_LINE)
+        ):
+            return None  # it stays put while its content scrolls, and no character can be placed
+    if read is None:
+
+        def read() -> int | None:
+            ext = a11y.extents(found)
+            return ext[axis] if ext is not None else None
+
+    witness = Witness(read, direction in ("down", "right"), windows=Windows.of(kit, web=web))
+    return witness if witness.measurable else None
+
+
+def _character_reader(a11y: A11y, view: Ref, at: Point, axis: int) -> Callable[[], int | None] | None:
+    """In a text view (its own bounds stay put while its text scrolls): the position of the
+    character under the point, or None when the view cannot place one there."""
+    offset = a11y.offset_at_point(view, round(at.x), round(at.y))
+    if offset is None or a11y.character_extents(view, offset) is None:
+        return None
 
     def read() -> int | None:
-        ext = a11y.extents(found)
+        ext = a11y.character_extents(view, offset)
         return ext[axis] if ext is not None else None
 
-    witness = Witness(read, direction in ("down", "right"), windows=windows)
-    return witness if witness.measurable else None
+    return read
+
+
+def _text_view_under(a11y: A11y, found: Ref, at: Point) -> Ref | None:
+    """``found`` when it is a text view; for a holder, the text view it is the viewport of (Qt:
+    its parent), else the first text view inside it (breadth first) whose bounds hold the point."""
+    role = a11y.role(found)
+    if role in TEXT_VIEW_ROLES:
+        return found
+    if role not in HOLDER_ROLES:
+        return None
+    parent = a11y.parent(found)
+    if parent is not None and a11y.role(parent) in TEXT_VIEW_ROLES and _holds(a11y.extents(parent), at):
+        return parent
+    level, seen = a11y.children(found), 0
+    while level and seen < TEXT_VIEW_SEARCH_NODES:
+        nxt: list[Ref] = []
+        for node in level[: TEXT_VIEW_SEARCH_NODES - seen]:
+            seen += 1
+            role = a11y.role(node)
+            if role in TEXT_VIEW_ROLES:
+                if _holds(a11y.extents(node), at):
+                    return node
+            elif role in HOLDER_ROLES:
+                nxt.extend(a11y.children(node))
+        level = nxt
+    return None
+
+
+def _holds(ext: tuple[int, int, int, int] | None, at: Point) -> bool:
+    return ext is not None and ext[0] <= at.x < ext[0] + ext[2] and ext[1] <= at.y < ext[1] + ext[3]
 
 
 def _document_child(a11y: A11y, start: Ref, at: Point) -> Ref | None:
