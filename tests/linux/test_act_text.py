@@ -198,3 +198,38 @@ def test_scroll_at_a_point_uses_the_wheel_and_says_so(app, desktop):
     ev = running.events.wait_for("wheel", since=since)
     assert ev["direction"] in ("down", "smooth") and (ev["x"], ev["y"]) == (50, 50)
     assert nothing_held(desktop) == ((), set())
+
+
+def test_a_wheel_in_a_text_view_is_measured_on_its_text_or_unverifiable(app):
+    """A text view's bounds stay put while its text scrolls. GTK 3 places its characters: the
+    wheel is measured on the one under the point, and the view's own top line agrees. Qt 6 does
+    not say which character is at a point: unverifiable, never a no-op read off the view's bounds."""
+    running, bound = app
+    notes = bound.handle(r"text \(settable, string\) Notes")
+    line = "line {:04d} " + "x" * 20 + "\n"
+    bound.ex.set_value(bound.app, notes, "".join(line.format(i) for i in range(400)))
+    frame = bound.frame(notes)
+    session = bound.ex.actor.session
+    _, view = session.ref(bound.app, notes)
+
+    def top_line() -> int | None:
+        offset = session.a11y.offset_at_point(view, round(frame.x + frame.width / 2), round(frame.y + 6))
+        return None if offset is None else offset // len(line.format(0))
+
+    before = top_line()
+    at = bound.pixels(frame.x + frame.width / 2, frame.y + frame.height / 2)
+    result = bound.ex.scroll(bound.app, direction="down", pages=1.0, point=at)
+    assert result.structured["route"] == "wheel"
+    assert result.outcome is not None
+    if running.extra["toolkit"].startswith("qt"):
+        assert before is None  # what makes it unverifiable: if Qt answers one day, measure it
+        assert result.outcome.effect == "unverifiable", result
+        return
+    assert result.outcome.effect == "confirmed", result
+    achieved = -result.structured["achieved"][1]
+    assert before is not None and (after := top_line()) is not None
+    first = session.a11y.character_extents(view, before * len(line.format(0)))
+    second = session.a11y.character_extents(view, (before + 1) * len(line.format(0)))
+    assert first is not None and second is not None
+    height = second[1] - first[1]
+    assert abs((after - before) * height - achieved) <= height, (before, after, height, achieved)
