@@ -7,8 +7,7 @@ is the distance scrolled. Apps move their accessible positions late:
 
 * Chromium sends a first position at once (the first frame of its scroll animation, a few
   pixels) and the rest on a cadence of about 500 ms, later when the machine is loaded;
-* Firefox moves its positions within 30-200 ms, sometimes in two steps.
-
+* Firefox moves its positions within 30-200 ms, sometimes in two steps;
 * GTK, Qt and Tk move them while they handle the wheel event: the first reading after a batch
   already holds the new position.
 
@@ -252,23 +251,26 @@ def find_witness(s: LinuxSession, app: RunningApp, at: Point, ref: Ref | None, d
     kit = _identity.toolkit_of(app.identity)
     web = web or kit not in SYNC_TOOLKITS or _identity.maps_library(app.pid, WEB_ENGINES)
     axis = 1 if direction in ("up", "down") else 0
-    found = deepest
-    read = None
+    read = _extents_reader(a11y, deepest, axis)
     if not web:
-        view = _text_view_under(a11y, found, at)
-        read = _character_reader(a11y, view, at, axis) if view is not None else None
-        if read is None and (
-            a11y.role(found) in STILL_ROLES or (view is not None and a11y.states(view) & State.MULTI_LINE)
-        ):
+        view = _text_view_under(a11y, deepest, at)
+        characters = _character_reader(a11y, view, at, axis) if view is not None else None
+        if characters is not None:
+            read = characters
+        elif a11y.role(deepest) in STILL_ROLES or (view is not None and a11y.states(view) & State.MULTI_LINE):
             return None  # it stays put while its content scrolls, and no character can be placed
-    if read is None:
-
-        def read() -> int | None:
-            ext = a11y.extents(found)
-            return ext[axis] if ext is not None else None
-
     witness = Witness(read, direction in ("down", "right"), windows=Windows.of(kit, web=web))
     return witness if witness.measurable else None
+
+
+def _extents_reader(a11y: A11y, element: Ref, axis: int) -> Callable[[], int | None]:
+    """The position of ``element`` itself along the axis."""
+
+    def read() -> int | None:
+        ext = a11y.extents(element)
+        return ext[axis] if ext is not None else None
+
+    return read
 
 
 def _character_reader(a11y: A11y, view: Ref, at: Point, axis: int) -> Callable[[], int | None] | None:
@@ -339,7 +341,7 @@ def _child_under(a11y: A11y, doc: Ref, at: Point) -> Ref | None:
         ext = a11y.extents(child)
         if ext is None or ext[2] <= 0 or ext[3] <= 0:
             continue
-        if ext[0] <= at.x < ext[0] + ext[2] and ext[1] <= at.y < ext[1] + ext[3]:
+        if _holds(ext, at):
             return child
         first = first or child
     return first
@@ -355,6 +357,6 @@ def _window_at(s: LinuxSession, app: RunningApp, at: Point) -> Ref | None:
         return None
     for top in a11y.children(Ref(bus, ROOT_PATH)):
         ext = a11y.extents(top)
-        if ext is not None and ext[0] <= at.x < ext[0] + ext[2] and ext[1] <= at.y < ext[1] + ext[3]:
+        if _holds(ext, at):
             return top
     return None
