@@ -8,7 +8,10 @@ mex       a module-scoped Linux executor, for tests sharing one app instance
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from _apps import Apps, require_accessibility
@@ -16,6 +19,27 @@ from _apps import Apps, require_accessibility
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
 from desktop_support import Launcher
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_stale_office_pipes() -> Iterator[None]:
+    """LibreOffice makes its single-instance pipe in /tmp whatever ``TMPDIR`` says, and an
+    instance that is killed (every test's app is, at its module's end) leaves it behind: after
+    the run, the pipes that appeared during it and that nothing listens on any more go."""
+    before = set(_office_pipes())
+    yield
+    for path in set(_office_pipes()) - before:
+        with socket.socket(socket.AF_UNIX) as probe:
+            try:
+                probe.connect(str(path))
+            except ConnectionRefusedError:
+                path.unlink(missing_ok=True)
+            except OSError:
+                pass
+
+
+def _office_pipes() -> list[Path]:
+    return list(Path("/tmp").glob(f"OSL_PIPE_{os.getuid()}_*"))
 
 
 @pytest.fixture(scope="session")
