@@ -195,6 +195,8 @@ def test_scroll_at_a_point_uses_the_wheel_and_says_so(app, desktop):
     result = bound.ex.scroll(bound.app, direction="down", pages=0.5, point=at)
     assert result.structured["route"] == "wheel"
     assert result.structured["exact"] is False  # the app decides the distance per notch
+    # nothing above the canvas scrolls: its drawing is the app's, never read as a no-op
+    assert result.outcome is not None and result.outcome.effect == "unverifiable", result
     ev = running.events.wait_for("wheel", since=since)
     assert ev["direction"] in ("down", "smooth") and (ev["x"], ev["y"]) == (50, 50)
     assert nothing_held(desktop) == ((), set())

@@ -14,6 +14,7 @@ from deskhand.backends.linux._scrollwitness import (
     STALL_SYNC_S,
     Windows,
     Witness,
+    _inside_scrolling,
     _text_view_under,
     converge,
 )
@@ -227,13 +228,17 @@ NOTEBOOK = Tree(
     {
         "notebook": (Role.PAGE_TAB_LIST, (0, 0, 600, 400), ["page"]),
         "page": (Role.PAGE_TAB, None, ["pane"]),  # GTK 3: a notebook page has no bounds
-        "pane": (Role.SCROLL_PANE, (0, 40, 600, 360), ["ruler", "view"]),
+        "pane": (Role.SCROLL_PANE, (0, 40, 600, 360), ["ruler", "view", "table"]),
         "ruler": (Role.TEXT, (0, 40, 600, 20), []),
         "view": (Role.TEXT, (0, 60, 600, 340), []),
         "row": (Role.TABLE_ROW, (0, 60, 600, 20), ["cell"]),
         "cell": (Role.TEXT, (0, 60, 600, 20), []),
         "edit": (Role.TEXT, (0, 500, 300, 200), ["viewport"]),  # Qt: the view holds its viewport
         "viewport": (Role.FILLER, (2, 502, 296, 196), []),
+        "window": (Role.FRAME, (0, 0, 800, 800), ["notebook", "panel"]),
+        "panel": (Role.PANEL, (0, 0, 800, 800), ["canvas"]),
+        "canvas": (Role.DRAWING_AREA, (0, 0, 400, 400), []),
+        "table": (Role.TABLE, (0, 40, 600, 360), ["row"]),
     }
 )
 
@@ -253,3 +258,11 @@ def test_the_text_view_under_the_point_is_found_inside_holders(
     found: str, at: tuple[int, int], view: str | None
 ) -> None:
     assert _text_view_under(NOTEBOOK, found, Point(*at)) == view  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("element", "movable"),
+    [("row", True), ("cell", True), ("view", True), ("canvas", False), ("panel", False)],
+)
+def test_only_what_a_scroll_pane_holds_can_move(element: str, movable: bool) -> None:
+    assert _inside_scrolling(NOTEBOOK, element) is movable  # type: ignore[arg-type]

@@ -84,6 +84,9 @@ HOLDER_ROLES: Final = role_set(
 #: is then unverifiable, never a "no-op" read off an element that could not move).
 STILL_ROLES: Final = role_set(Role.PAGE_TAB_LIST, Role.PAGE_TAB, Role.SCROLL_PANE, Role.VIEWPORT)
 TEXT_VIEW_SEARCH_NODES: Final = 40
+#: What scrolls native content, and where the search for one ends.
+SCROLLING_ROLES: Final = role_set(Role.SCROLL_PANE, Role.VIEWPORT)
+TOP_ROLES: Final = role_set(Role.FRAME, Role.WINDOW, Role.DIALOG, Role.APPLICATION)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +235,7 @@ def find_witness(s: LinuxSession, app: RunningApp, at: Point, ref: Ref | None, d
     it is not that start itself: the content that moves as it scrolls. In a native text view,
     whose bounds stay put, the character under the point; None (nothing to measure) when that
     element cannot move with the scroll: a scroll pane, a notebook, a multi-line text view that
-    cannot place its characters (GTK 4.8)."""
+    cannot place its characters (GTK 4.8), anything no scroll pane or viewport holds."""
     a11y = s.a11y
     start = ref if ref is not None else _window_at(s, app, at)
     if start is None:
@@ -259,6 +262,8 @@ def find_witness(s: LinuxSession, app: RunningApp, at: Point, ref: Ref | None, d
             read = characters
         elif a11y.role(deepest) in STILL_ROLES or (view is not None and a11y.states(view) & State.MULTI_LINE):
             return None  # it stays put while its content scrolls, and no character can be placed
+        elif not _inside_scrolling(a11y, deepest):
+            return None  # nothing above it scrolls (a canvas that handles the wheel itself)
     witness = Witness(read, direction in ("down", "right"), windows=Windows.of(kit, web=web))
     return witness if witness.measurable else None
 
@@ -311,6 +316,22 @@ def _text_view_under(a11y: A11y, found: Ref, at: Point) -> Ref | None:
                 nxt.extend(a11y.children(node))
         level = nxt
     return None
+
+
+def _inside_scrolling(a11y: A11y, element: Ref) -> bool:
+    """Whether a scroll pane or viewport holds ``element`` (below its window): else nothing can
+    move it, whatever the wheel does to what it draws."""
+    node: Ref | None = element
+    for _ in range(WITNESS_DEPTH):
+        node = a11y.parent(node) if node is not None else None
+        if node is None:
+            return False
+        role = a11y.role(node)
+        if role in SCROLLING_ROLES:
+            return True
+        if role in TOP_ROLES:
+            return False
+    return True  # deeper than looked: assume it may move
 
 
 def _holds(ext: tuple[int, int, int, int] | None, at: Point) -> bool:
