@@ -294,9 +294,6 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
         current_op = [""]  # the row timed_cell's CPU times go to
         keys = RawKeys(f":{b.vd.display}", TYPED)
 
-        def raw_keys() -> None:
-            keys.post()
-
         for rep in range(REPS):
             order = servers if rep % 2 == 0 else servers[::-1]
             current_op[0] = "one drag"
@@ -323,7 +320,7 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
                 "xdotool --delay 12 (demo)",
                 timed_sh(lambda: b.sh(f"xdotool type --delay 12 -- {shlex.quote(TYPED)}"), "key_release", len(TYPED)),
             )
-            floor = timed_sh(raw_keys, "key_release", len(TYPED))
+            floor = timed_sh(keys.post, "key_release", len(TYPED))
             b.record("type 20 characters", "the app's floor: one XTest burst", floor)
             b.record(
                 "type 20 characters",
@@ -393,11 +390,11 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
 
 
 def _spread(values: list[float]) -> str:
-    low, _, high = statistics.quantiles(values, n=4)
+    low, _, high = statistics.quantiles(values, n=4, method="inclusive")  # within the reps seen
     return f"{low:.1f}-{high:.1f}"
 
 
-def steal_s() -> float | None:
+def _steal_s() -> float | None:
     """CPU time the hypervisor has taken from this machine's CPUs since boot (``/proc/stat``)."""
     try:
         first = Path("/proc/stat").read_text().split("\n", 1)[0].split()
@@ -470,9 +467,9 @@ def main() -> int:
         app_showing(ex, ready["pid"], "", 20.0)  # the fixture on the bus
         ex.close()
         bench = Bench(vd, tmp)
-        stolen, t0 = steal_s(), time.monotonic()
+        stolen, t0 = _steal_s(), time.monotonic()
         anyio.run(_run, bench, ev, int(ready["pid"]), mp.pid, int(ready["window_id"]))
-        stolen_after, wall = steal_s(), time.monotonic() - t0
+        stolen_after, wall = _steal_s(), time.monotonic() - t0
         if stolen is not None and stolen_after is not None:
             # a virtual machine's host running other guests: time this run could not measure us
             share = (stolen_after - stolen) / (wall * (os.cpu_count() or 1))

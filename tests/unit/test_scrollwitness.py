@@ -257,7 +257,7 @@ NOTEBOOK = Tree(
 def test_the_text_view_under_the_point_is_found_inside_holders(
     found: str, at: tuple[int, int], view: str | None
 ) -> None:
-    assert _text_view_under(NOTEBOOK, found, Point(*at)) == view  # type: ignore[arg-type]
+    assert _text_view_under(NOTEBOOK, found, NOTEBOOK.role(found), Point(*at)) == view  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

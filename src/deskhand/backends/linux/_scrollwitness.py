@@ -256,11 +256,12 @@ def find_witness(s: LinuxSession, app: RunningApp, at: Point, ref: Ref | None, d
     axis = 1 if direction in ("up", "down") else 0
     read = _extents_reader(a11y, deepest, axis)
     if not web:
-        view = _text_view_under(a11y, deepest, at)
+        role = a11y.role(deepest)
+        view = _text_view_under(a11y, deepest, role, at)
         characters = _character_reader(a11y, view, at, axis) if view is not None else None
         if characters is not None:
             read = characters
-        elif a11y.role(deepest) in STILL_ROLES or (view is not None and a11y.states(view) & State.MULTI_LINE):
+        elif role in STILL_ROLES or (view is not None and a11y.states(view) & State.MULTI_LINE):
             return None  # it stays put while its content scrolls, and no character can be placed
         elif not _inside_scrolling(a11y, deepest):
             return None  # nothing above it scrolls (a canvas that handles the wheel itself)
@@ -292,10 +293,10 @@ def _character_reader(a11y: A11y, view: Ref, at: Point, axis: int) -> Callable[[
     return read
 
 
-def _text_view_under(a11y: A11y, found: Ref, at: Point) -> Ref | None:
-    """``found`` when it is a text view; for a holder, the text view it is the viewport of (Qt:
-    its parent), else the first text view inside it (breadth first) whose bounds hold the point."""
-    role = a11y.role(found)
+def _text_view_under(a11y: A11y, found: Ref, role: int, at: Point) -> Ref | None:
+    """``found`` (of ``role``) when it is a text view; for a holder, the text view it is the
+    viewport of (Qt: its parent), else the first text view inside it (breadth first) whose bounds
+    hold the point."""
     if role in TEXT_VIEW_ROLES:
         return found
     if role not in HOLDER_ROLES:
