@@ -114,6 +114,10 @@ def test_terminate_ends_group_children_and_marked_strays() -> None:
     stray = _spawn_sleeper("unit-marker")
     try:
         assert _procs.alive(child)
+        # a process just started may show its marker a moment later (a clean-clone CI run saw none)
+        deadline = time.monotonic() + 10
+        while stray.pid not in _procs.marked_pids("unit-marker") and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling /proc with a deadline
         assert stray.pid in _procs.marked_pids("unit-marker")
         left = _procs.terminate([leader.pid], "unit-marker")
         assert left == []
