@@ -9,7 +9,9 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   libxcb-xinerama0 libxcb-xkb1 libxcb-shape0 libxcb-randr0 libxcb-xfixes0 libegl1 libgl1 libfontconfig1 \
   libdbus-1-3 libglib2.0-0 fonts-dejavu-core xterm libseccomp2 \
   chromium firefox-esr libreoffice-writer libreoffice-calc libreoffice-gtk3 gnome-calculator \
-  gnome-text-editor kcalc thunar galculator python3-tk x11-apps xclip xfce4-settings
+  gnome-text-editor kcalc thunar galculator python3-tk x11-apps xclip xfce4-settings \
+  kate dolphin gedit evince okular gimp jedit libatk-wrapper-java libatk-wrapper-java-jni vlc thunderbird \
+  sway grim wtype wl-clipboard wayland-protocols libwayland-dev
 PYTEST_ARGS ?=
 
 .PHONY: deps apt venv constraints ts-client test matrix check demo bench clean
