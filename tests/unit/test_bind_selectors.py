@@ -50,7 +50,11 @@ def _proc(pid: int, app_id: str, exe: str, name: str, **kw: object) -> inv.Found
     proc = inv.RunningProcess(ident, name)
     classes = tuple(kw.get("classes", ()))  # type: ignore[call-overload]
     names = inv.names_of(proc, kw.get("entries", ()), classes)  # type: ignore[arg-type]
-    return inv.Found(proc, frozenset(names), frozenset(kw.get("titles", ())), str(kw.get("argv0", "")), classes)  # type: ignore[arg-type]
+    programs = tuple(kw.get("programs", ()))  # type: ignore[call-overload]
+    names |= {p.lower() for p in programs}
+    return inv.Found(
+        proc, frozenset(names), frozenset(kw.get("titles", ())), str(kw.get("argv0", "")), classes, programs
+    )  # type: ignore[arg-type]
 
 
 WRITER = inv.DesktopApp(
@@ -115,6 +119,50 @@ def test_wrapper_scripts_lead_to_what_they_run(tmp_path: Path) -> None:
     assert inv.resolve(str(wrapper), [browser]).pid == 20
     with pytest.raises(NativeError):
         inv.resolve(str(binary), [browser])
+
+
+JEDIT_SCRIPT = """#!/bin/sh
+. /usr/lib/java-wrappers/java-wrappers.sh
+find_java_runtime java8
+find_jars /usr/share/jedit/jedit.jar
+run_java org.gjt.sp.jedit.jEdit "$@"
+"""
+
+
+def test_java_apps_answer_to_their_main_class_their_entry_and_their_wrapper(tmp_path: Path) -> None:
+    from deskhand.backends.linux import _identity  # noqa: PLC0415
+
+    script = tmp_path / "jedit"
+    script.write_text(JEDIT_SCRIPT)
+    assert inv.wrapped_names(str(script)) == ("jedit", "jedit.jar", "org.gjt.sp.jedit.jEdit")
+    entry = inv.DesktopApp("jedit", "jEdit", "jedit", str(script), "jedit", inv.wrapped_names(str(script)))
+    ids = inv.program_ids([entry])
+    # The ATK wrapper's jar comes last on the class path (Debian's JAVA_CLASSPATH): the main class names the app.
+    args = ["-Djavax.accessibility.assistive_technologies=org.GNOME.Accessibility.AtkWrapper", "-classpath",
+            "/usr/share/java/java-atk-wrapper.jar:/usr/share/jedit/jedit.jar", "org.gjt.sp.jedit.jEdit", "-nosplash"]  # fmt: skip
+    assert _identity.java_program(args) == ("org.gjt.sp.jedit.jEdit", ("java-atk-wrapper.jar", "jedit.jar"))
+    assert _identity.java_program(["-Xmx1g", "-jar", "/opt/x/Tool.jar", "file"]) == ("Tool.jar", ("Tool.jar",))
+    assert _identity.java_program(["-p", "mods", "-m", "app.main/org.example.Main"])[0] == "org.example.Main"
+    main, jars = _identity.java_program(args)
+    assert next(ids[k] for k in (main, *jars) if k in ids) == "jedit"
+    editor = _proc(
+        30, "jedit", "/usr/lib/jvm/java-17-openjdk-amd64/bin/java", "jEdit", entries=(entry,),
+        classes=[("org-gjt-sp-jedit-jEdit", "org-gjt-sp-jedit-jEdit")], programs=("org.gjt.sp.jedit.jEdit", "jEdit"),
+    )  # fmt: skip
+    for name in ("jEdit", "jedit", "org-gjt-sp-jedit-jEdit", "org.gjt.sp.jedit.jEdit", str(script)):
+        assert inv.resolve(name, [editor]).pid == 30, name
+    with pytest.raises(NativeError):
+        inv.resolve("java-atk-wrapper.jar", [editor])
+
+
+def test_a_java_app_off_the_bus_is_told_of_the_atk_wrapper() -> None:
+    from deskhand.core.axtree import notices  # noqa: PLC0415
+
+    facts = notices.Facts(lines=["App=jedit (pid 1)"], accessible=False, toolkit="java")
+    (text,) = notices.notices(facts)
+    assert "libatk-wrapper-java" in text
+    assert "-Djavax.accessibility.assistive_technologies=org.GNOME.Accessibility.AtkWrapper" in text
+    assert not notices.has_accessibility("java")  # it binds screenshot-only
 
 
 def test_program_ids_pick_the_entry_started_without_options() -> None:

@@ -84,9 +84,12 @@ class Discovery:
             proc = _inventory.RunningProcess(ident, name)
             argv0 = argv0_of(pid)
             known = _inventory.names_of(proc, installed, mine)
-            known.update(n.lower() for n in (Path(argv0).name, pid_names.get(pid, "")) if n)
+            programs = _identity.java_names(pid, ident.executable)
+            known.update(n.lower() for n in (Path(argv0).name, pid_names.get(pid, ""), *programs) if n)
             out.append(
-                _inventory.Found(proc, frozenset(known), frozenset(titles.get(pid, set()) - {""}), argv0, tuple(mine))
+                _inventory.Found(
+                    proc, frozenset(known), frozenset(titles.get(pid, set()) - {""}), argv0, tuple(mine), programs
+                )
             )
         self._by_pid = {f.process.identity.pid: f for f in out}
         return out

@@ -84,6 +84,7 @@ def cmdline(pid: int) -> list[str]:
 #: (library file-name prefix in /proc/PID/maps, toolkit), the first hit wins.
 _LIBRARIES: Final = (
     ("libxul.so", "gecko"),
+    ("libawt_xawt.so", "java"),  # before GTK: Swing's GTK look loads libgtk-3
     ("libgtk-4.so", "gtk4"),
     ("libgtk-3.so", "gtk3"),
     ("libgtk-x11-2.0.so", "gtk2"),
@@ -145,11 +146,58 @@ def program_id(pid: int, exe: str, desktop_ids: dict[str, str]) -> str:
         return desktop_ids[exe]
     base = exe.rpartition("/")[2]  # readlink gives an absolute path: its last component
     if _INTERPRETER.match(base):
-        script = _script_name(cmdline(pid)[1:])
+        args = cmdline(pid)[1:]
+        if base.startswith("java"):
+            main, jars = java_program(args)
+            return next((desktop_ids[k] for k in (main, *jars) if k in desktop_ids), main or base)
+        script = _script_name(args)
         if script:
             return script
         return base
     return desktop_ids.get(base, base)
+
+
+#: ``java`` launcher options whose value is the next argument.
+_JAVA_VALUED: Final = frozenset(
+    {"-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path", "--add-modules",
+     "--limit-modules", "--add-reads", "--add-exports", "--add-opens", "--patch-module", "--source"}
+)  # fmt: skip
+
+
+def java_names(pid: int, exe: str) -> tuple[str, ...]:
+    """The names of the program a ``java`` process runs: its main class and that class's own name
+    (``org.gjt.sp.jedit.jEdit``, ``jEdit``) or its jar; () for other processes."""
+    if not Path(exe.removesuffix(" (deleted)")).name.startswith("java"):
+        return ()
+    main = java_program(cmdline(pid)[1:])[0]
+    if not main:
+        return ()
+    short = main if main.endswith(".jar") else main.rpartition(".")[2]
+    return tuple(dict.fromkeys((main, short)))
+
+
+def java_program(args: list[str]) -> tuple[str, tuple[str, ...]]:
+    """A ``java`` command's program: its main class (``org.gjt.sp.jedit.jEdit``), the jar of
+    ``-jar`` or the class of ``-m module/class``, with the jars on its class path (file names),
+    ("", ()) when there is none. The class path alone never names the app: Debian's wrappers put
+    ``java-atk-wrapper.jar`` last on it."""
+    jars: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg in ("-jar",):
+            jar = Path(next(it, "")).name
+            return jar, (jar,)
+        if arg in ("-m", "--module"):
+            return next(it, "").rpartition("/")[2], tuple(jars)
+        if arg in _JAVA_VALUED:
+            value = next(it, "")
+            if arg in ("-cp", "-classpath", "--class-path"):
+                jars += [Path(p).name for p in value.split(":") if p.endswith(".jar")]
+            continue
+        if arg.startswith("-"):
+            continue
+        return arg, tuple(jars)
+    return "", tuple(jars)
 
 
 def _script_name(args: list[str]) -> str | None:

@@ -39,6 +39,7 @@ Discovery never authorizes: denied apps (terminals, ...) are listed like any oth
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import xml.etree.ElementTree as ET
@@ -99,6 +100,8 @@ class Found:
     argv0: str = ""
     #: ``WM_CLASS`` (instance, class) of its windows, topmost first.
     classes: tuple[tuple[str, str], ...] = field(default=())
+    #: The program an interpreter runs, by the names a wrapper script uses (``_identity.java_names``).
+    programs: tuple[str, ...] = ()
 
 
 def data_dirs() -> list[Path]:
@@ -158,10 +161,16 @@ def _parse_desktop(app_id: str, path: Path) -> DesktopApp | None:
     )
 
 
+#: What a wrapper script that starts Java names as the program: jars and qualified main classes.
+_JAVA_NAMES: Final = re.compile(r"[\w.+-]+\.jar\b|\b(?:[A-Za-z_]\w*\.){2,}[A-Za-z_$][\w$]*")
+
+
 @lru_cache(maxsize=512)
 def wrapped_names(path: str) -> tuple[str, ...]:
     """The executable names a wrapper script at ``path`` runs: for a ``#!`` script named ``B``,
-    those of ``B``, ``B.bin`` and ``B-bin`` that its text mentions (none for a binary)."""
+    those of ``B``, ``B.bin`` and ``B-bin`` that its text mentions (none for a binary), and for a
+    script that runs Java the jars and main classes it names (``/usr/bin/jedit``: ``jedit.jar``,
+    ``org.gjt.sp.jedit.jEdit``), which ``_identity.java_program`` reads from the process."""
     try:
         with Path(path).open("rb") as f:
             if f.read(2) != b"#!":
@@ -170,7 +179,10 @@ def wrapped_names(path: str) -> tuple[str, ...]:
     except OSError:
         return ()
     base = Path(path).name
-    return tuple(n for n in (base, f"{base}.bin", f"{base}-bin") if n in text)
+    names = [n for n in (base, f"{base}.bin", f"{base}-bin") if n in text]
+    if "java" in text:
+        names += dict.fromkeys(m.group(0) for m in _JAVA_NAMES.finditer(text))
+    return tuple(names)
 
 
 def program_ids(apps: Iterable[DesktopApp]) -> dict[str, str]:
@@ -272,7 +284,8 @@ def _path_matches(found: Found, wanted: str) -> bool:
     if wanted in (exe, found.argv0):
         return True
     real = os.path.realpath(wanted)
-    return real == exe or Path(exe).name in wrapped_names(real)
+    wrapped = wrapped_names(real)
+    return real == exe or Path(exe).name in wrapped or any(p in wrapped for p in found.programs)
 
 
 def recent_usage(apps: Iterable[DesktopApp], xbel: Path | None = None) -> dict[str, Usage]:

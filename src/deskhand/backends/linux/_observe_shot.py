@@ -159,6 +159,7 @@ class Shots:
         *,
         complete: bool,
         accessible: bool = True,
+        toolkit: str | None = None,
         acted: bool = False,
         reacted: bool = False,
         captured: bool = True,
@@ -187,6 +188,7 @@ class Shots:
                 previous_capture_hash=previous[1] if previous is not None and previous[0] == identity else None,
                 tree_complete=complete,
                 accessible=accessible,
+                toolkit=toolkit,
                 acted=acted,
                 reacted=reacted,
             )

@@ -12,6 +12,8 @@ the value is ``ax_failed`` with ``dispatched=True``. A single-line entry never g
 
 from __future__ import annotations
 
+import math
+import re
 import time
 from collections.abc import Callable
 from typing import Final
@@ -19,10 +21,11 @@ from typing import Final
 from deskhand.backends.base import ActionResult, Handle, RunningApp, SelectionType
 from deskhand.backends.linux._a11y_act import Ref
 from deskhand.backends.linux._atspi_enums import State
-from deskhand.backends.linux._roles import ACTION_NAMES, TEXT_ENTRY_ROLES
+from deskhand.backends.linux._roles import ACTION_NAMES, ROLE_SPIN_BUTTON, TEXT_ENTRY_ROLES
 from deskhand.backends.linux._scroll import Scrolling
 from deskhand.backends.linux._session import LinuxSession, not_dispatched
 from deskhand.backends.linux._typing import LINE_BREAKS, READBACK_S, Typing
+from deskhand.backends.linux._valuewitness import Witness
 from deskhand.core import deadline as call_deadline
 from deskhand.core import effects, textmatch
 from deskhand.core import scroll as corescroll
@@ -101,6 +104,11 @@ class Values:
         a11y = s.a11y
         interfaces = a11y.interfaces(ref)
         states = a11y.states(ref)
+        number = _number(value)
+        if "org.a11y.atspi.Value" in interfaces and (number is not None or "org.a11y.atspi.Text" not in interfaces):
+            if number is None:
+                raise not_dispatched("not_settable", "The element takes a number.")
+            return self._set_number(app, ref, number, value)
         keyed = self._keyed_entry(ref, interfaces, states, value)
         if "org.a11y.atspi.EditableText" in interfaces and states & State.EDITABLE:
             before = a11y.text(ref)
@@ -113,18 +121,49 @@ class Values:
             # The app accepted the call and changed nothing (Firefox): the keyboard sets it.
         if keyed:
             return self._set_by_keys(app, ref, value)
-        if "org.a11y.atspi.Value" in interfaces:
-            try:
-                number = float(value)
-            except ValueError:
-                raise not_dispatched("not_settable", "The element takes a number.") from None
-            old = a11y.value(ref)
-            s.verify_identity(app)
-            if not a11y.set_value(ref, number):
-                raise NativeError("ax_failed", "The app refused the new value.", dispatched=None)
-            new = a11y.value(ref)
-            return _confirmed(old[0] if old else None, new[0] if new else None, number, value)
         raise not_dispatched("not_settable", "The element's value cannot be set.")
+
+    def _set_number(self, app: RunningApp, ref: Ref, number: float, asked: str) -> ActionResult:
+        """A number goes to the element's Value, the app's own number for it: a spin button's text
+        is only its display (LibreOffice's dialogs take ``SetTextContents`` into the field and keep
+        the old value, so the table inserted is 2 x 2 while the field reads 3). A spin button is
+        confirmed when its value reads back and its field shows the number; a slider only when the
+        app answers beside it (``Witness``), else it is ``unverifiable``: the widget's number reads
+        back whether or not the app acted on it (VLC's seek slider moves and the player does not seek).
+        """
+        s, a11y = self._s, self._s.a11y
+        old = a11y.value(ref)
+        spin = a11y.role(ref) == ROLE_SPIN_BUTTON
+        witness = None if spin else Witness.read(a11y, ref)
+        s.verify_identity(app)
+        if not a11y.set_value(ref, number):
+            raise NativeError("ax_failed", "The app refused the new value.", dispatched=None)
+        new = a11y.value(ref)
+        before, after = (old[0] if old else None), (new[0] if new else None)
+        if witness is None or not _same(after, number):
+            shown = a11y.text(ref) if witness is None else None
+            if shown is not None and (spelled := _SPELLED.search(shown)) and not _same(_number(spelled[0]), number):
+                raise NativeError(
+                    "ax_failed",
+                    f"The spin button's value reads {after!r}, but its field shows {shown!r}; "
+                    "observe the app before trying another way.",
+                    dispatched=True,
+                )
+            return _confirmed(before, after, number, asked)
+        answer = witness.changed()
+        seen: list[effects.Evidence] = []
+        if answer is not None:
+            seen.append(effects.Evidence("window_change", f"a label beside it changed: {answer[0]!r} -> {answer[1]!r}"))
+            return _outcome(before, after, seen)
+        back = a11y.value(ref)
+        if back is not None and before is not None and not _same(back[0], number) and _same(back[0], before):
+            raise NativeError(
+                "ax_failed",
+                f"The control took {asked}, then the app set it back to {back[0]!r}; "
+                "operate it as a user would (keys or a drag) and check the app's own state.",
+                dispatched=True,
+            )
+        return _outcome(before, after, seen)  # the widget moved; nothing showed the app took it
 
     def _keyed_entry(self, ref: Ref, interfaces: frozenset[str], states: int, value: str) -> bool:
         """Whether the keyboard may set this element: a focusable, editable text entry with a
@@ -210,6 +249,28 @@ def _poll(done: Callable[[], bool], seconds: float) -> bool:
             return False
         time.sleep(0.03)  # polling the app with a deadline
     return True
+
+
+#: The number a spin button's field shows ("3", "0.10 cm", "1,5"): its first one.
+_SPELLED: Final = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
+
+
+def _number(text: str) -> float | None:
+    """The number a value text spells (``"3"``, ``"2.5"``, ``" 4 "``), else None."""
+    try:
+        number = float(text.replace(",", ".") if text.count(",") == 1 and "." not in text else text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _same(got: object, wanted: float) -> bool:
+    return isinstance(got, float) and abs(got - wanted) <= 1e-9 * max(1.0, abs(wanted))
+
+
+def _outcome(before: object, after: object, seen: list[effects.Evidence]) -> ActionResult:
+    outcome = effects.judge("accessibility", seen, before=before, after=after)
+    return ActionResult({"before": before, "after": after}, outcome)
 
 
 def _confirmed(before: object, after: object, wanted: object, asked: str) -> ActionResult:

@@ -268,6 +268,7 @@ class LinuxExecutor(Reconnects):
             obs.full_text,
             complete=not tree.timed_out,
             accessible=accessible,
+            toolkit=None if accessible else _identity.toolkit_of(identity),
             acted=acted is not None,
             reacted=reacted,
             captured=not text_only,

@@ -133,6 +133,10 @@ class AtspiPasteTarget:
         return {k: v for k, v in (got or {}).items() if v is not None}
 
     def subscribe(self) -> bool:
+        """Watch the element and its document; True only when the element has text to signal with:
+        one without the Text interface (jEdit's text area is a bare panel) never sends an editing
+        event, and waiting for one would fail a paste that landed (the document's events, the
+        title and the read-back still count as the watched target's evidence)."""
         if self._ref is None:
             return False
         scope = self._ancestors(self._ref)
@@ -141,7 +145,7 @@ class AtspiPasteTarget:
             self._events = TextEvents(self._actor.a11y_address, self._ref, scope)
         except (OSError, ConnectionError, TimeoutError):
             return False
-        return True
+        return "org.a11y.atspi.Text" in self._actor.a11y.interfaces(self._ref)
 
     def _ancestors(self, ref: Ref) -> frozenset[str]:
         """The element's ancestors' paths up to the app; remembers the last one (the frame) and its name."""

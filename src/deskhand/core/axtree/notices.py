@@ -32,6 +32,15 @@ NO_ACCESSIBILITY: Final = (
     "Notice: this app exposes no accessibility tree (its toolkit has none); work from the "
     "screenshot: click, drag and scroll by its pixel coordinates, and use keys and typing."
 )
+#: A Java (AWT/Swing) app off the bus: Java has no bridge of its own (the ATK wrapper is a package).
+JAVA_NO_ACCESSIBILITY: Final = (
+    "Notice: this Java app exposes no accessibility tree: Java reaches AT-SPI only through the ATK "
+    "wrapper (Debian: libatk-wrapper-java). Restart it with "
+    "-Djavax.accessibility.assistive_technologies=org.GNOME.Accessibility.AtkWrapper and "
+    "/usr/share/java/java-atk-wrapper.jar on its class path (Debian's wrapper scripts: JAVA_ARGS and "
+    "JAVA_CLASSPATH), or set assistive_technologies in the JDK's accessibility.properties; until then "
+    "work from the screenshot: click, drag and scroll by its pixel coordinates, and use keys and typing."
+)
 #: Toolkits that expose accessibility when it is on (names from the backends' detection).
 A11Y_TOOLKITS: Final = frozenset({"gtk2", "gtk3", "gtk4", "qt5", "qt6", "gecko", "chromium", "libreoffice"})
 _TURN_ON: Final = "turn accessibility on for the session (org.a11y.Status IsEnabled=true on the session bus)"
@@ -134,6 +143,8 @@ class Facts:
     tree_complete: bool = True
     #: False when the app has no accessibility tree at all (``NO_ACCESSIBILITY``).
     accessible: bool = True
+    #: The app's toolkit (``A11Y_TOOLKITS`` names, "java", ...); None: unknown.
+    toolkit: str | None = None
     #: An action was sent to the app since the previous capture.
     acted: bool = False
     #: The app did something after that action (accessibility events, drawing in its window).
@@ -145,7 +156,7 @@ def notices(facts: Facts) -> list[str]:
     covered, identical."""
     out: list[str] = []
     if not facts.accessible:
-        out.append(NO_ACCESSIBILITY)
+        out.append(JAVA_NO_ACCESSIBILITY if facts.toolkit == "java" else NO_ACCESSIBILITY)
     elif facts.tree_complete and actionable_lines(facts.lines) <= SHELL_TREE_MAX_ACTIONABLE:
         out.append(SHELL_TREE_ADVICE)
     if facts.window is not None and facts.screen is not None:
