@@ -191,9 +191,12 @@ def _configure_doctor(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
+    from deskhand.backends.linux.wayland._doctor import is_wayland_session, wayland_checks  # noqa: PLC0415
     from deskhand.desktop.doctor import run_doctor  # noqa: PLC0415 - imports Xlib
 
-    report = run_doctor(dict(os.environ), extra=[_sandbox_check])
+    env = dict(os.environ)
+    display = wayland_checks if is_wayland_session(env) else None  # a Wayland session has its own display checks
+    report = run_doctor(env, extra=[_sandbox_check], display=display)
     print(json.dumps(report.to_json(), indent=1) if args.json else report.to_text())
     return 0 if report.ok else 1
 

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from deskhand.backends.linux.wayland._client import Client, Output
+from deskhand.backends.linux.wayland._ipc import View
 from deskhand.backends.linux.wayland._protocol import FRAME_Y_INVERT, SHM_ARGB8888, SHM_XRGB8888
 from deskhand.backends.linux.wayland._wire import WaylandError
+from deskhand.core.errors import NativeError
 
 __all__ = ()
 
@@ -117,9 +119,31 @@ def pixel(frame: Frame, x: int, y: int) -> tuple[int, int, int]:
     return r, g, b
 
 
-def covered_by(
-    target: tuple[int, int, int, int], above: Sequence[tuple[int, int, int, int]]
-) -> list[tuple[int, int, int, int]]:
-    """The rects in ``above`` (views stacked over the target) that overlap ``target``."""
-    tx, ty, tw, th = target
-    return [r for r in above if r[0] < tx + tw and tx < r[0] + r[2] and r[1] < ty + th and ty < r[1] + r[3]]
+def capture_view(client: Client, views: Sequence[View], target: View, *, timeout_s: float = 2.0) -> Frame:
+    """The pixels of ``target``'s rect, refused while another view lies over it.
+
+    ``views`` is sway's tree order, in which floating windows go from the bottom of the stack to
+    the top. wlroots has no per-window capture, so the rect on the screen is the window only when
+    nothing covers it; a covered window is refused before any capture (``capture_failed``), never
+    answered with what covers it.
+    """
+    order = [v.con_id for v in views]
+    if target.con_id not in order:
+        raise NativeError("window_not_found", f"wayland: no view {target.con_id} in the tree", dispatched=False)
+    above = [v for v in views[order.index(target.con_id) + 1 :] if v.visible]
+    covers = [v for v in above if _overlap(v.rect, target.rect)]
+    if covers:
+        names = ", ".join(f"{v.app_id or v.title} (pid {v.pid})" for v in covers)
+        raise NativeError(
+            "capture_failed",
+            f"wayland: the window is covered by {names}; a wlroots compositor has no per-window capture, "
+            "so raise the window (or move what covers it) and capture again",
+            dispatched=False,
+        )
+    if not target.visible:
+        raise NativeError("target_window_offscreen", "wayland: the window is not on screen", dispatched=False)
+    return capture(client, target.rect, timeout_s=timeout_s)
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
