@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop._buses import Spawn
@@ -45,6 +45,7 @@ FIX_USER: Final = (
 )
 _IPC_HEADER: Final = struct.Struct("=6sII")
 _IPC_GET_OUTPUTS: Final = 3
+_IPC_GET_TREE: Final = 4
 #: The compositor's environment: nothing of the caller's but PATH and the locale.
 _KEEP_ENV: Final = ("PATH", "LANG", "LC_ALL")
 
@@ -169,27 +170,54 @@ def _recv(sock: socket.socket, n: int) -> bytes | None:
     return data
 
 
-def _output_size(path: Path) -> tuple[int, int] | None:
-    """The first active output's size from sway's IPC, or None while it is not answering."""
+def _ipc_call(path: Path, kind: int) -> Any:
+    """One i3-ipc request to sway's socket; its JSON answer, or None while sway is not answering."""
     if not path.exists():
         return None
     with (
-        contextlib.suppress(OSError, ValueError, KeyError, StopIteration, struct.error),
+        contextlib.suppress(OSError, ValueError, struct.error),
         socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock,
     ):
         sock.settimeout(1.0)
         sock.connect(str(path))
-        sock.sendall(_IPC_HEADER.pack(b"i3-ipc", 0, _IPC_GET_OUTPUTS))
+        sock.sendall(_IPC_HEADER.pack(b"i3-ipc", 0, kind))
         header = _recv(sock, _IPC_HEADER.size)
         if header is None:
             return None
         _magic, length, _kind = _IPC_HEADER.unpack(header)
         body = _recv(sock, length)
-        if body is None:
-            return None
-        rect = next(o for o in json.loads(body) if o.get("active"))["rect"]
-        return int(rect["width"]), int(rect["height"])
+        return None if body is None else json.loads(body)
     return None
+
+
+def _output_size(path: Path) -> tuple[int, int] | None:
+    """The first active output's size from sway's IPC, or None while it is not answering."""
+    outputs = _ipc_call(path, _IPC_GET_OUTPUTS)
+    active = [o for o in outputs or () if o.get("active")]
+    return (int(active[0]["rect"]["width"]), int(active[0]["rect"]["height"])) if active else None
+
+
+def view_pids(path: Path) -> set[int]:
+    """The pids that have a window in sway's tree now (empty while sway is not answering)."""
+    found: set[int] = set()
+    stack = [_ipc_call(path, _IPC_GET_TREE) or {}]
+    while stack:
+        node = stack.pop()
+        if node.get("pid") is not None and node.get("type") in ("con", "floating_con"):
+            found.add(int(node["pid"]))
+        stack.extend(node.get("nodes", ()))
+        stack.extend(node.get("floating_nodes", ()))
+    return found
+
+
+def wait_for_view(path: Path, pid: int, timeout_s: float) -> int:
+    """Poll sway's tree until ``pid`` has a window; the pid (an app is on the bus before it maps)."""
+    deadline = time.monotonic() + timeout_s
+    while pid not in view_pids(path):
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"pid {pid} has no window on sway within {timeout_s} s")
+        time.sleep(0.01)
+    return pid
 
 
 def start(

@@ -352,7 +352,10 @@ class VirtualDesktop:
         """Poll the window manager's client list until ``pid`` has a mapped window; its id.
 
         An app reaches the AT-SPI bus before its window is mapped; call this before acting on it.
+        On Wayland the window is sway's view of ``pid``, and its pid is returned (views have no X id).
         """
+        if self.wayland:
+            return _sway.wait_for_view(Path(self.env["SWAYSOCK"]), pid, timeout_s)
         return wait_for_window(self.env["DISPLAY"], pid, timeout_s)
 
     def a11y(self, timeout_s: float = 2.0) -> A11yBus:
