@@ -191,3 +191,22 @@ def test_clipboard_reads_a_gtk_selection_and_serves_our_own(
             assert clipboard.serve(lambda: paste.poll() is not None, 5.0)
             assert paste.stdout is not None and paste.stdout.read() == "ours ✓".encode()
     clipboard.clear()
+
+
+def test_qt_app_runs_native_and_takes_clicks_and_typing(
+    wl_launch: WaylandLauncher, wl_desktop: VirtualDesktop, wl_devices: Devices, ipc: SwayIPC
+) -> None:
+    app = wl_launch.qt_fixture()
+    app.events.wait_for("ready")
+    view = _placed(ipc, wait_view(wl_desktop, app.pid), RECT)
+    assert view.shell == "xdg_shell"  # QT_QPA_PLATFORM=wayland: no XWayland
+    since = time.monotonic()
+    wl_devices.click(*_global_centre(view, _extents(wl_desktop, app, "Apply")))
+    app.events.wait_for("clicked", name="Apply", since=since)
+    wl_devices.click(*_global_centre(view, _extents(wl_desktop, app, "Name")))
+    app.events.wait_for("focus", name="Name", since=since)
+    wl_devices.type_text("Qt ✓ wayland")
+    app.events.wait_for("text", name="Name", text="Qt ✓ wayland")
+    wl_devices.chord(["ctrl"], "a")
+    wl_devices.type_text("x")
+    app.events.wait_for("text", name="Name", text="x")

@@ -90,11 +90,12 @@ class SwayIPC:
         return bytes(out)
 
     def command(self, text: str) -> None:
-        """Run sway commands; raise NativeError with sway's words when one fails."""
+        """Run sway commands; raise NativeError with sway's words when one fails (a criteria that
+        matched no window fails before anything changed)."""
         results = self.call(RUN_COMMAND, text)
         failed = [r.get("error", "failed") for r in results if not r.get("success")]
         if failed:
-            raise NativeError("window_not_found", f"sway: {text!r}: {'; '.join(failed)}", dispatched=True)
+            raise NativeError("stale_window", f"sway: {text!r}: {'; '.join(failed)}", dispatched=None)
 
     def views(self) -> list[View]:
         """Every toplevel, tiled or floating, in tree order."""
