@@ -210,3 +210,13 @@ def test_qt_app_runs_native_and_takes_clicks_and_typing(
     wl_devices.chord(["ctrl"], "a")
     wl_devices.type_text("x")
     app.events.wait_for("text", name="Name", text="x")
+
+
+def test_our_own_large_selection_reads_back_whole(wl_client: Client) -> None:
+    clipboard = DataClipboard(wl_client)
+    big = bytes(range(256)) * 1200  # 300 kB: more than a pipe holds, served and read on one connection
+    clipboard.set({"application/octet-stream": big})
+    assert clipboard.types() == ["application/octet-stream"]
+    assert clipboard.read("application/octet-stream") == big
+    clipboard.clear()
+    assert clipboard.types() == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Final
@@ -102,13 +103,10 @@ class DataClipboard:
         self.client.conn.roundtrip(self.client.timeout_s)
 
     def _on_send(self, mime: str, fd: int) -> None:
-        try:
-            os.set_blocking(fd, True)
-            with contextlib.suppress(BrokenPipeError):
-                os.write(fd, self._data.get(mime, b""))
-            self.sent.append(mime)
-        finally:
-            os.close(fd)
+        # A writer thread: the reader may be this very connection's thread (``read`` of our own
+        # selection), which would never drain a pipe fuller than its buffer.
+        threading.Thread(target=_write_all, args=(fd, self._data.get(mime, b"")), daemon=True).start()
+        self.sent.append(mime)
 
     def _on_cancelled(self) -> None:
         self.cancelled = True
@@ -133,6 +131,17 @@ class DataClipboard:
         """Give up our selection (the clipboard is then empty)."""
         self.device.request("set_selection", None)
         self.client.conn.roundtrip(self.client.timeout_s)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    try:
+        os.set_blocking(fd, True)
+        with contextlib.suppress(BrokenPipeError):
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def _read_all(fd: int, deadline: float, pump: Callable[[float], None]) -> bytes:
