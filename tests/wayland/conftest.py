@@ -10,26 +10,18 @@ ipc          a connection to sway's IPC
 
 from __future__ import annotations
 
-import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _wl_support import WaylandLauncher, sway_missing
 
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._devices import Devices
-from deskhand.backends.linux.wayland._ipc import SwayIPC, View
-from deskhand.desktop import A11yApp, LaunchedApp, VirtualDesktop
-from desktop_support import POLL_S, Launcher, Running
+from deskhand.backends.linux.wayland._ipc import SwayIPC
+from deskhand.desktop import VirtualDesktop
 
 WL_SIZE = (1280, 800, 24)
-
-
-def sway_missing() -> str | None:
-    if shutil.which("sway") is None:
-        return "sway is not installed (apt-get install sway, or `make deps`, which installs it)"
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -43,29 +35,6 @@ def wl_desktop() -> Iterator[VirtualDesktop]:
         yield vd
     finally:
         vd.stop()
-
-
-def wait_view(desktop: VirtualDesktop, pid: int, timeout_s: float = 10.0) -> View:
-    """Poll sway's tree until ``pid`` has a view (an app is on the AT-SPI bus before it maps)."""
-    deadline = time.monotonic() + timeout_s
-    with SwayIPC(env=desktop.env) as ipc:
-        while True:
-            found = next((v for v in ipc.views() if v.pid == pid), None)
-            if found is not None:
-                return found
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"pid {pid} has no sway view within {timeout_s} s")
-            time.sleep(POLL_S)
-
-
-class WaylandLauncher(Launcher):
-    """The X11 launcher, with sway's tree instead of the X client list as the mapped-window check."""
-
-    def wait_ready(self, app: LaunchedApp, timeout_s: float) -> A11yApp:
-        found = self.wait_on_bus(app, timeout_s)
-        assert found.pid is not None
-        wait_view(self.desktop, found.pid, timeout_s)
-        return found
 
 
 @pytest.fixture
@@ -96,6 +65,3 @@ def wl_devices(wl_client: Client) -> Iterator[Devices]:
 def ipc(wl_desktop: VirtualDesktop) -> Iterator[SwayIPC]:
     with SwayIPC(env=wl_desktop.env) as conn:
         yield conn
-
-
-__all__ = ["Running", "WaylandLauncher", "sway_missing", "wait_view"]

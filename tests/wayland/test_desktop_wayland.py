@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from _wl_support import WaylandLauncher, sway_missing
 
-from conftest import WaylandLauncher, sway_missing
 from deskhand.backends.linux.wayland._ipc import SwayIPC
 from deskhand.desktop import VirtualDesktop, _procs, find_state
 

@@ -7,8 +7,8 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from _wl_support import WaylandLauncher
 
-from conftest import WaylandLauncher
 from deskhand.backends.linux.wayland._ipc import SwayIPC
 from deskhand.backends.linux.wayland.executor import WaylandExecutor
 from deskhand.core.errors import NativeError

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+from _wl_support import sway_missing
 
-from conftest import sway_missing
 from deskhand import Computer
 from deskhand.core.errors import NativeError
 from desktop_support import APPS_DIR, SYSTEM_PYTHON, EventLog

@@ -13,8 +13,8 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from _wl_support import WaylandLauncher, wait_view
 
-from conftest import WaylandLauncher, wait_view
 from deskhand.backends.linux._atspi import AtspiConnection
 from deskhand.backends.linux._atspi_calls import Deadline
 from deskhand.backends.linux.wayland._client import Client
