@@ -48,6 +48,9 @@ class Command:
 # -- desktop ---------------------------------------------------------------------------------
 
 
+_WAYLAND_HELP = "a Wayland desktop (headless sway, apps native on Wayland) instead of Xvfb and openbox"
+
+
 def _exports(env: dict[str, str]) -> str:
     from deskhand.desktop._env import exports_text  # noqa: PLC0415
 
@@ -57,7 +60,8 @@ def _exports(env: dict[str, str]) -> str:
 def _state_json(state: DesktopState) -> dict[str, object]:
     return {
         "id": state.id,
-        "display": f":{state.display}",
+        "display": state.env.get("WAYLAND_DISPLAY", "") if state.session == "wayland" else f":{state.display}",
+        "session": state.session,
         "size": f"{state.width}x{state.height}x{state.depth}",
         "wm": state.wm,
         "env": state.env,
@@ -84,11 +88,12 @@ def _resolve(desktop_id: str | None) -> DesktopState:
 
 
 def _desktop_start(args: argparse.Namespace) -> int:
-    desktop = VirtualDesktop(detached=True, size=args.size, wm=not args.no_wm).start()
+    desktop = VirtualDesktop(detached=True, size=args.size, wm=not args.no_wm, wayland=args.wayland).start()
     if args.json:
         print(json.dumps({"id": desktop.id, "env": desktop.env, "timings": desktop.timings}))
     else:
-        print(f"# deskhand desktop {desktop.id} on :{desktop.display}; stop: deskhand desktop stop {desktop.id}")
+        where = f"Wayland (sway) {desktop.env['WAYLAND_DISPLAY']}" if args.wayland else f":{desktop.display}"
+        print(f"# deskhand desktop {desktop.id} on {where}; stop: deskhand desktop stop {desktop.id}")
         print(_exports(desktop.env), end="")
     return 0
 
@@ -146,7 +151,7 @@ def _desktop_run(args: argparse.Namespace) -> int:
         cmd = cmd[1:]
     if not cmd:
         raise CliError("desktop run needs a command: deskhand desktop run -- CMD [ARGS...]")
-    with VirtualDesktop(size=args.size, wm=not args.no_wm) as desktop:
+    with VirtualDesktop(size=args.size, wm=not args.no_wm, wayland=args.wayland) as desktop:
         return _run_inside(desktop, cmd)
 
 
@@ -157,6 +162,7 @@ def _configure_desktop(p: argparse.ArgumentParser) -> None:
     for q in (start, run):
         q.add_argument("--size", default="1920x1080x24", help="screen WxHxD (default 1920x1080x24)")
         q.add_argument("--no-wm", action="store_true", help="do not start the openbox window manager")
+        q.add_argument("--wayland", action="store_true", help=_WAYLAND_HELP)
     start.add_argument("--json", action="store_true", help="print id and environment as JSON")
     start.set_defaults(action_fn=_desktop_start)
     run.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
@@ -185,9 +191,12 @@ def _configure_doctor(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
+    from deskhand.backends.linux.wayland._doctor import is_wayland_session, wayland_checks  # noqa: PLC0415
     from deskhand.desktop.doctor import run_doctor  # noqa: PLC0415 - imports Xlib
 
-    report = run_doctor(dict(os.environ), extra=[_sandbox_check])
+    env = dict(os.environ)
+    display = wayland_checks if is_wayland_session(env) else None  # a Wayland session has its own display checks
+    report = run_doctor(env, extra=[_sandbox_check], display=display)
     print(json.dumps(report.to_json(), indent=1) if args.json else report.to_text())
     return 0 if report.ok else 1
 
@@ -230,19 +239,20 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument(
                 "--virtual", action="store_true", default=from_env, help="run inside a fresh private desktop"
             )
+            p.add_argument("--wayland", action="store_true", help=f"with --virtual: {_WAYLAND_HELP}")
         command.configure(p)
         p.set_defaults(command_fn=command.run)
     return parser
 
 
 @contextlib.contextmanager
-def _maybe_virtual(enabled: bool) -> Iterator[None]:
-    """Inside a fresh desktop, with os.environ pointing at it, when ``enabled``."""
+def _maybe_virtual(enabled: bool, wayland: bool = False) -> Iterator[None]:
+    """Inside a fresh desktop (X11, or Wayland with ``wayland``), with os.environ pointing at it, when ``enabled``."""
     if not enabled:
         yield
         return
     saved = dict(os.environ)
-    with VirtualDesktop() as desktop:
+    with VirtualDesktop(wayland=wayland) as desktop:
         os.environ.update(desktop.app_env())
         try:
             yield
@@ -262,7 +272,10 @@ def main(argv: list[str] | None = None) -> int:
     # On SIGTERM, unwind so that a desktop started here is torn down.
     previous = signal.signal(signal.SIGTERM, _raise_exit) if main_thread else None
     try:
-        with _maybe_virtual(getattr(args, "virtual", False)):
+        virtual = bool(getattr(args, "virtual", False))
+        if getattr(args, "wayland", False) and not virtual and args.command != "desktop":
+            raise CliError("--wayland goes with --virtual: it makes the fresh private desktop a Wayland one")
+        with _maybe_virtual(virtual, wayland=bool(getattr(args, "wayland", False))):
             fn: Callable[[argparse.Namespace], int] = args.command_fn
             return fn(args)
     except DeskhandError as exc:

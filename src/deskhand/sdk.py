@@ -208,12 +208,19 @@ class Computer(AbstractContextManager["Computer"]):
 
     @classmethod
     def virtual(
-        cls, *, size: str = "1920x1080x24", trace: str | PathLike[str] | None = None, trace_redact: bool = False
+        cls,
+        *,
+        size: str = "1920x1080x24",
+        trace: str | PathLike[str] | None = None,
+        trace_redact: bool = False,
+        wayland: bool = False,
     ) -> Computer:
-        """Start a private virtual desktop (Xvfb, D-Bus, AT-SPI, openbox) torn down on close."""
+        """Start a private virtual desktop (Xvfb, D-Bus, AT-SPI, openbox) torn down on close;
+        ``wayland``: a headless sway instead, its apps native on Wayland (a first cut: observe,
+        click, type and press keys)."""
         from deskhand.desktop import VirtualDesktop  # noqa: PLC0415 - only virtual desktops need it
 
-        desktop = VirtualDesktop(size=size)
+        desktop = VirtualDesktop(size=size, wayland=wayland)
         desktop.start()
         try:
             return cls._open(desktop, trace=trace, trace_redact=trace_redact)

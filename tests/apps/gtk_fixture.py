@@ -41,6 +41,12 @@ _SCROLL_DIRECTIONS = {
 }
 
 
+def _xid(gdk_window):
+    """The X id of the client window; None on Wayland (GDK_BACKEND=wayland), which has none."""
+    get_xid = getattr(gdk_window, "get_xid", None)
+    return get_xid() if get_xid is not None else None
+
+
 def _num(v):
     v = float(v)
     return int(v) if v.is_integer() else round(v, 3)
@@ -304,7 +310,7 @@ class Fixture:
 
     def _emit_ready(self):
         gdk_window = self.win.get_window()
-        self.log.emit("ready", toolkit="gtk", pid=os.getpid(), title=TITLE, window_id=gdk_window.get_xid())
+        self.log.emit("ready", toolkit="gtk", pid=os.getpid(), title=TITLE, window_id=_xid(gdk_window))
         return False
 
     def _on_destroy(self, _win):

@@ -53,6 +53,7 @@ def user_policy_path(env: Mapping[str, str]) -> str:
 
 def exports_text(env: Mapping[str, str]) -> str:
     """Shell lines that put a shell on the desktop: ``export`` each variable, ``unset`` the ones that
-    would switch accessibility off."""
+    would switch accessibility off (and, for a Wayland desktop, ``DISPLAY``: its apps are native)."""
     lines = [f"export {k}={shlex.quote(v)}\n" for k, v in sorted(env.items())]
-    return "".join(lines) + "".join(f"unset {name}\n" for name in A11Y_OFF_ENV)
+    unset = (*A11Y_OFF_ENV, "DISPLAY") if "WAYLAND_DISPLAY" in env and "DISPLAY" not in env else A11Y_OFF_ENV
+    return "".join(lines) + "".join(f"unset {name}\n" for name in unset)

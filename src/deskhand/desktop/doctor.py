@@ -251,7 +251,13 @@ CHECKS: Final[tuple[Callable[[Mapping[str, str]], list[Check]], ...]] = (
 )
 
 
-def run_doctor(env: Mapping[str, str], extra: Sequence[Callable[[], Check]] = ()) -> Report:
+def run_doctor(
+    env: Mapping[str, str],
+    extra: Sequence[Callable[[], Check]] = (),
+    display: Callable[[Mapping[str, str]], list[Check]] | None = None,
+) -> Report:
     """Run every check against the desktop that ``env`` points at, then the ``extra`` ones
-    (``deskhand doctor`` adds the js worker's confinement, which lives in the kernel layer)."""
-    return Report([c for group in CHECKS for c in group(env)] + [check() for check in extra])
+    (``deskhand doctor`` adds the js worker's confinement, which lives in the kernel layer).
+    ``display`` replaces the X11 checks (the CLI passes the Wayland ones on a Wayland session)."""
+    groups = CHECKS if display is None else (display, *CHECKS[1:])
+    return Report([c for group in groups for c in group(env)] + [check() for check in extra])

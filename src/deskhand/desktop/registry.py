@@ -17,6 +17,8 @@ from pathlib import Path
 
 from deskhand.desktop import _procs, _xclients
 
+_SERVER_ROLES = ("xvfb", "sway")
+
 
 def registry_dir() -> Path:
     """The directory holding one ``<id>.json`` per desktop and its private runtime dir ``<id>/``.
@@ -58,13 +60,18 @@ class DesktopState:
     owner_ticks: int | None = None
     processes: list[ProcessRecord] = field(default_factory=list)
     created_at: float = 0.0
+    #: "x11" (Xvfb; ``display`` is its number) or "wayland" (sway; ``display`` is 0).
+    session: str = "x11"
+    #: the Wayland compositor's own runtime dir (owned by the user it runs as), removed on teardown.
+    compositor_dir: str | None = None
 
     @property
     def path(self) -> Path:
         return registry_dir() / f"{self.id}.json"
 
     def server_pid(self) -> int | None:
-        return next((p.pid for p in self.processes if p.role == "xvfb"), None)
+        """The display server's pid: Xvfb, or sway on Wayland."""
+        return next((p.pid for p in self.processes if p.role in _SERVER_ROLES), None)
 
     def save(self) -> None:
         """Write atomically (write to a temp file, then rename)."""
@@ -79,11 +86,11 @@ class DesktopState:
         return cls(**raw)
 
     def is_stale(self) -> bool:
-        """True when the owner died (embedded desktop) or the X server is gone."""
+        """True when the owner died (embedded desktop) or the display server is gone."""
         if self.owner_pid is not None and not _procs.alive(self.owner_pid, self.owner_ticks):
             return True
-        xvfb = next((p for p in self.processes if p.role == "xvfb"), None)
-        return xvfb is None or not _procs.alive(xvfb.pid, xvfb.ticks)
+        server = next((p for p in self.processes if p.role in _SERVER_ROLES), None)
+        return server is None or not _procs.alive(server.pid, server.ticks)
 
 
 def list_states() -> list[DesktopState]:
@@ -116,13 +123,15 @@ def teardown(state: DesktopState, *, grace_s: float = 2.0) -> list[int]:
     # The X server's own clients: apps whose environment no longer shows the marker (Chromium's).
     clients = (
         []
-        if server is None or not _procs.alive(server)
+        if server is None or state.session != "x11" or not _procs.alive(server)
         else _xclients.client_pids(state.env.get("DISPLAY", f":{state.display}"), state.env.get("XAUTHORITY"))
     )
     left = _procs.terminate(groups, state.id, also=[pid for pid in clients if pid != server], grace_s=grace_s)
-    if server is not None:
+    if server is not None and state.session == "x11":
         _procs.remove_x_lock(state.display, server)
     shutil.rmtree(state.runtime_dir, ignore_errors=True)
+    if state.compositor_dir:
+        shutil.rmtree(state.compositor_dir, ignore_errors=True)
     state.path.unlink(missing_ok=True)
     return left
 

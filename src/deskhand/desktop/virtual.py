@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 import secrets
 import shutil
 import subprocess
@@ -24,30 +23,23 @@ from types import TracebackType
 from typing import Final
 
 from deskhand.core.errors import BackendUnavailable
-from deskhand.desktop import _openbox, _procs, _spawn, _xauth
+from deskhand.desktop import _buses, _openbox, _procs, _spawn, _sway, _xauth, _xvfb
 from deskhand.desktop._env import A11Y_APP_ENV, PRIVATE_DIRS, a11y_env, exports_text, gtk_modules, user_policy_path
 from deskhand.desktop._spawn import Child
 from deskhand.desktop._startup import (
-    display_in_use,
-    display_taken,
     parse_size,
-    read_line,
     start_watchdog,
     wait_watchdog,
 )
 from deskhand.desktop._startup import tail as log_tail
 from deskhand.desktop._windows import wait_for_window
-from deskhand.desktop.atspi import A11yBus, a11y_address_from_session
+from deskhand.desktop.atspi import A11yBus
 from deskhand.desktop.registry import DesktopState, ProcessRecord, registry_dir, teardown
 
 __all__ = ["A11Y_APP_ENV", "LaunchedApp", "VirtualDesktop", "a11y_env", "parse_size", "wait_for_window"]
 
-AT_SPI_LAUNCHER: Final = "/usr/libexec/at-spi-bus-launcher"
-AT_SPI_REGISTRYD: Final = "/usr/libexec/at-spi2-registryd"
 #: Inherited variables that would point a child at the wrong display, bus or session.
 _DROP_ENV: Final = ("NO_AT_BRIDGE", "WAYLAND_DISPLAY", "SESSION_MANAGER", "DBUS_SESSION_BUS_PID", "XAUTHORITY")
-_FIRST_DISPLAY: Final = 100
-_LAST_DISPLAY: Final = 1000
 
 
 @dataclass(eq=False)
@@ -73,7 +65,7 @@ class LaunchedApp:
 
 
 class VirtualDesktop:
-    """A private X11 desktop with an accessibility bus. Use as a context manager.
+    """A private X11 (or Wayland) desktop with an accessibility bus. Use as a context manager.
 
     Args:
         size: screen as ``(width, height, depth)`` or ``"WxHxD"``.
@@ -85,6 +77,9 @@ class VirtualDesktop:
             dirs (removed on stop), so apps start with default settings every time. They are not
             part of :attr:`env` (the exports): a shell on the desktop keeps the user's own config,
             and the processes keep the user's policy file (``DESKHAND_POLICY`` names it).
+        wayland: a headless sway instead of Xvfb and openbox (``_sway``; ``wm`` does not apply):
+            apps run natively on Wayland, and :attr:`env` has ``WAYLAND_DISPLAY`` and ``SWAYSOCK``
+            (absolute paths) instead of ``DISPLAY``.
 
     :attr:`env` is what a client needs: display, ``XAUTHORITY``, buses, the accessibility variables.
     While an embedded (not detached) desktop runs, this process's own ``XAUTHORITY`` names a file
@@ -99,12 +94,16 @@ class VirtualDesktop:
         detached: bool = False,
         start_timeout_s: float = 10.0,
         private_config: bool = True,
+        wayland: bool = False,
     ) -> None:
         self.width, self.height, self.depth = parse_size(size) if isinstance(size, str) else size
         self.wm = wm
         self.detached = detached
         self.start_timeout_s = start_timeout_s
         self.private_config = private_config
+        self.wayland = wayland
+        #: the compositor's own runtime dir (Wayland: owned by the user sway runs as).
+        self.compositor_dir: Path | None = None
         self.id = secrets.token_hex(4)
         self.display: int | None = None
         self.env: dict[str, str] = {}
@@ -165,7 +164,33 @@ class VirtualDesktop:
             for name, sub in PRIVATE_DIRS:
                 (self.runtime_dir / sub).mkdir(mode=0o700, exist_ok=True)
                 self._private_env[name] = str(self.runtime_dir / sub)
-        display, xvfb = self._start_xvfb(deadline)
+        server, role = self._start_wayland(deadline) if self.wayland else self._start_x11(deadline)
+        self._state = DesktopState(
+            id=self.id, display=self.display or 0, width=self.width, height=self.height, depth=self.depth,
+            wm=self.wm and not self.wayland, env=self.env, runtime_dir=str(self.runtime_dir),
+            owner_pid=None if self.detached else os.getpid(),
+            owner_ticks=None if self.detached else _procs.start_ticks(os.getpid()),
+            created_at=time.time(), session="wayland" if self.wayland else "x11",
+            compositor_dir=str(self.compositor_dir) if self.compositor_dir else None,
+        )  # fmt: skip
+        self._record(role, server)
+        self.timings[role] = time.monotonic() - t0
+        wm = None
+        if self.wm and not self.wayland:
+            # deskhand's own rc.xml: no button grabs on client windows (see ``_openbox``).
+            config = _openbox.write_config(self.runtime_dir)
+            wm = self._spawn("openbox", ["openbox", "--sm-disable", "--config-file", str(config)])
+        self._start_buses(deadline)
+        if wm is not None:
+            t1 = time.monotonic()
+            self._wait_wm(wm, deadline)
+            self.timings["wm"] = time.monotonic() - t1
+        self._state.env = self.env
+        self._state.save()
+
+    def _start_x11(self, deadline: float) -> tuple[Child, str]:
+        geometry = f"{self.width}x{self.height}x{self.depth}"
+        display, xvfb = _xvfb.start_xvfb(self._spawn, self.runtime_dir, geometry, self._cookie, deadline)
         self.display = display
         _xauth.write_private(self.xauthority, _xauth.client_entries(display, self._cookie))
         _xauth.register(self.runtime_dir.parent, self.id, display, self._cookie)
@@ -174,39 +199,26 @@ class VirtualDesktop:
             "XAUTHORITY": str(self.xauthority),
             "XDG_RUNTIME_DIR": str(self.runtime_dir),
             "XDG_SESSION_TYPE": "x11",
-            _procs.MARKER_ENV: self.id,
-            **A11Y_APP_ENV,
-            "GTK_MODULES": gtk_modules(os.environ.get("GTK_MODULES")),
+            **self._toolkit_env(),
         }
-        self._state = DesktopState(
-            id=self.id, display=display, width=self.width, height=self.height, depth=self.depth,
-            wm=self.wm, env=self.env, runtime_dir=str(self.runtime_dir),
-            owner_pid=None if self.detached else os.getpid(),
-            owner_ticks=None if self.detached else _procs.start_ticks(os.getpid()),
-            created_at=time.time(),
-        )  # fmt: skip
-        self._record("xvfb", xvfb)
-        self.timings["xvfb"] = time.monotonic() - t0
-        wm = None
-        if self.wm:
-            # deskhand's own rc.xml: no button grabs on client windows (see ``_openbox``).
-            config = _openbox.write_config(self.runtime_dir)
-            wm = self._spawn("openbox", ["openbox", "--sm-disable", "--config-file", str(config)])
-        t1 = time.monotonic()
-        self._start_dbus(deadline)
-        self.timings["dbus"] = time.monotonic() - t1
-        t1 = time.monotonic()
-        self._start_atspi(deadline)
-        self.timings["atspi"] = time.monotonic() - t1
-        if wm is not None:
-            t1 = time.monotonic()
-            self._wait_wm(wm, deadline)
-            self.timings["wm"] = time.monotonic() - t1
-        self._state.env = self.env
-        self._state.save()
+        return xvfb, "xvfb"
+
+    def _start_wayland(self, deadline: float) -> tuple[Child, str]:
+        log = self.runtime_dir / "sway.log"
+        sway = _sway.start(
+            self._spawn, self.id, (self.width, self.height), dict(os.environ), log=log, deadline=deadline
+        )
+        self.compositor_dir = sway.runtime_dir
+        self.env = {"XDG_RUNTIME_DIR": str(self.runtime_dir), **sway.client_env(), **self._toolkit_env()}
+        return sway.proc, "sway"
+
+    def _toolkit_env(self) -> dict[str, str]:
+        gtk = gtk_modules(os.environ.get("GTK_MODULES"))
+        return {_procs.MARKER_ENV: self.id, **A11Y_APP_ENV, "GTK_MODULES": gtk}
 
     def _base_env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in _DROP_ENV}
+        drop = (*_DROP_ENV, "DISPLAY") if self.wayland else _DROP_ENV
+        env = {k: v for k, v in os.environ.items() if k not in drop}
         env.update(self._private_env)
         env.update(self.env)
         return env
@@ -237,91 +249,16 @@ class VirtualDesktop:
         self._state.processes.append(ProcessRecord(role, proc.pid, _procs.start_ticks(proc.pid)))
         self._state.save()
 
-    def _start_xvfb(self, deadline: float) -> tuple[int, Child]:
-        geometry = f"{self.width}x{self.height}x{self.depth}"
-        server_auth = self.runtime_dir / "xserver.auth"
-        _xauth.write_private(server_auth, _xauth.entry(_xauth.FAMILY_WILD, b"", None, self._cookie))
-        first = random.randrange(_FIRST_DISPLAY, _LAST_DISPLAY)  # noqa: S311 - spreads parallel starts
-        span = _LAST_DISPLAY - _FIRST_DISPLAY
-        for i in range(span):
-            n = _FIRST_DISPLAY + (first - _FIRST_DISPLAY + i) % span
-            if display_in_use(n):
-                continue
-            log = self.runtime_dir / "xvfb.log"
-            log.unlink(missing_ok=True)  # the error shows the last attempt's log
-            r, w = os.pipe()
-            argv = [
-                "Xvfb",
-                f":{n}",
-                "-screen",
-                "0",
-                geometry,
-                "-nolisten",
-                "tcp",
-                "-auth",
-                str(server_auth),
-                "-noreset",
-            ]
-            try:
-                proc = self._spawn("xvfb", [*argv, "-displayfd", str(w)], pass_fds=(w,))
-            finally:
-                os.close(w)
-            try:
-                line = read_line(r, deadline)
-            finally:
-                os.close(r)
-            if line.strip().isdigit():
-                return int(line.strip()), proc
-            _procs.terminate([proc.pid], None, grace_s=1.0)
-            proc.poll()
-            if time.monotonic() >= deadline or not display_taken(log):
-                break
-        raise BackendUnavailable(f"desktop: Xvfb did not start{log_tail(self.runtime_dir / 'xvfb.log')}")
-
-    def _start_dbus(self, deadline: float) -> None:
-        r, w = os.pipe()
-        argv = ["dbus-daemon", "--session", "--nofork", "--nosyslog",
-                f"--address=unix:path={self.runtime_dir / 'bus'}", f"--print-address={w}"]  # fmt: skip
-        try:
-            self._spawn("dbus", argv, pass_fds=(w,))
-        finally:
-            os.close(w)
-        try:
-            address = read_line(r, deadline).decode().strip()
-        finally:
-            os.close(r)
-        if not address:
-            tail = log_tail(self.runtime_dir / "dbus.log")
-            raise BackendUnavailable(f"desktop: dbus-daemon did not start (apt-get install dbus){tail}")
-        self.env["DBUS_SESSION_BUS_ADDRESS"] = address
-
-    def _start_atspi(self, deadline: float) -> None:
-        # The launcher keeps IsEnabled in GSettings (toolkit-accessibility): give it a key file that
-        # says true, so it starts enabled and no dconf service is started to store the value.
-        settings = self.runtime_dir / "a11y-settings"
-        (settings / "glib-2.0" / "settings").mkdir(mode=0o700, parents=True)
-        (settings / "glib-2.0" / "settings" / "keyfile").write_text(
-            "[org/gnome/desktop/interface]\ntoolkit-accessibility=true\n"
+    def _start_buses(self, deadline: float) -> None:
+        t1 = time.monotonic()
+        self.env["DBUS_SESSION_BUS_ADDRESS"] = _buses.start_dbus(self._spawn, self.runtime_dir, deadline)
+        self.timings["dbus"] = time.monotonic() - t1
+        t1 = time.monotonic()
+        session = self.env["DBUS_SESSION_BUS_ADDRESS"]
+        self.env["AT_SPI_BUS_ADDRESS"] = _buses.start_atspi(
+            self._spawn, self._base_env(), self.runtime_dir, session, deadline
         )
-        env = {**self._base_env(), "GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": str(settings)}
-        launcher = self._spawn("atspi-launcher", [AT_SPI_LAUNCHER, "--launch-immediately"], env=env)
-        try:
-            address = a11y_address_from_session(
-                self.env["DBUS_SESSION_BUS_ADDRESS"], timeout_s=max(0.1, deadline - time.monotonic()), enable=True
-            )
-        except BackendUnavailable as exc:
-            launcher.poll()
-            raise BackendUnavailable(
-                f"desktop: {exc.message}{log_tail(self.runtime_dir / 'atspi-launcher.log')}"
-            ) from exc
-        self.env["AT_SPI_BUS_ADDRESS"] = address
-        self._spawn("atspi-registryd", [AT_SPI_REGISTRYD])
-        with A11yBus(address) as bus:
-            if not bus.wait_registry(deadline):
-                tail = log_tail(self.runtime_dir / "atspi-registryd.log")
-                raise BackendUnavailable(
-                    f"desktop: the AT-SPI registry did not start (apt-get install at-spi2-core){tail}"
-                )
+        self.timings["atspi"] = time.monotonic() - t1
 
     def _wait_wm(self, wm: Child, deadline: float) -> None:
         from Xlib import display as xdisplay  # noqa: PLC0415 - only needed here
@@ -369,8 +306,9 @@ class VirtualDesktop:
         if self._watchdog_pid is not None:
             _procs.wait_gone([self._watchdog_pid], time.monotonic() + 5.0)
             self._watchdog_pid = None
-        if self.runtime_dir.exists():
-            shutil.rmtree(self.runtime_dir, ignore_errors=True)
+        for path in (self.runtime_dir, self.compositor_dir):
+            if path is not None and path.exists():
+                shutil.rmtree(path, ignore_errors=True)
 
     # -- apps --------------------------------------------------------------------------------
     def app_env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -414,7 +352,10 @@ class VirtualDesktop:
         """Poll the window manager's client list until ``pid`` has a mapped window; its id.
 
         An app reaches the AT-SPI bus before its window is mapped; call this before acting on it.
+        On Wayland the window is sway's view of ``pid``, and its pid is returned (views have no X id).
         """
+        if self.wayland:
+            return _sway.wait_for_view(Path(self.env["SWAYSOCK"]), pid, timeout_s)
         return wait_for_window(self.env["DISPLAY"], pid, timeout_s)
 
     def a11y(self, timeout_s: float = 2.0) -> A11yBus:

@@ -1,0 +1,79 @@
+"""``deskhand doctor`` on a Wayland session: the compositor, the protocols deskhand drives, sway's IPC.
+
+Each check says what it found and, when it failed, how to fix it; the bus and JavaScript checks are
+the X11 report's own (``deskhand.desktop.doctor``). A session is judged Wayland when
+``WAYLAND_DISPLAY`` is set and ``DISPLAY`` is not (:func:`is_wayland_session`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from deskhand.backends.linux.wayland._client import Client
+from deskhand.backends.linux.wayland._ipc import GET_VERSION, SwayIPC
+from deskhand.core.errors import BackendUnavailable
+from deskhand.desktop.doctor import Check
+
+__all__ = ()
+
+FIX_WAYLAND: Final = (
+    'start a Wayland desktop: `eval "$(deskhand desktop start --wayland)"` (needs sway: apt-get install sway), '
+    "or set WAYLAND_DISPLAY (and XDG_RUNTIME_DIR) to a running compositor's socket"
+)
+FIX_WLR: Final = (
+    "the compositor does not offer {iface}: deskhand drives wlroots compositors (sway, Hyprland, labwc, river); "
+    "GNOME and KDE do not offer the wlroots protocols, so run on a wlroots session or use "
+    "`deskhand desktop start --wayland`"
+)
+FIX_IPC: Final = (
+    "set SWAYSOCK to sway's IPC socket (`swaymsg -t get_version` must answer); deskhand reads the window "
+    "inventory (pid, app_id, title, rect) from it"
+)
+#: Check name -> the global it needs.
+PROTOCOLS: Final = (
+    ("seat", "wl_seat"),
+    ("virtual_pointer", "zwlr_virtual_pointer_manager_v1"),
+    ("virtual_keyboard", "zwp_virtual_keyboard_manager_v1"),
+    ("screencopy", "zwlr_screencopy_manager_v1"),
+    ("data_control", "zwlr_data_control_manager_v1"),
+)
+
+
+def is_wayland_session(env: Mapping[str, str]) -> bool:
+    return bool(env.get("WAYLAND_DISPLAY")) and not env.get("DISPLAY")
+
+
+def wayland_checks(env: Mapping[str, str]) -> list[Check]:
+    """The display half of the report on a Wayland session."""
+    try:
+        client = Client(env, timeout_s=1.0)
+    except BackendUnavailable as exc:
+        return [
+            Check("wayland", False, exc.message, FIX_WAYLAND),
+            *(Check(name, False, "needs the compositor", "fix the wayland check first") for name, _ in PROTOCOLS),
+            _ipc_check(env),
+        ]
+    try:
+        sizes = ", ".join(f"{o.width}x{o.height}+{o.x}+{o.y}" for o in client.outputs) or "no output"
+        out = [Check("wayland", True, f"{env.get('WAYLAND_DISPLAY')} ({sizes})", data={"outputs": sizes})]
+        for name, iface in PROTOCOLS:
+            proxy = client.globals.get(iface)
+            if proxy is None:
+                out.append(Check(name, False, f"{iface} missing", FIX_WLR.format(iface=iface)))
+            else:
+                out.append(Check(name, True, f"{iface} v{proxy.version}"))
+    finally:
+        client.close()
+    return [*out, _ipc_check(env)]
+
+
+def _ipc_check(env: Mapping[str, str]) -> Check:
+    try:
+        with SwayIPC(env=env, timeout_s=1.0) as ipc:
+            version = ipc.call(GET_VERSION)
+            views = ipc.views()
+    except BackendUnavailable as exc:
+        return Check("sway_ipc", False, exc.message, FIX_IPC)
+    detail = f"sway {version.get('human_readable', '?')}, {len(views)} window(s)"
+    return Check("sway_ipc", True, detail, data={"windows": [{"pid": v.pid, "app_id": v.app_id} for v in views]})

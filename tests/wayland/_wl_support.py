@@ -1,0 +1,39 @@
+"""Helpers of the Wayland tests (a module name of its own: ``tests/linux`` has a ``conftest`` too)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+from deskhand.backends.linux.wayland._ipc import SwayIPC, View
+from deskhand.desktop import A11yApp, LaunchedApp, VirtualDesktop
+from desktop_support import POLL_S, Launcher
+
+
+def sway_missing() -> str | None:
+    if shutil.which("sway") is None:
+        return "sway is not installed (apt-get install sway, or `make deps`, which installs it)"
+    return None
+
+
+def wait_view(desktop: VirtualDesktop, pid: int, timeout_s: float = 10.0) -> View:
+    """Poll sway's tree until ``pid`` has a view (an app is on the AT-SPI bus before it maps)."""
+    deadline = time.monotonic() + timeout_s
+    with SwayIPC(env=desktop.env) as ipc:
+        while True:
+            found = next((v for v in ipc.views() if v.pid == pid), None)
+            if found is not None:
+                return found
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"pid {pid} has no sway view within {timeout_s} s")
+            time.sleep(POLL_S)
+
+
+class WaylandLauncher(Launcher):
+    """The X11 launcher, with sway's tree instead of the X client list as the mapped-window check."""
+
+    def wait_ready(self, app: LaunchedApp, timeout_s: float) -> A11yApp:
+        found = self.wait_on_bus(app, timeout_s)
+        assert found.pid is not None
+        wait_view(self.desktop, found.pid, timeout_s)
+        return found

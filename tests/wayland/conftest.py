@@ -1,0 +1,67 @@
+"""Fixtures for tests against a real headless sway (``VirtualDesktop(wayland=True)``).
+
+wl_desktop   one Wayland desktop for the module (skips only when sway is not installed)
+wl_launch    start an app natively on Wayland and wait until it is on the AT-SPI bus and sway
+             shows its window; every app is stopped after the test
+wl_client    a Wayland client with the seat's globals bound; ``wl_devices`` its one virtual
+             pointer and keyboard (the session's devices, never one per action)
+ipc          a connection to sway's IPC
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _wl_support import WaylandLauncher, sway_missing
+
+from deskhand.backends.linux.wayland._client import Client
+from deskhand.backends.linux.wayland._devices import Devices
+from deskhand.backends.linux.wayland._ipc import SwayIPC
+from deskhand.desktop import VirtualDesktop
+
+WL_SIZE = (1280, 800, 24)
+
+
+@pytest.fixture(scope="module")
+def wl_desktop() -> Iterator[VirtualDesktop]:
+    reason = sway_missing()
+    if reason is not None:
+        pytest.skip(reason)
+    vd = VirtualDesktop(wayland=True, size=WL_SIZE)
+    vd.start()
+    try:
+        yield vd
+    finally:
+        vd.stop()
+
+
+@pytest.fixture
+def wl_launch(wl_desktop: VirtualDesktop, tmp_path: Path) -> Iterator[WaylandLauncher]:
+    launcher = WaylandLauncher(wl_desktop, tmp_path)
+    try:
+        yield launcher
+    finally:
+        launcher.close()
+
+
+@pytest.fixture(scope="module")
+def wl_client(wl_desktop: VirtualDesktop) -> Iterator[Client]:
+    with Client(wl_desktop.env) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def wl_devices(wl_client: Client) -> Iterator[Devices]:
+    devices = Devices(wl_client)
+    try:
+        yield devices
+    finally:
+        devices.close()
+
+
+@pytest.fixture
+def ipc(wl_desktop: VirtualDesktop) -> Iterator[SwayIPC]:
+    with SwayIPC(env=wl_desktop.env) as conn:
+        yield conn

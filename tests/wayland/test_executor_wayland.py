@@ -1,0 +1,60 @@
+"""The Wayland executor's gates on a real headless sway: keys only to the observed key window,
+nothing to another app's window, coordinates only from an observation."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from _wl_support import WaylandLauncher
+
+from deskhand.backends.linux.wayland._ipc import SwayIPC
+from deskhand.backends.linux.wayland.executor import WaylandExecutor
+from deskhand.core.errors import NativeError
+from deskhand.desktop import VirtualDesktop
+
+
+@pytest.fixture
+def ex(wl_desktop: VirtualDesktop) -> Iterator[WaylandExecutor]:
+    executor = WaylandExecutor(wl_desktop.env)
+    try:
+        yield executor
+    finally:
+        executor.close()
+
+
+def test_keys_and_points_need_an_observation_first(wl_launch: WaylandLauncher, ex: WaylandExecutor) -> None:
+    fixture = wl_launch.gtk_fixture()
+    fixture.events.wait_for("ready")
+    app = ex.resolve(str(fixture.pid))
+    since = time.monotonic()
+    for act in (
+        lambda: ex.type_text(app, "x"),
+        lambda: ex.press_key(app, "Return"),
+        lambda: ex.click(app, point=(5, 5)),
+    ):
+        with pytest.raises(NativeError) as refused:
+            act()
+        assert refused.value.code == "stale_snapshot" and refused.value.dispatched is False
+    assert not fixture.events.of_type("key_press", since=since) and not fixture.events.of_type("press", since=since)
+
+
+def test_keys_go_to_the_observed_window_even_when_another_app_is_on_top(
+    wl_launch: WaylandLauncher, ex: WaylandExecutor, wl_desktop: VirtualDesktop
+) -> None:
+    target = wl_launch.gtk_fixture()
+    target.events.wait_for("ready")
+    app = ex.resolve(str(target.pid))
+    state = ex.get_app_state(app, disable_diff=True)
+    assert state.image is not None and state.window_title == "Deskhand GTK Fixture"
+    handle = next(line.split()[0] for line in state.text.splitlines() if line.endswith("text (settable, string) Name"))
+    ex.click(app, element=handle)
+    target.events.wait_for("focus", name="Name")
+    other = wl_launch.gtk_fixture()  # opens on top and takes the focus
+    other.events.wait_for("ready")
+    with SwayIPC(env=wl_desktop.env) as ipc:
+        assert next(v for v in ipc.views() if v.focused).pid == other.pid
+    ex.type_text(app, "only here")
+    target.events.wait_for("text", name="Name", text="only here")
+    assert not other.events.of_type("text") and not other.events.of_type("key_press")
