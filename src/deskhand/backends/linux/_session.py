@@ -50,6 +50,7 @@ from deskhand.core.geometry import Point, Rect
 
 if TYPE_CHECKING:
     from deskhand.backends.linux._clipboard import ClipboardOwner
+    from deskhand.backends.linux._observe_settle import Settling
 
 __all__ = ("Gate", "LinuxSession", "Observed")
 
@@ -70,6 +71,8 @@ class Observed(Protocol):
     def to_global(self, app: RunningApp, x: float, y: float) -> Point: ...
     def mark_mutation(self, app: RunningApp) -> None: ...
     def bus_of(self, app: RunningApp) -> str | None: ...
+    @property
+    def settling(self) -> Settling: ...
 
 
 class Gate(NamedTuple):

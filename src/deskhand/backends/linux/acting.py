@@ -16,10 +16,12 @@ concern each, all on one ``_session.LinuxSession`` (connections, gates, element 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
 from deskhand.backends.linux import _outcomes as outcomes
 from deskhand.backends.linux._a11y_act import A11y, Ref
+from deskhand.backends.linux._barrier import Barrier, sent_by
 from deskhand.backends.linux._clicks import ElementClicks
 from deskhand.backends.linux._keyboard import Keymap
 from deskhand.backends.linux._pointer import Pointer
@@ -27,7 +29,9 @@ from deskhand.backends.linux._scroll import Scrolling
 from deskhand.backends.linux._session import LinuxSession, Observed
 from deskhand.backends.linux._typing import Typing
 from deskhand.backends.linux._values import Values
+from deskhand.core import barrier
 from deskhand.core import pointer as corepointer
+from deskhand.core.barrier import Sent
 from deskhand.core.errors import DeskhandError, NativeError
 
 __all__ = ("LinuxActor",)
@@ -39,7 +43,8 @@ class LinuxActor:
     def __init__(self, executor: Observed, *, display_name: str | None = None) -> None:
         self.session = LinuxSession(executor, display_name=display_name)
         self.pointer = Pointer(self.session)
-        self.clicks = ElementClicks(self.session, self.pointer)
+        self.barrier = Barrier(self.session)
+        self.clicks = ElementClicks(self.session, self.pointer, self.barrier)
         self.scrolling = Scrolling(self.session)
         self.typing = Typing(self.session)
         self.values = Values(self.session, self.scrolling, self.typing)
@@ -65,21 +70,31 @@ class LinuxActor:
             finally:  # a failed restore (the X server went away) still closes the rest
                 self.session.close()
 
-    def _act(self, app: RunningApp, action: Callable[[], ActionResult]) -> ActionResult:
-        """Run one action under the session's lock. Unless it was refused before dispatch, the
-        app's next capture settles first (native-contract.md 6.12: every mutation, not only some),
-        and the result always carries an outcome (``outcomes.default`` when the module set none)."""
+    def _act(
+        self, app: RunningApp, action: Callable[[], ActionResult], *, sends: Sent = "input", keys: bool = False
+    ) -> ActionResult:
+        """Run one action under the session's lock, once the app handled the one before
+        (``_barrier``; ``keys``: this one is input events, ``sends``: what it sends unless its
+        result's route says). Unless it was refused before dispatch, the app's next capture
+        settles first (native-contract.md 6.12: every mutation, not only some), and the result
+        always carries an outcome (``outcomes.default`` when the module set none)."""
         with self.session.lock:
+            settled = self.barrier.hold(app, next_is_input=keys)
             try:
                 result = action()
             except DeskhandError as err:
                 if err.dispatched is not False:
+                    self.barrier.sent(sends)
                     self.session.mark_mutation(app)
                 raise
             except BaseException:
+                self.barrier.sent(sends)
                 self.session.mark_mutation(app)
                 raise
+            self.barrier.sent(sent_by(result, sends))
             self.session.mark_mutation(app)
+            if not settled:
+                result = replace(result, structured={**result.structured, "unsettled": barrier.UNSETTLED})
             return outcomes.with_outcome(result)
 
     # -- pointer ------------------------------------------------------------------------------
@@ -94,12 +109,12 @@ class LinuxActor:
     ) -> ActionResult:
         corepointer.check_click_count(count)
         if element is not None:
-            clicked = self._act(app, lambda: self.clicks.click(app, element, button, count))
+            clicked = self._act(app, lambda: self.clicks.click(app, element, button, count), sends="a11y_action")
             return self._clicked(clicked, target=self.clicks.clicked)
         if point is None:
             raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
         at = point
-        return self._clicked(self._act(app, lambda: self.pointer.click_point(app, at, button, count)))
+        return self._clicked(self._act(app, lambda: self.pointer.click_point(app, at, button, count), keys=True))
 
     def _clicked(self, result: ActionResult, *, target: Ref | None = None) -> ActionResult:
         """The next key waits for the focus this click may move (``_focuswatch.Focus.input_posted``)."""
@@ -109,7 +124,7 @@ class LinuxActor:
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
     ) -> ActionResult:
-        return self._act(app, lambda: self.pointer.drag(app, start, end, button))
+        return self._act(app, lambda: self.pointer.drag(app, start, end, button), keys=True)
 
     def scroll(
         self,
@@ -121,18 +136,20 @@ class LinuxActor:
         point: tuple[float, float] | None = None,
     ) -> ActionResult:
         return self._act(
-            app, lambda: self.scrolling.scroll(app, direction=direction, pages=pages, element=element, point=point)
+            app,
+            lambda: self.scrolling.scroll(app, direction=direction, pages=pages, element=element, point=point),
+            keys=element is None,
         )
 
     # -- keyboard -----------------------------------------------------------------------------
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
-        return self._act(app, lambda: self.typing.press_key(app, key))
+        return self._act(app, lambda: self.typing.press_key(app, key), keys=True)
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
-        return self._act(app, lambda: self.typing.type_text(app, text))
+        return self._act(app, lambda: self.typing.type_text(app, text), keys=True)
 
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
-        return self._act(app, lambda: self.typing.paste(app, text, fmt))
+        return self._act(app, lambda: self.typing.paste(app, text, fmt), keys=True)
 
     # -- text, values, actions ----------------------------------------------------------------
     def select_text(
@@ -150,10 +167,13 @@ class LinuxActor:
             lambda: self.values.select_text(
                 app, element, text, prefix=prefix, suffix=suffix, selection_type=selection_type
             ),
+            sends="a11y_edit",
         )
 
     def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
-        return self._act(app, lambda: self.values.set_value(app, element, value))
+        return self._act(app, lambda: self.values.set_value(app, element, value), sends="a11y_edit")
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
-        return self._clicked(self._act(app, lambda: self.values.perform_secondary_action(app, element, action)))
+        return self._clicked(
+            self._act(app, lambda: self.values.perform_secondary_action(app, element, action), sends="a11y_action")
+        )
