@@ -65,7 +65,7 @@ KEY_ROLES: Final = role_set(
 class AtspiElement:
     """``core.clicktiers.ElementPrimitives`` for one click in one app; actions are AT-SPI indexes."""
 
-    def __init__(self, session: LinuxSession, app: RunningApp, handled: Callable[[], object]) -> None:
+    def __init__(self, session: LinuxSession, app: RunningApp, handled: Callable[[], object] | None = None) -> None:
         self._s = session
         self._app = app
         self._handled = handled  # waits until the app handled the action (``_barrier``)
@@ -125,7 +125,8 @@ class AtspiElement:
         return bool(states & State.EDITABLE) or self._s.a11y.role(node) in KEY_ROLES
 
     def focused(self, node: Ref) -> bool:
-        self._handled()
+        if self._handled is not None:
+            self._handled()
         return bool(self._s.a11y.states(node) & State.FOCUSED)
 
     def grab_focus(self, node: Ref) -> bool:

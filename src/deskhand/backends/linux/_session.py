@@ -252,7 +252,7 @@ class LinuxSession:
             what = f"window {now.id:#x} ({now.title!r})" if now is not None else "no window"
             raise not_dispatched(
                 "stale_window",
-                f"The app's key window changed since it was observed (now {what}); nothing was typed. "
+                f"The app's key window changed since it was observed (now {what}); this call sent nothing. "
                 "Call get_app_state to see the new window before typing or pressing keys.",
             ) from None
 
