@@ -22,7 +22,10 @@ from test_e2e_js import run_cells
 pytestmark = pytest.mark.desktop
 
 #: The chain's handles, read from the cell's own first observation.
-FIND = "const s = await app.getAXState({disableDiffing: true, emit: false}); const h = (n) => new RegExp(`(g\\\\d+:\\\\d+) [^\\\\n]* ${n}$`, 'm').exec(s)[1];"
+FIND = (
+    "const s = await app.getAXState({disableDiffing: true, emit: false});\n"
+    "const h = (n) => new RegExp(`(g\\\\d+:\\\\d+) [^\\\\n]* ${n}$`, 'm').exec(s)[1];"
+)
 
 
 @contextlib.contextmanager
