@@ -89,7 +89,8 @@ def test_kate_replace_all_then_save_in_one_cell_saves_the_replaced_text(apps: Ap
         "const field = (d) => new RegExp(`${d}\\\\n.*\\\\n\\\\s+(g\\\\d+:\\\\d+) text`).exec(s)[1];\n"
         "await app.setValue(field('Text to search for'), 'alpha');\n"
         "await app.setValue(field('Text to replace with'), 'OMEGA');\n"
-        "await app.click(h('push button (?:\\\\(disabled\\\\) )?Replace All'));\n"  # an accessible action: Qt runs it 100 ms later
+        # an accessible action (Qt runs it 100 ms later) on a button disabled when observed
+        "await app.click(h('push button (?:\\\\(disabled\\\\) )?Replace All'));\n"
         "await app.pressKey('ctrl+s');"
     )
     results = run_cells(a11y_desktop, [cell])
