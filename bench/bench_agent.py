@@ -72,6 +72,12 @@ SCROLL_ROW_JS = (
 )
 SCROLL_JS = 'await g.scroll(rowHandle, "down", 1); await g.scroll(rowHandle, "up", 1);'
 
+#: The input barrier's row (``core.barrier``): key chords and a typed text in one cell on the idle
+#: fixture, to the last key's release; the barrier's round trips after each chord are what it costs.
+CHAIN = "5 key chords + type 5 characters in one cell"
+CHAIN_KEYS = 10
+CHAIN_JS = 'for (let i = 0; i < 5; i++) await g.pressKey("a"); await g.typeText("abcde");'
+
 Point = tuple[float, float]
 
 
@@ -327,6 +333,10 @@ async def _run(b: Bench, ev: Events, fixture_pid: int, mousepad_pid: int, xid: i
                 "pyautogui (OSWorld)",
                 timed_sh(lambda: b.osworld(f"pyautogui.typewrite({TYPED!r})"), "key_release", len(TYPED)),
             )
+
+            current_op[0] = CHAIN
+            for s in order:
+                b.record(CHAIN, s.name, (await timed_cell(s, CHAIN_JS, "key_release", CHAIN_KEYS))[0])
 
             current_op[0] = "Mousepad accessibility state"
             for s in order:

@@ -261,3 +261,58 @@ def test_press_repeat_first_refusal_returns_false():
     node = Node("t", press="click", outcomes=["refused"])
     assert clicktiers.press_repeat(rec, node, "click", 3, sleep=rec.sleep) is False  # type: ignore[arg-type]
     assert rec.calls == [("perform", "t", "click")]
+
+
+class FocusRecorder(Recorder):
+    """A ``FocusPrimitives`` too: ``takes`` keys, focused after ``focus_after`` (a call name)."""
+
+    def __init__(self, *, takes: bool, focus_after: str | None, grab_ok: bool = True) -> None:
+        super().__init__()
+        self.takes, self.focus_after, self.grab_ok = takes, focus_after, grab_ok
+        self.has_focus = focus_after == "action"
+
+    def takes_keys(self, node: Node) -> bool:
+        return self.takes
+
+    def focused(self, node: Node) -> bool:
+        self.calls.append(("focused", node.name))
+        return self.has_focus
+
+    def grab_focus(self, node: Node) -> bool:
+        self.calls.append(("grab_focus", node.name))
+        self.has_focus = self.focus_after == "grab_focus"
+        return self.grab_ok
+
+    def click(self, at: Point, button: str, count: int) -> None:
+        super().click(at, button, count)
+        self.has_focus = self.focus_after == "synthetic"
+
+
+def run_focus(rec: FocusRecorder, node: Node) -> clicktiers.Clicked:
+    done = run(rec, node)
+    return clicktiers.ensure_focus(rec, rec, node, FRAME, done, sleep=rec.sleep)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("focus_after", "route"), [("action", "action"), ("grab_focus", "grab_focus"), ("synthetic", "synthetic")]
+)
+def test_a_click_on_an_element_that_takes_keys_runs_tiers_until_the_focus_is_there(focus_after, route):
+    rec = FocusRecorder(takes=True, focus_after=focus_after)
+    done = run_focus(rec, Node("document", press="press"))
+    assert done.route == route
+    grabbed = ("grab_focus", "document") in rec.calls
+    clicked = ("click", (CENTRE.x, CENTRE.y), "left", 1) in rec.calls
+    assert (grabbed, clicked) == {"action": (False, False), "grab_focus": (True, False), "synthetic": (True, True)}[
+        focus_after
+    ]
+
+
+def test_a_refused_grab_goes_on_to_the_real_click():
+    rec = FocusRecorder(takes=True, focus_after="synthetic", grab_ok=False)
+    assert run_focus(rec, Node("document", press="press")).route == "synthetic"
+
+
+def test_an_element_that_takes_no_keys_keeps_its_action_and_the_focus_is_not_read():
+    rec = FocusRecorder(takes=False, focus_after=None)
+    assert run_focus(rec, Node("button", press="press")).route == "action"
+    assert not [c for c in rec.calls if c[0] in ("focused", "grab_focus", "click")]

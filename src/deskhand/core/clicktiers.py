@@ -25,6 +25,13 @@ Two rules end a click at once, so an action of unknown effect is never followed 
 The synthetic click (``synthetic_click``, also used for clicks at a point) posts the pre-click
 hover, pauses ``PRE_CLICK_HOVER_S`` (10 ms, 6.3 step 3 and 6.12) and posts the click pairs.
 
+A click on an element that takes keys (a document, a text area) must leave the keyboard focus
+there, as a person's click does; an accessible action may not move it (Kate's document: its
+press action left the focus in the Replace field it had, and the next text went there). After a
+left click by an accessibility tier, ``ensure_focus`` checks the focus once the app handled the
+action, and when it did not move, runs the next tiers until it has: grab the focus
+(``grab_focus``), then the synthetic click. The route says which one ran.
+
 A backend supplies primitives only: :class:`ElementPrimitives` (reads and single AX calls on its
 own element type ``N`` and action type ``A``) and :class:`PointerPrimitives` (the hover and the
 click burst, each behind the backend's own gate).
@@ -46,9 +53,11 @@ __all__ = (
     "DESCENDANT_DEPTH",
     "Clicked",
     "ElementPrimitives",
+    "FocusPrimitives",
     "Outcome",
     "PointerPrimitives",
     "click_element",
+    "ensure_focus",
     "press_repeat",
     "synthetic_click",
 )
@@ -59,10 +68,11 @@ DESCENDANT_DEPTH: Final = 3
 #: The result of one AX action call: performed, refused (nothing happened), or unknown (the call
 #: timed out or failed on the wire: the app may still perform it).
 Outcome = Literal["done", "refused", "unknown"]
-Route = Literal["select_row", "action", "descendant_action", "hit_test", "synthetic"]
+Route = Literal["select_row", "action", "descendant_action", "hit_test", "grab_focus", "synthetic"]
 
 N = TypeVar("N")
 A = TypeVar("A")
+N_contra = TypeVar("N_contra", contravariant=True)
 
 UNKNOWN_MESSAGE: Final = (
     "The app did not answer the accessibility action in time (it may be busy or hung); "
@@ -127,6 +137,22 @@ class PointerPrimitives(Protocol):
 
     def click(self, at: Point, button: Button, count: int) -> None:
         """Post the click pairs at ``at`` (``core.pointer.click_events``)."""
+        ...
+
+
+class FocusPrimitives(Protocol[N_contra]):
+    """What ``ensure_focus`` needs: whether an element takes keys, has the focus, and taking it."""
+
+    def takes_keys(self, node: N_contra) -> bool:
+        """Whether ``node`` is one a click must leave the keyboard focus in (focusable text)."""
+        ...
+
+    def focused(self, node: N_contra) -> bool:
+        """Whether ``node`` has the keyboard focus once the app handled what was sent before."""
+        ...
+
+    def grab_focus(self, node: N_contra) -> bool:
+        """Ask the app to move the keyboard focus to ``node``; False when it refused."""
         ...
 
 
@@ -236,3 +262,24 @@ def synthetic_click(
     pointer.hover(at)
     sleep(PRE_CLICK_HOVER_S)
     pointer.click(at, button, count)
+
+
+def ensure_focus(
+    el: FocusPrimitives[N],
+    pointer: PointerPrimitives,
+    node: N,
+    frame: Rect | None,
+    clicked: Clicked,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Clicked:
+    """After a left click by an accessibility tier on an element that takes keys: when the focus
+    is not there, grab it, then click for real (module docstring). Returns how the click ended."""
+    if clicked.route == "synthetic" or not el.takes_keys(node) or el.focused(node):
+        return clicked
+    if el.grab_focus(node) and el.focused(node):
+        return Clicked("grab_focus", clicked.action)
+    if frame is None:
+        return clicked
+    synthetic_click(pointer, frame.center, "left", 1, sleep=sleep)
+    return Clicked("synthetic", clicked.action, frame.center)

@@ -20,17 +20,22 @@ its ``ElementPrimitives`` over AT-SPI and maps its result to the reply.
   EditableText, so they are clicked for real and need one.
 * A ``DoAction`` or ``SelectChild`` that timed out or failed on the bus is ``unknown``; one the app
   answered false is ``refused`` (``A11y.perform``).
+* After a left click by an accessibility tier on an element that takes keys (FOCUSABLE, and
+  EDITABLE or a text or document role: ``KEY_ROLES``), the focus is read once the app has handled
+  the action (``_barrier``), and when it is elsewhere, ``core.clicktiers.ensure_focus`` grabs it,
+  then clicks for real (Kate's document: its press action leaves the focus where it was).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
 from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
 from deskhand.backends.linux._atspi_enums import Role, State, role_set
+from deskhand.backends.linux._barrier import Barrier
 from deskhand.backends.linux._pointer import Pointer
 from deskhand.backends.linux._session import LinuxSession
 from deskhand.core import clicktiers
@@ -50,14 +55,20 @@ ROW_ANCESTOR_HOPS: Final = 8
 MENU_ROLES: Final = role_set(
     Role.CHECK_MENU_ITEM, Role.MENU, Role.MENU_ITEM, Role.RADIO_MENU_ITEM, Role.TEAROFF_MENU_ITEM
 )
+#: Roles of elements that take keys, whose click must leave the keyboard focus in them.
+KEY_ROLES: Final = role_set(
+    Role.TEXT, Role.PASSWORD_TEXT, Role.ENTRY, Role.TERMINAL, Role.PARAGRAPH, Role.DOCUMENT_TEXT,
+    Role.DOCUMENT_FRAME, Role.DOCUMENT_SPREADSHEET, Role.DOCUMENT_PRESENTATION, Role.DOCUMENT_EMAIL,
+)  # fmt: skip
 
 
 class AtspiElement:
     """``core.clicktiers.ElementPrimitives`` for one click in one app; actions are AT-SPI indexes."""
 
-    def __init__(self, session: LinuxSession, app: RunningApp) -> None:
+    def __init__(self, session: LinuxSession, app: RunningApp, handled: Callable[[], object] | None = None) -> None:
         self._s = session
         self._app = app
+        self._handled = handled  # waits until the app handled the action (``_barrier``)
 
     def authorize(self) -> None:
         self._s.verify_identity(self._app)
@@ -106,13 +117,29 @@ class AtspiElement:
     def hit_test(self, node: Ref, at: Point) -> Ref | None:
         return self._s.a11y.at_point(node, round(at.x), round(at.y))
 
+    # -- core.clicktiers.FocusPrimitives ------------------------------------------------------
+    def takes_keys(self, node: Ref) -> bool:
+        states = self._s.a11y.states(node)
+        if not states & State.FOCUSABLE:
+            return False
+        return bool(states & State.EDITABLE) or self._s.a11y.role(node) in KEY_ROLES
+
+    def focused(self, node: Ref) -> bool:
+        if self._handled is not None:
+            self._handled()
+        return bool(self._s.a11y.states(node) & State.FOCUSED)
+
+    def grab_focus(self, node: Ref) -> bool:
+        return self._s.a11y.grab_focus(node)
+
 
 class ElementClicks:
     """Element clicks for one session (the caller holds ``session.lock``)."""
 
-    def __init__(self, session: LinuxSession, pointer: Pointer) -> None:
+    def __init__(self, session: LinuxSession, pointer: Pointer, barrier: Barrier) -> None:
         self._s = session
         self._pointer = pointer
+        self._barrier = barrier
         #: the element the last click was on (when it is a text field, a browser's next key waits
         #: for the focus to arrive there: ``_focuswatch.Focus.input_posted``)
         self.clicked: Ref | None = None
@@ -121,15 +148,20 @@ class ElementClicks:
         element, ref = self._s.ref(app, handle)
         self.clicked = ref
         frame = element.frame if element.frame is not None else self._frame_now(ref)
-        done = clicktiers.click_element(
-            AtspiElement(self._s, app), self._pointer.bursts(app), ref, frame, button=button, count=count
-        )
+        primitives = AtspiElement(self._s, app, lambda: self._barrier.handled(app, "a11y_action"))
+        bursts = self._pointer.bursts(app)
+        done = clicktiers.click_element(primitives, bursts, ref, frame, button=button, count=count)
+        if button == "left" and count == 1:
+            done = clicktiers.ensure_focus(primitives, bursts, ref, frame, done)
+        # the accessible action left the focus elsewhere: the route names the tier that moved it
+        moved: dict[str, object] = {"focus_moved_by": done.route} if done.action is not None and done.route in (
+            "grab_focus", "synthetic") else {}  # fmt: skip
         if done.route == "synthetic" and done.point is not None:
             at = done.point
-            return ActionResult({"route": "synthetic", "point": [at.x, at.y], "button": button, "count": count})
-        if button == "right":
-            return ActionResult({"route": done.route})
-        return ActionResult({"route": done.route})
+            return ActionResult(
+                {"route": "synthetic", "point": [at.x, at.y], "button": button, "count": count, **moved}
+            )
+        return ActionResult({"route": done.route, **moved})
 
     def _frame_now(self, ref: Ref) -> Rect | None:
         """The frame of an element observed without one (read while a page was being laid out,

@@ -27,6 +27,7 @@ ROUTES: Final[dict[str, effects.Route]] = {
     "action": "accessibility",
     "descendant_action": "accessibility",
     "hit_test": "accessibility",
+    "grab_focus": "accessibility",
     "accessible_text": "accessibility",
     "scroll_bar_value": "scroll_bar",
     "wheel": "wheel",

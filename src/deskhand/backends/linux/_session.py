@@ -50,6 +50,7 @@ from deskhand.core.geometry import Point, Rect
 
 if TYPE_CHECKING:
     from deskhand.backends.linux._clipboard import ClipboardOwner
+    from deskhand.backends.linux._observe_settle import Settling
 
 __all__ = ("Gate", "LinuxSession", "Observed")
 
@@ -70,6 +71,8 @@ class Observed(Protocol):
     def to_global(self, app: RunningApp, x: float, y: float) -> Point: ...
     def mark_mutation(self, app: RunningApp) -> None: ...
     def bus_of(self, app: RunningApp) -> str | None: ...
+    @property
+    def settling(self) -> Settling: ...
 
 
 class Gate(NamedTuple):
@@ -249,7 +252,7 @@ class LinuxSession:
             what = f"window {now.id:#x} ({now.title!r})" if now is not None else "no window"
             raise not_dispatched(
                 "stale_window",
-                f"The app's key window changed since it was observed (now {what}); nothing was typed. "
+                f"The app's key window changed since it was observed (now {what}); this call sent nothing. "
                 "Call get_app_state to see the new window before typing or pressing keys.",
             ) from None
 

@@ -16,10 +16,13 @@ concern each, all on one ``_session.LinuxSession`` (connections, gates, element 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
+from typing import Final
 
 from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
 from deskhand.backends.linux import _outcomes as outcomes
 from deskhand.backends.linux._a11y_act import A11y, Ref
+from deskhand.backends.linux._barrier import Barrier, sent_by
 from deskhand.backends.linux._clicks import ElementClicks
 from deskhand.backends.linux._keyboard import Keymap
 from deskhand.backends.linux._pointer import Pointer
@@ -27,10 +30,16 @@ from deskhand.backends.linux._scroll import Scrolling
 from deskhand.backends.linux._session import LinuxSession, Observed
 from deskhand.backends.linux._typing import Typing
 from deskhand.backends.linux._values import Values
+from deskhand.core import barrier
 from deskhand.core import pointer as corepointer
+from deskhand.core.barrier import Sent
 from deskhand.core.errors import DeskhandError, NativeError
 
 __all__ = ("LinuxActor",)
+
+#: Refusals before dispatch that can follow earlier calls of a cell (a window they opened): their
+#: text names those calls.
+REFUSALS_AFTER: Final = frozenset({"stale_window", "target_window_changed"})
 
 
 class LinuxActor:
@@ -39,9 +48,10 @@ class LinuxActor:
     def __init__(self, executor: Observed, *, display_name: str | None = None) -> None:
         self.session = LinuxSession(executor, display_name=display_name)
         self.pointer = Pointer(self.session)
-        self.clicks = ElementClicks(self.session, self.pointer)
-        self.scrolling = Scrolling(self.session)
         self.typing = Typing(self.session)
+        self.barrier = Barrier(self.session, self.typing.focused_text)
+        self.clicks = ElementClicks(self.session, self.pointer, self.barrier)
+        self.scrolling = Scrolling(self.session)
         self.values = Values(self.session, self.scrolling, self.typing)
         self._closed = False
 
@@ -65,21 +75,42 @@ class LinuxActor:
             finally:  # a failed restore (the X server went away) still closes the rest
                 self.session.close()
 
-    def _act(self, app: RunningApp, action: Callable[[], ActionResult]) -> ActionResult:
-        """Run one action under the session's lock. Unless it was refused before dispatch, the
-        app's next capture settles first (native-contract.md 6.12: every mutation, not only some),
-        and the result always carries an outcome (``outcomes.default`` when the module set none)."""
+    def _act(
+        self,
+        app: RunningApp,
+        action: Callable[[], ActionResult],
+        what: str,
+        *,
+        sends: Sent = "input",
+        keys: bool = False,
+    ) -> ActionResult:
+        """Run one action (``what``: its description) under the session's lock, once the app
+        handled the one before (``_barrier``; ``keys``: this one is input events, ``sends``: what it
+        sends unless its result's route says). A refusal before dispatch names the calls sent
+        since the app was last observed (``core.barrier.refused_after``). Unless it was refused
+        before dispatch, the app's next capture settles first (native-contract.md 6.12: every
+        mutation, not only some), and the result always carries an outcome (``outcomes.default``
+        when the module set none)."""
         with self.session.lock:
+            settled = self.barrier.hold(app, next_is_input=keys)
             try:
                 result = action()
             except DeskhandError as err:
                 if err.dispatched is not False:
+                    self.barrier.sent(sends, what)
                     self.session.mark_mutation(app)
+                elif err.code in REFUSALS_AFTER:
+                    err.message = barrier.refused_after(err.message, self.barrier.calls)
+                    err.args = (err.message,)
                 raise
             except BaseException:
+                self.barrier.sent(sends, what)
                 self.session.mark_mutation(app)
                 raise
+            self.barrier.sent(sent_by(result, sends), what)
             self.session.mark_mutation(app)
+            if not settled:
+                result = replace(result, structured={**result.structured, "unsettled": barrier.UNSETTLED})
             return outcomes.with_outcome(result)
 
     # -- pointer ------------------------------------------------------------------------------
@@ -94,12 +125,16 @@ class LinuxActor:
     ) -> ActionResult:
         corepointer.check_click_count(count)
         if element is not None:
-            clicked = self._act(app, lambda: self.clicks.click(app, element, button, count))
+            clicked = self._act(
+                app, lambda: self.clicks.click(app, element, button, count), f"click({element})", sends="a11y_action"
+            )
             return self._clicked(clicked, target=self.clicks.clicked)
         if point is None:
             raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
         at = point
-        return self._clicked(self._act(app, lambda: self.pointer.click_point(app, at, button, count)))
+        return self._clicked(
+            self._act(app, lambda: self.pointer.click_point(app, at, button, count), f"click({at})", keys=True)
+        )
 
     def _clicked(self, result: ActionResult, *, target: Ref | None = None) -> ActionResult:
         """The next key waits for the focus this click may move (``_focuswatch.Focus.input_posted``)."""
@@ -109,7 +144,7 @@ class LinuxActor:
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
     ) -> ActionResult:
-        return self._act(app, lambda: self.pointer.drag(app, start, end, button))
+        return self._act(app, lambda: self.pointer.drag(app, start, end, button), "drag", keys=True)
 
     def scroll(
         self,
@@ -121,18 +156,23 @@ class LinuxActor:
         point: tuple[float, float] | None = None,
     ) -> ActionResult:
         return self._act(
-            app, lambda: self.scrolling.scroll(app, direction=direction, pages=pages, element=element, point=point)
+            app,
+            lambda: self.scrolling.scroll(app, direction=direction, pages=pages, element=element, point=point),
+            "scroll",
+            keys=element is None,
         )
 
     # -- keyboard -----------------------------------------------------------------------------
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
-        return self._act(app, lambda: self.typing.press_key(app, key))
+        return self._act(app, lambda: self.typing.press_key(app, key), f"press_key({key!r})", sends="keys", keys=True)
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
-        return self._act(app, lambda: self.typing.type_text(app, text))
+        return self._act(
+            app, lambda: self.typing.type_text(app, text), f"type_text ({len(text)} characters)", keys=True
+        )
 
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
-        return self._act(app, lambda: self.typing.paste(app, text, fmt))
+        return self._act(app, lambda: self.typing.paste(app, text, fmt), f"paste ({len(text)} characters)", keys=True)
 
     # -- text, values, actions ----------------------------------------------------------------
     def select_text(
@@ -150,10 +190,21 @@ class LinuxActor:
             lambda: self.values.select_text(
                 app, element, text, prefix=prefix, suffix=suffix, selection_type=selection_type
             ),
+            f"select_text({element})",
+            sends="a11y_edit",
         )
 
     def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
-        return self._act(app, lambda: self.values.set_value(app, element, value))
+        return self._act(
+            app, lambda: self.values.set_value(app, element, value), f"set_value({element})", sends="a11y_edit"
+        )
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
-        return self._clicked(self._act(app, lambda: self.values.perform_secondary_action(app, element, action)))
+        return self._clicked(
+            self._act(
+                app,
+                lambda: self.values.perform_secondary_action(app, element, action),
+                f"perform_secondary_action({element}, {action!r})",
+                sends="a11y_action",
+            )
+        )

@@ -1,0 +1,126 @@
+"""The input barrier between the actions of a cell: the app has handled one before the next is sent.
+
+Many actions in one cell reach the app over two channels that keep no order between them: input
+events through the X server (XTest keys and clicks) and accessibility calls over D-Bus (a text
+insert, a press action, a value). A person's next keystroke waits for the screen; a script's does
+not, so without a barrier a key can overtake the press action before it (Kate saved its file before
+its queued Replace All ran) or the text insert before it.
+
+This module is the policy, in the core's terms: by the kind of the previous action (``Sent``) and
+the app's toolkit, what to wait for before the next one (``Wait``). The backend carries it out on
+its own means, all bounded by ``BARRIER_CAP_S`` and the call's deadline:
+
+* ``processed``: a round trip through the app's event loop (an X11 ``_NET_WM_PING``, answered
+  after everything queued before it);
+* ``after_s``: first, this long since the previous action was dispatched: a toolkit that performs
+  a press action later (Qt's ``animateClick``: the button is released, and clicked, 100 ms after
+  the action; measured on Kate 22: the document changed 103 ms after the call), or that completes
+  an entry's text on a timer (``ENTRY_COMPLETION_S``);
+* ``quiet``: then until the app's own accessibility events and drawing have been quiet for the
+  settle's ``QUIET_S`` (the effect of an action may take several passes of its loop).
+
+Input events after input events keep their order in the X server and in the app, so nothing is
+waited for between them (clicks and typed text cost nothing more), except after key chords: a
+chord may open or close a window or move the focus, and the next call's target (the window it is
+pinned to, the focused field) is known only once the app has handled it (one round trip). The first action after an
+observation has nothing to wait for either.
+
+A refusal says what went before it: keys pinned to the observed key window are refused once a
+window the keys before them opened has the focus (``ctrl+shift+s`` then ``type_text``), and the
+calls already sent since the last observation are named (``refused_after``), so the agent knows
+what the app got and observes the new window before typing on.
+
+When the barrier cannot tell that the app has handled the previous action (no answer in time, a
+window that takes no ping), the next result says so (``unsettled``): the action was still sent,
+as one a person makes without looking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+__all__ = (
+    "BARRIER_CAP_S",
+    "DEFERRED_ACTION_S",
+    "ENTRY_COMPLETION_S",
+    "UNSETTLED",
+    "Sent",
+    "Wait",
+    "before",
+    "refused_after",
+)
+
+#: What the previous action sent: key chords (``keys``: they may move the focus, open or close a
+#: window), other input events (``input``: clicks, typed text, drags), an accessible text edit or
+#: value (``a11y_edit``; ``a11y_entry``: of a single-line entry), an accessible action
+#: (``a11y_action``: press, select, secondary action).
+Sent = Literal["keys", "input", "a11y_edit", "a11y_entry", "a11y_action"]
+
+#: Toolkits (lowercased ``ToolkitName`` prefixes) that perform a press action after the call
+#: returned, and how long after: Qt 5 and 6 run it as ``animateClick`` (100 ms), with a margin.
+DEFERRED_ACTION_S: Final = {"qt": 0.12}
+#: Toolkits whose single-line entries complete what was typed after a delay, and that delay with a
+#: margin: a GTK 3 ``GtkEntryCompletion`` refilters 150 ms after the text changed, and a Return
+#: before that is lost (gedit's and Mousepad's Save As: an accessible insert of the path, then
+#: Return 10 ms later, saved nothing 3 of 3 on a fresh gedit; 0.3 s later, it saved).
+ENTRY_COMPLETION_S: Final = {"gtk": 0.17}
+#: The barrier never waits longer than this (nor past the call's deadline).
+BARRIER_CAP_S: Final = 2.0
+#: What a result says when the barrier could not tell the app had handled the action before it.
+UNSETTLED: Final = (
+    "the app had not confirmed it handled the previous action when this one was sent "
+    "(it did not answer in time); observe the app to see what both did"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """What to wait for before the next action (module docstring); ``none`` waits for nothing."""
+
+    processed: bool = False
+    after_s: float = 0.0
+    quiet: bool = False
+    cap_s: float = BARRIER_CAP_S
+
+    @property
+    def none(self) -> bool:
+        return not self.processed and self.after_s <= 0 and not self.quiet
+
+
+def before(previous: Sent | None, *, next_is_input: bool, toolkit: str) -> Wait:
+    """The wait before the next action (input events when ``next_is_input``), after ``previous``
+    (None: nothing was sent since the last observation, or since the barrier last held)."""
+    if previous is None:
+        return Wait()
+    if previous == "keys":
+        return Wait(processed=True)
+    if previous == "input":
+        # the X server and the app keep input in order; a D-Bus call does not wait behind it
+        return Wait() if next_is_input else Wait(processed=True)
+    if previous == "a11y_edit":
+        return Wait(processed=True)
+    if previous == "a11y_entry":
+        return Wait(processed=True, after_s=_by_toolkit(ENTRY_COMPLETION_S, toolkit), quiet=True)
+    return Wait(processed=True, after_s=_by_toolkit(DEFERRED_ACTION_S, toolkit), quiet=True)
+
+
+def _by_toolkit(table: dict[str, float], toolkit: str) -> float:
+    return next((s for name, s in table.items() if toolkit.startswith(name)), 0.0)
+
+
+#: At most this many earlier calls are named in a refusal (the last ones).
+NAMED_CALLS: Final = 8
+
+
+def refused_after(message: str, calls: list[str]) -> str:
+    """A refusal before dispatch after ``calls`` (short descriptions, oldest first) went out since
+    the app was last observed: the message names them after its own text (this call sent nothing)."""
+    if not calls:
+        return message
+    named, one = calls[-NAMED_CALLS:], len(calls) == 1
+    more = f"{len(calls) - len(named)} earlier calls and " if len(calls) > len(named) else ""
+    return (
+        f"{message} Before it, since the app was last observed, {more}{', '.join(named)} "
+        f"{'was' if one else 'were'} sent; observe the app to see what {'it' if one else 'they'} did."
+    )

@@ -1,0 +1,58 @@
+"""The input barrier's policy (``core.barrier``): what waits before the next action of a cell."""
+
+from __future__ import annotations
+
+import pytest
+
+from deskhand.core import barrier
+from deskhand.core.barrier import Wait
+
+
+def test_nothing_waits_after_an_observation() -> None:
+    assert barrier.before(None, next_is_input=True, toolkit="qt").none
+    assert barrier.before(None, next_is_input=False, toolkit="gtk").none
+
+
+def test_input_after_input_keeps_its_order_without_a_wait() -> None:
+    assert barrier.before("input", next_is_input=True, toolkit="gtk").none
+
+
+def test_an_accessibility_call_after_input_waits_for_the_input_to_be_processed() -> None:
+    assert barrier.before("input", next_is_input=False, toolkit="gtk") == Wait(processed=True)
+
+
+@pytest.mark.parametrize("next_is_input", [True, False])
+def test_anything_after_an_accessible_edit_waits_for_a_round_trip(next_is_input: bool) -> None:
+    wait = barrier.before("a11y_edit", next_is_input=next_is_input, toolkit="gtk")
+    assert wait.processed and not wait.quiet and wait.after_s == 0
+
+
+def test_an_accessible_action_waits_for_its_effect_and_for_qt_s_deferred_click() -> None:
+    gtk = barrier.before("a11y_action", next_is_input=True, toolkit="gtk")
+    assert gtk.processed and gtk.quiet and gtk.after_s == 0
+    qt = barrier.before("a11y_action", next_is_input=True, toolkit="qt5")
+    assert qt.processed and qt.quiet and qt.after_s == barrier.DEFERRED_ACTION_S["qt"] >= 0.1
+    assert qt.cap_s == barrier.BARRIER_CAP_S
+
+
+def test_after_text_typed_into_a_gtk_entry_its_completion_timer_is_waited_for() -> None:
+    gtk = barrier.before("a11y_entry", next_is_input=True, toolkit="gtk")
+    assert gtk.processed and gtk.quiet and gtk.after_s == barrier.ENTRY_COMPLETION_S["gtk"] > 0.15
+    assert barrier.before("a11y_entry", next_is_input=True, toolkit="qt").after_s == 0
+
+
+def test_after_key_chords_the_next_call_waits_for_the_app_to_have_handled_them() -> None:
+    assert barrier.before("keys", next_is_input=True, toolkit="gtk") == Wait(processed=True)
+
+
+def test_a_refusal_names_the_calls_sent_since_the_observation() -> None:
+    assert barrier.refused_after("Refused.", []) == "Refused."
+    one = barrier.refused_after("Refused.", ["press_key('ctrl+shift+s')"])
+    assert one == (
+        "Refused. Before it, since the app was last observed, press_key('ctrl+shift+s') was sent; "
+        "observe the app to see what it did."
+    )
+    many = barrier.refused_after("Refused.", [f"call{i}" for i in range(10)])
+    assert "2 earlier calls and call2, call3" in many and many.endswith(
+        "call9 were sent; observe the app to see what they did."
+    )
