@@ -15,6 +15,9 @@ its ``ElementPrimitives`` over AT-SPI and maps its result to the reply.
   the Selection interface and selects it there (``SelectChild``).
 * Press actions are ``_a11y_act.PRESS_ACTIONS`` (first present wins), menu actions
   ``MENU_ACTIONS``; both are matched on the lowercased AT-SPI action names.
+* A synthetic click reads the element's frame again once the app handled the pre-click hover
+  (``core.clicktiers.synthetic_click``): LibreOffice places a new window's elements 25 px too
+  high until the first pointer event reaches it (Calc's first click on C2 selected C1).
 * An element observed without a frame (Firefox right after a page load, its layout not done)
   has its frame read at click time (``ElementClicks._frame_now``): Firefox's buttons offer
   EditableText, so they are clicked for real and need one.
@@ -31,7 +34,7 @@ from typing import Final
 from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
 from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
 from deskhand.backends.linux._atspi_enums import Role, State, role_set
-from deskhand.backends.linux._pointer import Pointer
+from deskhand.backends.linux._pointer import Bursts, Pointer
 from deskhand.backends.linux._session import LinuxSession
 from deskhand.core import clicktiers
 from deskhand.core import deadline as call_deadline
@@ -43,6 +46,10 @@ __all__ = ("AtspiElement", "ElementClicks")
 #: An element observed without a frame: how long its frame is waited for at click time, polled.
 FRAME_WAIT_S: Final = 1.0
 FRAME_POLL_S: Final = 0.05
+#: How long the app's answer to a ping behind the pre-click hover is waited for before the
+#: element's frame is read again (``ElementClicks._frame_after_hover``); without one, the
+#: observed frame is clicked.
+HOVER_PING_S: Final = 0.5
 #: How far up a row is searched for its list (6.3 tier 1).
 ROW_ANCESTOR_HOPS: Final = 8
 #: AT-SPI roles clicked for real while on screen: check menu item, menu, menu item, radio menu
@@ -121,8 +128,15 @@ class ElementClicks:
         element, ref = self._s.ref(app, handle)
         self.clicked = ref
         frame = element.frame if element.frame is not None else self._frame_now(ref)
+        bursts = self._pointer.bursts(app)
         done = clicktiers.click_element(
-            AtspiElement(self._s, app), self._pointer.bursts(app), ref, frame, button=button, count=count
+            AtspiElement(self._s, app),
+            bursts,
+            ref,
+            frame,
+            button=button,
+            count=count,
+            reframe=lambda: self._frame_after_hover(bursts, ref),
         )
         if done.route == "synthetic" and done.point is not None:
             at = done.point
@@ -130,6 +144,22 @@ class ElementClicks:
         if button == "right":
             return ActionResult({"route": done.route})
         return ActionResult({"route": done.route})
+
+    def _frame_after_hover(self, bursts: Bursts, ref: Ref) -> Rect | None:
+        """The element's frame once the app has handled the pre-click hover (a fenced ping: GTK
+        holds a lone motion back), or None when it does not answer in ``HOVER_PING_S``."""
+        window = bursts.window
+        if window is None:
+            return None
+        ping = self._s.pinger()
+        token = ping.send(window, fence=True)
+        try:
+            if not ping.answered(token, call_deadline.bound(HOVER_PING_S)):
+                return None
+        finally:
+            ping.forget(token)
+        ext = self._s.a11y.extents(ref)
+        return Rect(float(ext[0]), float(ext[1]), float(ext[2]), float(ext[3])) if ext is not None else None
 
     def _frame_now(self, ref: Ref) -> Rect | None:
         """The frame of an element observed without one (read while a page was being laid out,
