@@ -102,6 +102,19 @@ class TestPartialTable:
             "table cell C1",
         ]
 
+    def test_a_selected_cell_read_again_after_the_visible_range_is_listed_once(self) -> None:
+        # Calc: the selected cells come from Selection after the visible range, as new objects
+        again = [self.cell(n, n.lower(), selected=True) for n in ("B1", "A2")]
+        got = lines(
+            self.sheet(self.cell("A1", "a1"), *again, self.cell("B1", "b1", selected=True), self.cell("Z9", "z9"))
+        )
+        assert [line.split(" ", 1)[1].strip() for line in got[2:]] == [
+            "table cell A1, Value: a1",
+            "table cell (selected) B1, Value: b1",
+            "table cell (selected) A2, Value: a2",
+            "table cell Z9, Value: z9",
+        ]
+
     def test_blank_cells_of_a_fully_read_table_are_kept(self) -> None:
         table = Element("AXTable", role_description="table", children=[self.cell("A1"), self.cell("B1")])
         assert len(lines(table)) == 4

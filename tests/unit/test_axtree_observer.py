@@ -233,3 +233,27 @@ class TestSameTreeAgain:
         observer.observe(app, app_key="docs", identity="P1", key_window_id=7)
         result = observer.observe(app, app_key="docs", identity="P1", key_window_id=7, unchanged=True)
         assert result.text.split("\n")[1:] == ["Removed element IDs: 0-1", "+g1:2 window", "+\tg1:3 button A"]
+
+
+class TestWindowsWithoutId:
+    """A window without a platform id (0): its rows inherit ids only when it has a locator (an
+    open menu of a menu bar, named by its menu bar item), so a menu's items keep their handles
+    while it stays open."""
+
+    def menu_tree(self, locator: str | None) -> AppTree:
+        menu = Element("AXMenu", title="Insert", locator="open-menu:menu@7", children=[button("Chart")])
+        main = Element("AXWindow", locator="w", children=[button("OK")])
+        return AppTree("x", "X", 1, [WindowTree(0, "Insert", menu, locator=locator), WindowTree(7, "Docs", main)])
+
+    @pytest.mark.parametrize(("locator", "kept"), [("open-menu:menu@7", True), (None, False)])
+    def test_rows_keep_their_ids_only_with_a_locator(self, locator: str | None, kept: bool) -> None:
+        observer = Observer()
+        first = observer.observe(self.menu_tree(locator), app_key="a", identity="P", key_window_id=7).text
+        again = observer.observe(
+            self.menu_tree(locator), app_key="a", identity="P", key_window_id=7, disable_diff=True
+        ).text
+
+        def chart(text: str) -> str:
+            return next(line.split()[0] for line in text.splitlines() if line.endswith("button Chart"))
+
+        assert (chart(first) == chart(again)) is kept, (first, again)

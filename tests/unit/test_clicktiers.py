@@ -316,3 +316,45 @@ def test_an_element_that_takes_no_keys_keeps_its_action_and_the_focus_is_not_rea
     rec = FocusRecorder(takes=False, focus_after=None)
     assert run_focus(rec, Node("button", press="press")).route == "action"
     assert not [c for c in rec.calls if c[0] in ("focused", "grab_focus", "click")]
+
+
+def test_an_element_that_moved_once_hovered_is_clicked_where_it_is_now():
+    # LibreOffice places a new window's cells 25 px too high until a pointer event reaches it
+    rec = Recorder()
+    node = Node("cell", text_entry=True)
+    moved = Rect(FRAME.x, FRAME.y + 25, FRAME.width, FRAME.height)
+    done = clicktiers.click_element(
+        rec,
+        rec,
+        node,
+        FRAME,
+        button="left",
+        count=1,
+        sleep=rec.sleep,
+        reframe=lambda: moved,  # type: ignore[arg-type]
+    )
+    assert done == clicktiers.Clicked("synthetic", point=moved.center)
+    assert rec.calls == [
+        ("hover", (60.0, 40.0)),
+        ("sleep", PRE_CLICK_HOVER_S),
+        ("hover", (60.0, 65.0)),
+        ("sleep", PRE_CLICK_HOVER_S),
+        ("click", (60.0, 65.0), "left", 1),
+    ]
+
+
+@pytest.mark.parametrize("now", [None, FRAME, Rect(0, 0, 0, 0)])
+def test_an_element_that_did_not_move_or_cannot_be_read_is_clicked_where_observed(now: Rect | None):
+    rec = Recorder()
+    done = clicktiers.click_element(
+        rec,
+        rec,
+        Node("cell", text_entry=True),
+        FRAME,
+        button="left",
+        count=1,
+        sleep=rec.sleep,
+        reframe=lambda: now,  # type: ignore[arg-type]
+    )
+    assert done.point == CENTRE
+    assert rec.calls == [("hover", (60.0, 40.0)), ("sleep", PRE_CLICK_HOVER_S), ("click", (60.0, 40.0), "left", 1)]

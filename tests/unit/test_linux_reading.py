@@ -280,6 +280,28 @@ def test_gtk4_windows_with_the_same_title_are_told_apart_by_the_active_one() -> 
         assert frames == {1: Rect(45, 105, 690, 470), 2: Rect(605, 345, 690, 470)}, order
 
 
+def test_an_untitled_frame_no_window_shows_is_kept_only_as_a_popup_with_menu_items() -> None:
+    """Chromium keeps hidden untitled frames SHOWING (left out), and its folder list is an
+    untitled frame too, an override-redirect popup the window manager does not list: one with
+    menu items is kept, its menu bar read as a menu."""
+    main = WindowInfo(1, 1, 7, "Pick - Chromium", Rect(0, 0, 1200, 900), Rect(0, 0, 1200, 900), True, 0)
+    app = RunningApp(ProcessIdentity(7, "chromium", "/usr/lib/chromium/chromium", 1.0), "Chromium")
+    snap = snapshot(
+        node("/w1", 23, "Pick - Chromium", extents=(0, 0, 1200, 900)),
+        node("/hidden", 23, "", children=["/h"], extents=(103, 25, 1030, 88)),
+        node("/h", 39, "", parent="/hidden", extents=(103, 25, 1030, 88)),
+        node("/popup", 23, "", children=["/bar"], extents=(867, 229, 225, 112)),
+        node("/bar", 34, "", parent="/popup", children=["/item"], extents=(867, 229, 225, 112)),
+        node("/item", 8, "Bookmarks bar", parent="/bar", extents=(867, 233, 225, 29)),
+    )
+    snap.windows = ["/w1", "/hidden", "/popup"]
+    tree = app_tree(app, snap, main, [main])
+    popups = [w.root for w in tree.windows if w.window_id == 0]
+    assert [(p.children[0].role, [c.title for c in p.children[0].children]) for p in popups] == [
+        ("AXMenu", ["Bookmarks bar"])
+    ]
+
+
 def test_blank_cells_of_a_partly_read_sheet_cost_two_calls_and_are_left_out() -> None:
     app = SheetApp()
     ifaces = frozenset({_visible.TABLE, _visible.COMPONENT, _visible.SELECTION})

@@ -222,8 +222,11 @@ def click_element(
     button: Button,
     count: int,
     sleep: Callable[[float], None] = time.sleep,
+    reframe: Callable[[], Rect | None] | None = None,
 ) -> Clicked:
-    """Run the tiers for one element (module docstring); the backend turns the result into its reply."""
+    """Run the tiers for one element (module docstring); the backend turns the result into its reply.
+
+    ``reframe`` reads the element's frame again after the pre-click hover (``synthetic_click``)."""
     if button == "right":
         el.authorize()
         action = el.menu_action(node)
@@ -251,17 +254,35 @@ def click_element(
                     return Clicked("hit_test", action)
     if frame is None:
         raise NativeError("no_action", "The element has no action and no frame to click.", dispatched=False)
-    synthetic_click(pointer, frame.center, button, count, sleep=sleep)
-    return Clicked("synthetic", point=frame.center)
+    at = synthetic_click(pointer, frame.center, button, count, sleep=sleep, reframe=reframe)
+    return Clicked("synthetic", point=at)
 
 
 def synthetic_click(
-    pointer: PointerPrimitives, at: Point, button: Button, count: int, *, sleep: Callable[[float], None] = time.sleep
-) -> None:
-    """The pre-click hover, the ``PRE_CLICK_HOVER_S`` pause, then the click pairs (6.3 steps 3-5)."""
+    pointer: PointerPrimitives,
+    at: Point,
+    button: Button,
+    count: int,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    reframe: Callable[[], Rect | None] | None = None,
+) -> Point:
+    """The pre-click hover, the ``PRE_CLICK_HOVER_S`` pause, then the click pairs (6.3 steps 3-5);
+    the point clicked.
+
+    With ``reframe`` (an element's click), the element's frame is read again after the hover: an
+    app may place its elements anew only once the pointer is over its window (LibreOffice reports
+    its cells 25 px too high until the first pointer event reaches a new window), and a frame that
+    moved is clicked where it is now, after a hover there."""
     pointer.hover(at)
     sleep(PRE_CLICK_HOVER_S)
+    now = reframe() if reframe is not None else None
+    if now is not None and now.width > 0 and now.height > 0 and now.center != at:
+        at = now.center
+        pointer.hover(at)
+        sleep(PRE_CLICK_HOVER_S)
     pointer.click(at, button, count)
+    return at
 
 
 def ensure_focus(

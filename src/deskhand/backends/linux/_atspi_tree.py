@@ -291,8 +291,15 @@ class TreeReader:
     def _choices(self, snap: Snapshot, r: Read) -> bool:
         """The selected option of shown combo boxes whose list is a child (Chromium's
         ``<select>``: the combo's name is its label, its text an object placeholder, and the
-        options sit in a hidden menu below it), as the combo's text; False on timeout."""
-        combos = [n for n in shown(snap) if n.role == ROLE_COMBO_BOX and n.children and n.text is None]
+        options sit in a hidden menu below it), as the combo's text; and the text of a shown
+        combo box without children that has one (Chromium's own dialogs: the Bookmark dialog's
+        ``Folder`` says "Other bookmarks" only there); False on timeout."""
+        combos = [n for n in shown(snap) if n.role == ROLE_COMBO_BOX and n.text is None]
+        bare = [n for n in combos if not n.children and TEXT in n.interfaces]
+        texts = r.ask([Call(snap.bus, n.path, TEXT, "GetText", "ii", (0, -1)) for n in bare])
+        for node, reply in zip(bare, texts, strict=True):
+            if not isinstance(reply, Failed) and reply is not TIMED_OUT and str(reply[0]).strip():
+                node.text = str(reply[0])
         lists = [(n, c) for n in combos for c in n.children[:2]]
         picked = r.ask([Call(snap.bus, c, SELECTION, "GetSelectedChild", "i", (0,)) for _n, c in lists])
         chosen: dict[str, str] = {}
@@ -303,7 +310,7 @@ class TreeReader:
         for path, name in zip(chosen, names, strict=True):
             if not isinstance(name, Failed):
                 snap.nodes[path].text = prop_str(name)
-        return not any(x is TIMED_OUT for x in (*picked, *names))
+        return not any(x is TIMED_OUT for x in (*texts, *picked, *names))
 
 
 def children_known(snap: Snapshot, node: Node) -> bool:

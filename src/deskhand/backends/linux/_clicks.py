@@ -15,6 +15,9 @@ its ``ElementPrimitives`` over AT-SPI and maps its result to the reply.
   the Selection interface and selects it there (``SelectChild``).
 * Press actions are ``_a11y_act.PRESS_ACTIONS`` (first present wins), menu actions
   ``MENU_ACTIONS``; both are matched on the lowercased AT-SPI action names.
+* A synthetic click reads the element's frame again once the app handled the pre-click hover
+  (``core.clicktiers.synthetic_click``): LibreOffice places a new window's elements 25 px too
+  high until the first pointer event reaches it (Calc's first click on C2 selected C1).
 * An element observed without a frame (Firefox right after a page load, its layout not done)
   has its frame read at click time (``ElementClicks._frame_now``): Firefox's buttons offer
   EditableText, so they are clicked for real and need one.
@@ -36,7 +39,7 @@ from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
 from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
 from deskhand.backends.linux._atspi_enums import Role, State, role_set
 from deskhand.backends.linux._barrier import Barrier
-from deskhand.backends.linux._pointer import Pointer
+from deskhand.backends.linux._pointer import Bursts, Pointer
 from deskhand.backends.linux._session import LinuxSession
 from deskhand.core import clicktiers
 from deskhand.core import deadline as call_deadline
@@ -48,6 +51,10 @@ __all__ = ("AtspiElement", "ElementClicks")
 #: An element observed without a frame: how long its frame is waited for at click time, polled.
 FRAME_WAIT_S: Final = 1.0
 FRAME_POLL_S: Final = 0.05
+#: How long the app's answer to a ping behind the pre-click hover is waited for before the
+#: element's frame is read again (``ElementClicks._frame_after_hover``); without one, the
+#: observed frame is clicked.
+HOVER_PING_S: Final = 0.5
 #: How far up a row is searched for its list (6.3 tier 1).
 ROW_ANCESTOR_HOPS: Final = 8
 #: AT-SPI roles clicked for real while on screen: check menu item, menu, menu item, radio menu
@@ -150,7 +157,15 @@ class ElementClicks:
         frame = element.frame if element.frame is not None else self._frame_now(ref)
         primitives = AtspiElement(self._s, app, lambda: self._barrier.handled(app, "a11y_action"))
         bursts = self._pointer.bursts(app)
-        done = clicktiers.click_element(primitives, bursts, ref, frame, button=button, count=count)
+        done = clicktiers.click_element(
+            primitives,
+            bursts,
+            ref,
+            frame,
+            button=button,
+            count=count,
+            reframe=lambda: self._frame_after_hover(bursts, ref),
+        )
         if button == "left" and count == 1:
             done = clicktiers.ensure_focus(primitives, bursts, ref, frame, done)
         # the accessible action left the focus elsewhere: the route names the tier that moved it
@@ -162,6 +177,22 @@ class ElementClicks:
                 {"route": "synthetic", "point": [at.x, at.y], "button": button, "count": count, **moved}
             )
         return ActionResult({"route": done.route, **moved})
+
+    def _frame_after_hover(self, bursts: Bursts, ref: Ref) -> Rect | None:
+        """The element's frame once the app has handled the pre-click hover (a fenced ping: GTK
+        holds a lone motion back), or None when it does not answer in ``HOVER_PING_S``."""
+        window = bursts.window
+        if window is None:
+            return None
+        ping = self._s.pinger()
+        token = ping.send(window, fence=True)
+        try:
+            if not ping.answered(token, call_deadline.bound(HOVER_PING_S)):
+                return None
+        finally:
+            ping.forget(token)
+        ext = self._s.a11y.extents(ref)
+        return Rect(float(ext[0]), float(ext[1]), float(ext[2]), float(ext[3])) if ext is not None else None
 
     def _frame_now(self, ref: Ref) -> Rect | None:
         """The frame of an element observed without one (read while a page was being laid out,

@@ -216,8 +216,11 @@ def app_tree(
         xwin = _match_window(root, xwins, claimed, active=bool(node.states & State.ACTIVE), key=key)
         if xwin is not None:
             claimed.add(xwin.id)
-        if xwin is None and xwins and node.role == Role.FRAME and not root.title:
-            continue  # an untitled frame no mapped window shows (Chromium keeps hidden ones SHOWING)
+        # an untitled frame no managed window shows (Chromium keeps hidden ones SHOWING) is left
+        # out; one with menu items is an open popup of the app (Chromium's Bookmark dialog's
+        # folder list: an override-redirect window the window manager does not list)
+        if xwin is None and xwins and node.role == Role.FRAME and not root.title and not _as_popup(root):
+            continue
         wid = xwin.id if xwin else 0
         origin = content_origin(root, xwin) if snap.window_relative and xwin is not None else None
         if origin is not None:
@@ -263,6 +266,26 @@ def _match_window(
     if len(titled) > 1 and key is not None and any(w.id == key.id for w in titled):
         titled = [w for w in titled if (w.id == key.id) == active]
     return titled[0] if len(titled) == 1 else None
+
+
+def _as_popup(root: Element) -> bool:
+    """Whether a window's tree has a menu item (an open popup list's options); if so, a menu bar
+    in it is the popup's menu (Chromium's popup menus say menu bar, and the renderer lists no
+    items of a menu bar)."""
+    stack, seen, bars, items = [root], set(), [], False
+    while stack:
+        el = stack.pop()
+        if id(el) in seen:
+            continue
+        seen.add(id(el))
+        items = items or el.role == "AXMenuItem"
+        if el.role == "AXMenuBar":
+            bars.append(el)
+        stack.extend(el.children)
+    if items:
+        for bar in bars:
+            bar.role, bar.role_description = "AXMenu", "menu"
+    return items
 
 
 def _same_rect(a: Rect, b: Rect) -> bool:

@@ -100,6 +100,11 @@ class Bursts:
         self._app = app
         self._gate = gate
 
+    @property
+    def window(self) -> int | None:
+        """The window the hover's gate proved (None before the hover)."""
+        return self._gate.window if self._gate is not None else None
+
     def hover(self, at: Point) -> None:
         s = self._pointer.session
         gate = self._gate or s.gate(self._app)

@@ -77,8 +77,9 @@ def open_menus(bars: list[Element], trees: list[WindowTree]) -> list[WindowTree]
 def _open_menus(menu_bar: Element) -> list[WindowTree]:
     """The menu bar's open menus as windows of their own (the renderer shows no children of a
     menu bar item, as a closed macOS menu has none); a closed menu's items are not SHOWING,
-    so a menu bar item with children is an open menu. Its id is unverifiable (0): a popup's
-    rows never inherit handles from an earlier one."""
+    so a menu bar item with children is an open menu. It has no X window (0), and is named by
+    its menu bar item's locator (``WindowTree.locator``): its items keep their handles while it
+    stays open (and when it opens again: the same accessible objects)."""
     out = []
     for item in menu_bar.children:
         if item.role == "AXMenuBarItem" and item.children:
@@ -91,7 +92,7 @@ def _open_menus(menu_bar: Element) -> list[WindowTree]:
                 ref=item.ref,
             )
             item.children = []
-            out.append(WindowTree(0, item.title or "", menu, None))
+            out.append(WindowTree(0, item.title or "", menu, None, locator=menu.locator))
     return out
 
 

@@ -61,11 +61,16 @@ class Element:
 class WindowTree:
     """An observed top-level window with its element tree."""
 
-    #: The window's platform id; 0 means unverifiable, and its rows never inherit ids.
+    #: The window's platform id; 0 means unverifiable, and its rows never inherit ids unless
+    #: the window has a ``locator``.
     window_id: int
     title: str
     root: Element
     frame: Rect | None = None
+    #: What names a window without a platform id from one observation to the next (an open menu
+    #: of a menu bar: its menu bar item's locator), so its rows keep their ids while it stays
+    #: open; None for none.
+    locator: str | None = None
 
 
 @dataclass(slots=True)

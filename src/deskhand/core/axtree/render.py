@@ -55,7 +55,11 @@ def walk(tree: AppTree) -> Walk:
     """Walk every window, then the menu bar, into ``Walk.nodes`` in document order."""
     walker = _Walker(tree.focused or _first_focused(tree))
     for window in tree.windows:
-        prefix: LocatorKey = (f"window:{window.window_id}",) if window.window_id != 0 else None
+        prefix: LocatorKey = None
+        if window.window_id != 0:
+            prefix = (f"window:{window.window_id}",)
+        elif window.locator is not None:
+            prefix = (f"window:{window.locator}",)
         walker.visit(window.root, prefix, 0, depth=0, in_web_area=False, ancestors=frozenset())
         if walker.result.truncated:
             break
@@ -180,10 +184,11 @@ class _Walker:
         ancestors: frozenset[int],
         owner: Element | None,
     ) -> None:
+        cells: set[str] = set()  # the names of the cells listed so far of a partly read container
         for i, child in enumerate(element.children):
             if element.role == "AXMenuBar" and child.title == "Apple":
                 continue
-            if element.partial is not None and _blank_cell(child):
+            if element.partial is not None and (_blank_cell(child) or _cell_again(child, cells)):
                 continue
             self.visit(child, key, i, depth=depth, in_web_area=in_web_area, ancestors=ancestors, owner=owner)
             if self.result.truncated:
@@ -220,6 +225,19 @@ def _blank_cell(element: Element) -> bool:
         and not element.focused
         and not element.selected
     )
+
+
+def _cell_again(element: Element, seen: set[str]) -> bool:
+    """A cell of a partly read container listed already under the same name (its coordinate):
+    the container's selected cells are read after its visible range, and LibreOffice Calc hands
+    out a new accessible object for a cell each time it is asked, so a selected cell on screen
+    came twice. Records the name of one listed for the first time."""
+    if element.role != "AXCell" or not element.title:
+        return False
+    if element.title in seen:
+        return True
+    seen.add(element.title)
+    return False
 
 
 def _child_key(parent_key: LocatorKey, element: Element, index: int) -> LocatorKey:
