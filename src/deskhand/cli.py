@@ -242,7 +242,12 @@ def _maybe_virtual(enabled: bool) -> Iterator[None]:
         yield
         return
     saved = dict(os.environ)
-    with VirtualDesktop() as desktop:
+    desktop = VirtualDesktop()
+    try:
+        desktop.start()
+    except DeskhandError as exc:
+        raise servecli.DesktopDidNotStart(exc.message) from exc
+    with desktop:
         os.environ.update(desktop.app_env())
         try:
             yield
@@ -265,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
         with _maybe_virtual(getattr(args, "virtual", False)):
             fn: Callable[[argparse.Namespace], int] = args.command_fn
             return fn(args)
+    except servecli.DesktopDidNotStart as exc:
+        print(f"deskhand: error: the desktop did not start: {exc.message}", file=sys.stderr)
+        return servecli.EXIT_DESKTOP_FAILED
     except DeskhandError as exc:
         print(f"deskhand: error: {exc.message}", file=sys.stderr)
         return 1
