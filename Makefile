@@ -32,7 +32,7 @@ apt:
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@[ -x $(VPY) ] || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -c constraints.txt -e '.[dev,bench,images]'
+	$(VPY) -m pip install -q -c constraints.txt -e '.[dev,bench,images,ray]'
 	@touch $@
 
 constraints:
