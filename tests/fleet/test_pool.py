@@ -254,6 +254,29 @@ def _controller_pid(controller: Any) -> int | None:
         return None
 
 
+def test_a_desktop_failing_its_check_is_replaced_not_handed_out(local_cluster: LocalCluster, pool: DesktopPool) -> None:
+    back_to_size(pool)
+    node_id = _nodes()[0]
+    records = desktop_records(host_dir(local_cluster, node_id))
+    ready = [d for d in host_state(node_id)["desktops"] if d in records]
+    broken = ready[0]
+    (app,) = [p for p in records[broken]["processes"] if p["role"].startswith("app:")]
+    os.kill(int(app["pid"]), signal.SIGKILL)  # its app is gone: the desktop no longer passes its check
+    before = pool.stats().replaced
+    leases = [pool.lease() for _ in range(SIZE)]
+    try:
+        assert broken not in {lease.desktop_id for lease in leases}
+        assert pool.stats().replaced == before + 1
+    finally:
+        for lease in leases:
+            lease.release()
+    back_to_size(pool)
+
+
+def _nodes() -> list[str]:
+    return [str(n["NodeID"]) for n in ray.nodes() if n["Alive"]]
+
+
 def test_a_lost_node_raises_desktop_lost_and_the_pool_refills(local_cluster: LocalCluster, pool: DesktopPool) -> None:
     second = local_cluster.second.node_id
     leases = [pool.lease() for _ in range(SIZE)]

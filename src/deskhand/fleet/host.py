@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from deskhand.core.errors import DesktopLost
+from deskhand.core.errors import DeskhandError, DesktopLost
 from deskhand.fleet.audit import Audit, audit
 from deskhand.fleet.slot import Slot
 from deskhand.fleet.spec import PoolSpec
+from deskhand.fleet.wire import pack
 
 TICK_S: Final = 0.2
 #: Desktops a host builds at once (each start is a burst of CPU: Xvfb, two buses, openbox, the apps).
@@ -140,11 +141,13 @@ class DesktopHost:
     # -- the lease holder's side ------------------------------------------------------------
     async def call(self, desktop_id: str, lease_id: str, request: Call) -> object:
         """Run ``request`` on the lease's desktop (once: the actor runs with ``max_task_retries=0``)."""
-        held = self._held(desktop_id, lease_id)
-        held.deadline = time.monotonic() + held.ttl_s
         self.calls += 1
         try:
+            held = self._held(desktop_id, lease_id)
+            held.deadline = time.monotonic() + held.ttl_s
             return await asyncio.to_thread(held.slot.call, request.app, request.method, request.args, request.kwargs)
+        except DeskhandError as exc:  # sent as data: see ``wire``
+            return pack(exc)
         finally:
             self.calls -= 1
 

@@ -21,6 +21,7 @@ import ray
 from deskhand.core.errors import DeskhandError, DesktopLost
 from deskhand.fleet.host import Call
 from deskhand.fleet.remote import RemoteComputer
+from deskhand.fleet.wire import unpack
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,7 @@ class McpAccess:
 def resolve(ref: Any, what: str) -> Any:
     """``ray.get`` with the host's typed errors raised as themselves and a dead actor as DesktopLost."""
     try:
-        return ray.get(ref)
+        value = ray.get(ref)
     except ray.exceptions.RayTaskError as err:
         if isinstance(err.cause, DeskhandError):
             raise err.cause from None
@@ -49,6 +50,9 @@ def resolve(ref: Any, what: str) -> Any:
             "is not retried",
             dispatched=None,
         ) from err
+    if (error := unpack(value)) is not None:
+        raise error
+    return value
 
 
 #: How long a driver waits for a restarting controller before giving up.
