@@ -14,7 +14,7 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   sway grim wtype wl-clipboard wayland-protocols libwayland-dev
 PYTEST_ARGS ?=
 
-.PHONY: deps apt venv constraints ts-client test matrix check demo bench clean
+.PHONY: deps apt venv constraints ts-client test matrix check demo bench clean soak soak-fleet bench-fleet
 
 deps: apt venv ts-client
 
@@ -75,6 +75,17 @@ demo: deps
 BENCH_BASE ?= 59288ed
 bench: deps
 	DESKHAND_BENCH_BASE=$(BENCH_BASE) $(VPY) -m bench
+
+# 200 lease -> act -> reset cycles on a local two-node Ray pool of 4 desktops; every audit must find 0 leaks.
+FLEET_SOAK_CYCLES ?= 200
+soak-fleet: deps
+	DESKHAND_FLEET_SOAK=$(FLEET_SOAK_CYCLES) $(VPY) -m pytest tests/fleet/test_pool.py -k soak -x -q -s $(PYTEST_ARGS)
+
+soak: soak-fleet
+
+# The fleet's figures: lease and reset hand-off times, rebuild, memory per desktop, a pod's start-to-ready.
+bench-fleet: deps
+	$(VPY) -m bench fleet
 
 clean:
 	rm -rf $(VENV) out build .mypy_cache .ruff_cache .pytest_cache $(TS_CLIENT)/node_modules .import_linter_cache

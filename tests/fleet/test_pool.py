@@ -42,6 +42,7 @@ POOL = "fleet-tests"
 TTL_S = 20.0
 DEADLINE_S = 90.0
 CYCLES = int(os.environ.get("DESKHAND_FLEET_CYCLES", "3"))
+SOAK = int(os.environ.get("DESKHAND_FLEET_SOAK", "0"))
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -163,6 +164,41 @@ def test_async_twin_and_map(local_cluster: LocalCluster, pool: DesktopPool) -> N
 
     ids = pool.map(run, ["alpha", "beta", "gamma", "delta"])
     assert len(set(ids)) == 4
+    back_to_size(pool)
+
+
+@pytest.mark.timeout(3600)
+@pytest.mark.skipif(not SOAK, reason="the soak runs with DESKHAND_FLEET_SOAK=<cycles> (make soak-fleet)")
+def test_soak_lease_act_reset(local_cluster: LocalCluster, pool: DesktopPool) -> None:
+    """``SOAK`` lease -> act -> reset cycles, ``SIZE`` episodes at once; every audit finds nothing left."""
+    done: list[int] = []
+    audits: list[dict[str, object]] = []
+    lock = threading.Lock()
+
+    def worker(n: int) -> None:
+        with pool.lease(timeout_s=DEADLINE_S) as lease:
+            for i in range(n):
+                act(local_cluster, lease, f"soak{i}")
+                lease.reset()
+                with lock:
+                    done.append(1)
+            found = lease.audit()
+        with lock:
+            audits.extend(found)
+
+    shares = [SOAK // SIZE + (1 if i < SOAK % SIZE else 0) for i in range(SIZE)]
+    began = time.monotonic()
+    threads = [threading.Thread(target=worker, args=(n,)) for n in shares]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    took = time.monotonic() - began
+    stats = pool.stats()
+    print(f"soak: {len(done)} cycles in {took:.0f} s; reset p50 {stats.reset_p50_s} p99 {stats.reset_p99_s}; "
+          f"rebuild p50 {stats.rebuild_p50_s}; leaks {stats.leaks}; replaced {stats.replaced}")  # fmt: skip
+    assert len(done) == SOAK and len(audits) == SOAK
+    assert [a for a in audits if a["leaks"]] == [] and stats.leaks == 0
     back_to_size(pool)
 
 
