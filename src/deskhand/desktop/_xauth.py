@@ -91,7 +91,12 @@ def _rewrite(registry: Path) -> None:
     current = os.environ.get("XAUTHORITY")
     if _previous is _UNSET or current != str(path):  # first desktop, or someone set another file since
         _previous = current
-    data = b"".join(client_entries(display, cookie) for display, cookie in _mine.values())
+    # python-xlib takes the first entry for a display: when a new desktop got the number of one still
+    # being stopped (many desktops per process: deskhand.fleet), the newest desktop's cookie is the one.
+    newest: dict[int, bytes] = {}
+    for display, cookie in reversed(_mine.values()):
+        newest.setdefault(display, cookie)
+    data = b"".join(client_entries(display, cookie) for display, cookie in newest.items())
     user = _user_file(_previous)
     if user is not None and user != path:
         with contextlib.suppress(OSError):

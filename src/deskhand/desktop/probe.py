@@ -39,14 +39,14 @@ def _x_and_wm(display: str) -> tuple[bool, bool]:
         return False, False  # no server: python-xlib would fall back to TCP and leak that socket
     try:
         d = xdisplay.Display(display)
-    except Exception:
+    except Exception:  # any failure to connect: X does not answer
         return False, False
     try:
         root = d.screen().root
         check = root.get_full_property(d.intern_atom("_NET_SUPPORTING_WM_CHECK"), 0)
         d.sync()  # a round trip: the server answered
         return True, check is not None and bool(check.value)
-    except Exception:
+    except Exception:  # the connection broke mid-probe
         return False, False
     finally:
         with contextlib.suppress(Exception):

@@ -90,21 +90,27 @@ class PoolController:
                 await self._wait_change(deadline)
 
     async def reset(self, node_id: str, desktop_id: str, lease_id: str, timeout_s: float) -> dict[str, Any]:
-        """The lease on a fresh desktop (the same host's first); the old one is torn down in the background."""
+        """The lease on a fresh desktop (the same host's first); the old one is torn down in the background.
+
+        With no desktop ready anywhere (every one leased), the old one is released first, so that its
+        replacement is built, and the lease waits for a fresh one in turn like any other."""
         await self._start()
         host = self.hosts.get(node_id)
         if host is not None:
             fresh = await host.reset.remote(desktop_id, lease_id)
             if fresh is not None:
                 return {"lease_id": lease_id, "node_id": node_id, "desktop_id": fresh, "host": host}
+        grant = await self._claim(lease_id, prefer=None)
+        if host is not None:
+            await host.release.remote(desktop_id, lease_id)
+        if grant is not None:
+            return grant
         deadline = time.monotonic() + timeout_s
         async with self._lock():
             while (grant := await self._claim(lease_id, prefer=None)) is None:
                 if time.monotonic() >= deadline:
                     raise LeaseTimeout(f"no desktop of pool {self.spec.name!r} became free within {timeout_s:g} s")
                 await self._wait_change(deadline)
-        if host is not None:
-            await host.release.remote(desktop_id, lease_id)
         return grant
 
     async def release(self, node_id: str, desktop_id: str, lease_id: str) -> bool:

@@ -78,6 +78,7 @@ class DesktopHost:
         self._closing = False
         #: forwarded calls running now.
         self.calls = 0
+        self.last_build_error = ""
         # Desktops of a dead incarnation of this host: end them, then audit what they left.
         earlier = {s.id: (s.display, Path(s.runtime_dir)) for s in list_states()}
         cleanup_stale()
@@ -105,6 +106,7 @@ class DesktopHost:
             },
             "desktops": [s.id for s in self.ready] + list(self.leased),
             "calls": self.calls,
+            "last_build_error": self.last_build_error,
             "closing": len(self.pending),
             "counts": dict(self.counts),
             "build_s": list(self.build_s[-500:]),
@@ -117,7 +119,7 @@ class DesktopHost:
             slot = self.ready.popleft()
             try:
                 await asyncio.to_thread(slot.verify)
-            except Exception:
+            except Exception:  # a desktop that fails its check is replaced, not handed out
                 self.counts["replaced"] += 1
                 self._retire(slot)
                 continue
@@ -236,8 +238,9 @@ class DesktopHost:
         slot = Slot(self.spec)
         try:
             await asyncio.to_thread(slot.build)
-        except Exception:
+        except Exception as exc:  # counted; the next tick builds another
             self.counts["failed_builds"] += 1
+            self.last_build_error = f"{type(exc).__name__}: {exc}"[:500]
             return
         finally:
             self.starting -= 1

@@ -137,7 +137,7 @@ class Slot:
             if computer is not None:
                 try:
                     computer.close()
-                except Exception as exc:
+                except Exception as exc:  # the audit below says what survived
                     notes.append(f"close: {exc}")
         result = audit(self.id, self.display, self.runtime_dir, teardown_s=time.monotonic() - t0)
         return dataclasses.replace(result, notes=tuple(notes)) if notes else result
