@@ -141,22 +141,3 @@ def test_spawn_runs_in_a_new_session_in_the_asked_directory(tmp_path: Path) -> N
     with pytest.raises(FileNotFoundError):
         _spawn.spawn(["no-such-program-xyz"], env=dict(os.environ))
 
-
-def test_a_reused_display_number_authenticates_with_the_newest_desktops_cookie(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("XAUTHORITY", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setattr(_xauth, "_mine", {})
-    monkeypatch.setattr(_xauth, "_previous", _xauth._UNSET)
-    stopping, fresh = _xauth.new_cookie(), _xauth.new_cookie()
-    _xauth.register(tmp_path, "stopping", 477, stopping)  # its server is gone, its entry not yet
-    _xauth.register(tmp_path, "fresh", 477, fresh)  # a new desktop got the same number
-    try:
-        import socket  # noqa: PLC0415
-
-        auth = xlib_xauth.Xauthority()
-        assert auth.get_best_auth(xlib_xauth.FamilyLocal, socket.gethostname().encode(), 477)[1] == fresh
-    finally:
-        _xauth.unregister(tmp_path, "stopping")
-        _xauth.unregister(tmp_path, "fresh")

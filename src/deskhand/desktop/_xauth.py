@@ -91,12 +91,7 @@ def _rewrite(registry: Path) -> None:
     current = os.environ.get("XAUTHORITY")
     if _previous is _UNSET or current != str(path):  # first desktop, or someone set another file since
         _previous = current
-    # python-xlib takes the first entry for a display: when a new desktop got the number of one still
-    # being stopped (many desktops per process: deskhand.fleet), the newest desktop's cookie is the one.
-    newest: dict[int, bytes] = {}
-    for display, cookie in reversed(_mine.values()):
-        newest.setdefault(display, cookie)
-    data = b"".join(client_entries(display, cookie) for display, cookie in newest.items())
+    data = b"".join(client_entries(display, cookie) for display, cookie in _mine.values())
     user = _user_file(_previous)
     if user is not None and user != path:
         with contextlib.suppress(OSError):
@@ -122,6 +117,12 @@ def authority(path: str | None) -> Iterator[None]:
                 os.environ.pop("XAUTHORITY", None)
             else:
                 os.environ["XAUTHORITY"] = saved
+
+
+def registered(display: int) -> bool:
+    """A desktop of this process serves ``display``: this process's own file authenticates it."""
+    with _lock:
+        return any(number == display for number, _ in _mine.values())
 
 
 def register(registry: Path, desktop_id: str, display: int, cookie: bytes) -> None:
