@@ -140,4 +140,3 @@ def test_spawn_runs_in_a_new_session_in_the_asked_directory(tmp_path: Path) -> N
     assert int(sid) == child.pid
     with pytest.raises(FileNotFoundError):
         _spawn.spawn(["no-such-program-xyz"], env=dict(os.environ))
-
