@@ -94,6 +94,8 @@ HelperCode = Literal[
     # the exact-window workflow and the SDK's driver checks (sdk-contract.md 2.1)
     "window_not_found", "window_not_key", "app_screenshot_required", "driver_platform_unavailable",
     "reconnect_unavailable", "unsupported_platform",
+    # the fleet's leases (deskhand.fleet)
+    "desktop_lost", "lease_timeout",
     # JS mapping only (4.1) and the fake backend
     "protocol_mismatch", "screen_locked", "user_interference", "fake_gate_timeout", "unknown",
 ]  # fmt: skip
@@ -153,6 +155,8 @@ HELPER_CODES: Final[Mapping[HelperCode, str]] = MappingProxyType(
         "screen_locked": "the screen is locked",
         "user_interference": "the user took over input during the action",
         "fake_gate_timeout": "the fake backend's test gate timed out (tests only)",
+        "desktop_lost": "a leased desktop, its host or its node died, or the lease was reclaimed; never retried",
+        "lease_timeout": "no pooled desktop became free within the lease's deadline; nothing ran",
         "unknown": "an error with no more specific code",
     }
 )

@@ -52,6 +52,8 @@ class PoolController:
         self.hosts: dict[str, Any] = {}
         self.states: dict[str, dict[str, Any]] = {}
         self.pids: dict[str, int] = {}
+        #: dead nodes already handled.
+        self.dead: set[str] = set()
         self.lost = {"hosts_restarted": 0, "nodes_lost": 0}
         self.started_at = time.time()
         self._loop: asyncio.Task[None] | None = None
@@ -184,12 +186,31 @@ class PoolController:
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
         ).remote(self.spec, node_id)  # fmt: skip
 
+    def _drop_dead_hosts(self) -> None:
+        """End the host actors of dead nodes (Ray would wait forever to restart them there), counting
+        each node once. A node lost while the controller itself was restarting can go uncounted: Ray
+        may have ended its host by then, and nothing else remembers it."""
+        for node in ray.nodes():
+            node_id = str(node["NodeID"])
+            if node.get("Alive") or node_id in self.dead:
+                continue
+            self.dead.add(node_id)
+            host = self.hosts.pop(node_id, None)
+            self.states.pop(node_id, None)
+            if host is None:
+                try:
+                    host = ray.get_actor(self.spec.host_name(node_id), namespace=NAMESPACE)
+                except ValueError:
+                    continue  # Ray already ended it (or it never ran there)
+            ray.kill(host, no_restart=True)
+            self.lost["nodes_lost"] += 1
+
     async def _refresh(self) -> None:
         nodes = eligible_nodes()
-        for node_id in set(self.hosts) - set(nodes):  # the node is gone, and its host with it
+        for node_id in set(self.hosts) - set(nodes):  # no longer a host node (its resource went)
             ray.kill(self.hosts.pop(node_id), no_restart=True)
             self.states.pop(node_id, None)
-            self.lost["nodes_lost"] += 1
+        self._drop_dead_hosts()
         for node_id in nodes:
             if node_id not in self.hosts:
                 self.hosts[node_id] = self._host(node_id)
