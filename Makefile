@@ -11,10 +11,10 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   chromium firefox-esr libreoffice-writer libreoffice-calc libreoffice-gtk3 gnome-calculator \
   gnome-text-editor kcalc thunar galculator python3-tk x11-apps xclip xfce4-settings \
   kate dolphin gedit evince okular gimp jedit libatk-wrapper-java libatk-wrapper-java-jni vlc thunderbird \
-  sway grim wtype wl-clipboard wayland-protocols libwayland-dev
+  sway grim wtype wl-clipboard wayland-protocols libwayland-dev tini
 PYTEST_ARGS ?=
 
-.PHONY: deps apt venv constraints ts-client test matrix check demo bench clean
+.PHONY: deps apt venv constraints ts-client test matrix check demo bench clean soak soak-fleet bench-fleet
 
 deps: apt venv ts-client
 
@@ -32,7 +32,7 @@ apt:
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@[ -x $(VPY) ] || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -c constraints.txt -e '.[dev,bench,images]'
+	$(VPY) -m pip install -q -c constraints.txt -e '.[dev,bench,images,ray]'
 	@touch $@
 
 constraints:
@@ -75,6 +75,17 @@ demo: deps
 BENCH_BASE ?= 59288ed
 bench: deps
 	DESKHAND_BENCH_BASE=$(BENCH_BASE) $(VPY) -m bench
+
+# 200 lease -> act -> reset cycles on a local two-node Ray pool of 4 desktops; every audit must find 0 leaks.
+FLEET_SOAK_CYCLES ?= 200
+soak-fleet: deps
+	DESKHAND_FLEET_SOAK=$(FLEET_SOAK_CYCLES) $(VPY) -m pytest tests/fleet/test_pool.py -k soak -x -q -s $(PYTEST_ARGS)
+
+soak: soak-fleet
+
+# The fleet's figures: lease and reset hand-off times, rebuild, memory per desktop, a pod's start-to-ready.
+bench-fleet: deps
+	$(VPY) -m bench fleet
 
 clean:
 	rm -rf $(VENV) out build .mypy_cache .ruff_cache .pytest_cache $(TS_CLIENT)/node_modules .import_linter_cache

@@ -252,7 +252,12 @@ def _maybe_virtual(enabled: bool, wayland: bool = False) -> Iterator[None]:
         yield
         return
     saved = dict(os.environ)
-    with VirtualDesktop(wayland=wayland) as desktop:
+    desktop = VirtualDesktop(wayland=wayland)
+    try:
+        desktop.start()
+    except DeskhandError as exc:
+        raise servecli.DesktopDidNotStart(exc.message) from exc
+    with desktop:
         os.environ.update(desktop.app_env())
         try:
             yield
@@ -278,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
         with _maybe_virtual(virtual, wayland=bool(getattr(args, "wayland", False))):
             fn: Callable[[argparse.Namespace], int] = args.command_fn
             return fn(args)
+    except servecli.DesktopDidNotStart as exc:
+        print(f"deskhand: error: the desktop did not start: {exc.message}", file=sys.stderr)
+        return servecli.EXIT_DESKTOP_FAILED
     except DeskhandError as exc:
         print(f"deskhand: error: {exc.message}", file=sys.stderr)
         return 1

@@ -24,6 +24,10 @@ from deskhand.core.errors import DeskhandError
 if TYPE_CHECKING:
     from deskhand.server.service import Service
 
+#: The exit code of a command whose virtual desktop, or a ``--launch`` app in it, did not start; a
+#: Kubernetes ``podFailurePolicy`` tells it from a failed task (1) and from a usage error (2).
+EXIT_DESKTOP_FAILED: Final = 3
+
 _TRUE: Final = ("1", "true", "yes", "on")
 _FALSE: Final = ("", "0", "false", "no", "off")
 #: A serve option's environment variable: DESKHAND_ and the option's name in capitals.
@@ -142,7 +146,16 @@ def configure_serve(p: argparse.ArgumentParser) -> None:
         help="HTTP: every client uses one JavaScript session (default: each MCP session its own)",
     )
     p.add_argument(
-        "--max-sessions", type=int, default=_env_value("--max-sessions", 16), help="HTTP: open sessions at most"
+        "--max-sessions",
+        type=int,
+        default=_env_value("--max-sessions", 16),
+        help="HTTP: open sessions at most; a further one gets 503 saying so (default 16)",
+    )
+    p.add_argument(
+        "--exit-after-session",
+        action="store_true",
+        default=env_flag("--exit-after-session"),
+        help="HTTP: exit (code 0) once the first session has ended, e.g. one evaluation per pod",
     )
     p.add_argument(
         "--session-idle-timeout",
@@ -169,7 +182,18 @@ def configure_serve(p: argparse.ArgumentParser) -> None:
 
 
 #: The serve options that are flags.
-FLAGS: Final = ("--semantic-tools", "--share-session", "--grant-system-keys", "--virtual", "--trace-redact")
+FLAGS: Final = (
+    "--semantic-tools",
+    "--share-session",
+    "--grant-system-keys",
+    "--virtual",
+    "--trace-redact",
+    "--exit-after-session",
+)
+
+
+class DesktopDidNotStart(DeskhandError):  # noqa: N818 - "did not start" is the error
+    """The virtual desktop or an app launched into it did not come up (exit code 3)."""
 
 
 class _Stop(BaseException):
@@ -227,7 +251,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         with _stop_on_signals():
             try:
                 for cmd in args.launch:  # one at a time inside the try: a failed launch ends the earlier apps
-                    apps.append(launch_app(shlex.split(cmd)))  # noqa: PERF401
+                    try:
+                        apps.append(launch_app(shlex.split(cmd)))
+                    except DeskhandError as exc:
+                        raise DesktopDidNotStart(exc.message) from exc
                 service = open_service(
                     caps=_caps_of(args),
                     system_keys_granted=args.grant_system_keys,
@@ -315,5 +342,6 @@ def serve(args: argparse.Namespace, service: Service, options: Any, token: Any) 
             options=options,
             max_sessions=args.max_sessions,
             idle_timeout_s=args.session_idle_timeout,
+            exit_after_session=args.exit_after_session,
         )
     )

@@ -29,7 +29,14 @@ VALUES = {
     "--trace": "/tmp/trace-dir",
     "--trace-max-mb": "64",
 }
-FLAGS = ("--semantic-tools", "--share-session", "--grant-system-keys", "--virtual", "--trace-redact")
+FLAGS = (
+    "--semantic-tools",
+    "--share-session",
+    "--grant-system-keys",
+    "--virtual",
+    "--trace-redact",
+    "--exit-after-session",
+)
 
 
 def _serve_options() -> list[str]:

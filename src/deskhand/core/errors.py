@@ -6,6 +6,8 @@
     + AppDeniedError     the deny policy refused the resolved app (app_denied), before dispatch
     + GrantRequiredError a system key combination without the session grant (grant_flag_required)
   + BackendUnavailable   a missing display, bus, library or permission; the message says how to fix it
+  + DesktopLost          a pooled desktop, its host or its node died while leased (deskhand.fleet); never retried
+  + LeaseTimeout         no pooled desktop became free within the lease's deadline (nothing dispatched)
 
 ``dispatched`` says whether any native call may have had an effect: ``False`` for a refusal
 before dispatch (the contract's NATIVE_CALL_NOT_DISPATCHED flag, counted as
@@ -92,6 +94,8 @@ HelperCode = Literal[
     # the exact-window workflow and the SDK's driver checks (sdk-contract.md 2.1)
     "window_not_found", "window_not_key", "app_screenshot_required", "driver_platform_unavailable",
     "reconnect_unavailable", "unsupported_platform",
+    # the fleet's leases (deskhand.fleet)
+    "desktop_lost", "lease_timeout",
     # JS mapping only (4.1) and the fake backend
     "protocol_mismatch", "screen_locked", "user_interference", "fake_gate_timeout", "unknown",
 ]  # fmt: skip
@@ -151,6 +155,8 @@ HELPER_CODES: Final[Mapping[HelperCode, str]] = MappingProxyType(
         "screen_locked": "the screen is locked",
         "user_interference": "the user took over input during the action",
         "fake_gate_timeout": "the fake backend's test gate timed out (tests only)",
+        "desktop_lost": "a leased desktop, its host or its node died, or the lease was reclaimed; never retried",
+        "lease_timeout": "no pooled desktop became free within the lease's deadline; nothing ran",
         "unknown": "an error with no more specific code",
     }
 )
@@ -287,6 +293,23 @@ class BackendUnavailable(DeskhandError):  # noqa: N818 - public name other layer
     """A display, bus, library or permission is missing; the message says how to fix it."""
 
     code = "feature_unavailable"
+    dispatched = False
+
+
+class DesktopLost(DeskhandError):  # noqa: N818 - what the holder is told: the desktop is lost
+    """A leased desktop (deskhand.fleet), its host or its node died, or its lease was reclaimed.
+
+    The call that saw it is never retried (an action's effect is unknown: ``dispatched`` is None);
+    the pool replaces the desktop, and the holder leases another for a new episode.
+    """
+
+    code = "desktop_lost"
+
+
+class LeaseTimeout(DeskhandError):  # noqa: N818 - parallels the contract's timeout names
+    """No pooled desktop became free within the lease's ``timeout_s``; nothing was dispatched."""
+
+    code = "lease_timeout"
     dispatched = False
 
 

@@ -119,6 +119,12 @@ def authority(path: str | None) -> Iterator[None]:
                 os.environ["XAUTHORITY"] = saved
 
 
+def registered(display: int) -> bool:
+    """A desktop of this process serves ``display``: this process's own file authenticates it."""
+    with _lock:
+        return any(number == display for number, _ in _mine.values())
+
+
 def register(registry: Path, desktop_id: str, display: int, cookie: bytes) -> None:
     with _lock:
         _mine[desktop_id] = (display, cookie)

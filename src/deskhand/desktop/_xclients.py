@@ -26,8 +26,11 @@ def client_pids(display_name: str, xauthority: str | None) -> list[int]:
     number = display_name.removeprefix(":").split(".")[0]
     if not number.isdigit() or not _procs.x_socket(int(number)).exists():
         return []  # only a local server (python-xlib would try TCP next, even for a bogus number)
+    # A desktop of this process needs no swap of the process-wide XAUTHORITY (which other threads'
+    # connections would read meanwhile: the fleet tears desktops down while others are in use).
+    own = _xauth.registered(int(number))
     try:
-        with _xauth.authority(xauthority):
+        with _xauth.authority(None if own else xauthority):
             d = xdisplay.Display(display_name)
     except Exception:  # teardown goes on without this sweep, whatever the cause
         return []

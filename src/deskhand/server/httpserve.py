@@ -9,11 +9,14 @@ anything else runs, so unauthenticated clients cannot open sessions.
 Sessions use the initialize handshake (``server/discover`` is not served, so clients of the
 2026 protocol fall back to it); a request in the stateless 2026 envelope is refused, since it
 has no session to keep bindings in. Idle sessions are closed after ``idle_timeout_s`` and at
-most ``max_sessions`` are open at once (a further one gets 503).
+most ``max_sessions`` are open at once (a further one gets 503 with a JSON-RPC error naming the
+limit). ``/healthz`` and ``/readyz`` answer without the token and say nothing sensitive
+(``httpprobe``); with ``exit_after_session`` the server stops once its first session has ended.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 from collections.abc import Mapping
@@ -21,6 +24,7 @@ from typing import Any, Final
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from deskhand.server import httpprobe
 from deskhand.server.httptoken import TokenError
 from deskhand.server.mcp import build_server
 from deskhand.server.options import ServerOptions
@@ -56,8 +60,10 @@ def http_app(
     options: ServerOptions | None = None,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S,
+    readiness: httpprobe.Probe = httpprobe.default_probe,
 ) -> Any:
-    """An ASGI app serving MCP at ``/mcp`` behind ``token``."""
+    """An ASGI app serving MCP at ``/mcp`` behind ``token``, and the probes ``/healthz`` and ``/readyz``
+    (``readiness`` checks the desktop; by default the one this process's environment names)."""
     if not token:
         raise TokenError(f"serving MCP on {host or 'this address'} needs a bearer token")
     server = build_server(service, options, discover=False)
@@ -66,9 +72,12 @@ def http_app(
     )
     expected = token.encode()
     challenge = b'Bearer realm="deskhand"'
+    first_session = httpprobe.FirstSession()
 
     async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
+            if await httpprobe.answer_probe(scope, send, server.session_manager, readiness):
+                return
             headers = scope.get("headers", [])
             verdict = _authorized(headers, expected)
             if verdict is not True:
@@ -86,9 +95,13 @@ def http_app(
                 error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
                 await _respond(send, 400, error, [])
                 return
+            if await httpprobe.refuse_when_full(scope, send, server.session_manager):
+                return
+            send = first_session.watch(send)
         await app(scope, receive, send)
 
     guarded.session_manager = server.session_manager  # type: ignore[attr-defined]
+    guarded.first_session = first_session  # type: ignore[attr-defined]
     return guarded
 
 
@@ -101,7 +114,10 @@ async def serve_http(
     options: ServerOptions | None = None,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S,
+    exit_after_session: bool = False,
 ) -> None:
+    """Serve until SIGTERM/SIGINT (the caller's) or, with ``exit_after_session``, until the first
+    session has ended."""
     import uvicorn  # noqa: PLC0415 - only the HTTP transport needs it
 
     app = http_app(
@@ -109,7 +125,17 @@ async def serve_http(
     )
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
+
+    async def stop_after_first() -> None:
+        await app.first_session.wait_ended(app.session_manager)
+        server.should_exit = True
+
+    # A plain task, not a task group: SIGTERM unwinds serve() with servecli's _Stop, which a task
+    # group would wrap in an exception group.
+    watcher = asyncio.ensure_future(stop_after_first()) if exit_after_session else None
     try:
         await server.serve()
     finally:
+        if watcher is not None:
+            watcher.cancel()
         await service.close()
