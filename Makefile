@@ -14,7 +14,7 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   sway grim wtype wl-clipboard wayland-protocols libwayland-dev
 PYTEST_ARGS ?=
 
-.PHONY: deps apt venv constraints ts-client test matrix check demo bench clean
+.PHONY: deps apt venv constraints ts-client test matrix soak check demo bench clean
 
 deps: apt venv ts-client
 
@@ -58,6 +58,11 @@ test: deps
 matrix: deps
 	$(VPY) -m pytest tests/realapps --matrix-report out/matrix.md $(PYTEST_ARGS)
 	$(VPY) tests/matrix_report.py README.md out/matrix.md
+
+# Many clients at once for SOAK_S seconds (issue 29); its table goes to out/soak.md for the README.
+SOAK_S ?= 600
+soak: deps
+	DESKHAND_SOAK_S=$(SOAK_S) DESKHAND_SOAK_REPORT=out/soak.md $(VPY) -m pytest -s tests/faults/test_load.py $(PYTEST_ARGS)
 
 check: venv
 	$(VENV)/bin/ruff check src tests bench
