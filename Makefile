@@ -62,6 +62,7 @@ matrix: deps
 # Many clients at once for SOAK_S seconds (issue 29); its table goes to out/soak.md for the README.
 SOAK_S ?= 600
 soak: deps
+	rm -f out/soak.md
 	DESKHAND_SOAK_S=$(SOAK_S) DESKHAND_SOAK_REPORT=out/soak.md $(VPY) -m pytest -s tests/faults/test_load.py $(PYTEST_ARGS)
 
 check: venv
