@@ -130,10 +130,10 @@ def test_eight_sessions_each_drive_their_own_app(launch, ex, desktop, tmp_path: 
     start, end = figures["start"], figures["end"]
     report = table(duration_s, drivers, lone, start, end)  # type: ignore[arg-type]
     if victim is not None:
-        stopped = _last_key_after(victim, bad.disconnects)
+        stopped = ", ".join(f"{n} in {s:.1f} s" for s, n in _last_key_after(victim, bad.disconnects))
         report += (
-            f"\nMisbehaving: {len(bad.disconnects)} disconnects mid-cell (keys after each drop: "
-            f"{', '.join(f'{n} in {s:.1f} s' for s, n in stopped)}; cell deadline {misbehave.TYPE_TIMEOUT_MS // 1000} s), "
+            f"\nMisbehaving: {len(bad.disconnects)} disconnects mid-cell (keys after each drop: {stopped}; "
+            f"cell deadline {misbehave.TYPE_TIMEOUT_MS // 1000} s), "
             f"{bad.flood_cells} flood cells ({bad.flood_errors} errors), {bad.deaf_requests} cells never read, "
             f"{bad.opened} sessions opened before HTTP {bad.refused_status}.\n"
         )
