@@ -59,6 +59,15 @@ matrix: deps
 	$(VPY) -m pytest tests/realapps --matrix-report out/matrix.md $(PYTEST_ARGS)
 	$(VPY) tests/matrix_report.py README.md out/matrix.md
 
+# Many clients at once for SOAK_S seconds, then SOAK_CELLS cells in one session (issue 29); the
+# figures go to out/soak.md for the README.
+SOAK_S ?= 600
+SOAK_CELLS ?= 10000
+soak: deps
+	rm -f out/soak.md
+	DESKHAND_SOAK_S=$(SOAK_S) DESKHAND_SOAK_CELLS=$(SOAK_CELLS) DESKHAND_SOAK_REPORT=out/soak.md \
+	  $(VPY) -m pytest -s --timeout=0 tests/faults/test_load.py tests/faults/test_soak_memory.py $(PYTEST_ARGS)
+
 check: venv
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench

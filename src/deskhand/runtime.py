@@ -16,7 +16,7 @@ from deskhand.backends.base import Executor
 from deskhand.core.platform import from_sys_platform
 from deskhand.host.host import HeldQueue, Host
 from deskhand.host.result import TextBlock, ToolResult
-from deskhand.server.service import Progress, Service
+from deskhand.server.service import HostLike, Progress, Service
 
 
 def backend_name(backend: str | None = None) -> str:
@@ -55,7 +55,9 @@ class JsKernel:
     """One client's js session: each cell holds the host's FIFO queue for its whole run, so an
     ordinary tool call made meanwhile runs after the cell; `js_reset` is never queued."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: HostLike) -> None:
+        if not isinstance(host, Host):  # the service hands its session's host (``Service.fork``)
+            raise TypeError(f"a js kernel needs a deskhand Host, not {type(host).__name__}")
         from deskhand.kernel.session import KernelSession  # noqa: PLC0415 - the kernel is optional for the SDK
 
         self._caller = _HostCaller(host)
@@ -126,6 +128,6 @@ def open_service(
             finally:
                 tracer.close()
 
-    service = Service(host, lambda: JsKernel(host), advertise_semantic=advertise_semantic, caps=caps, on_close=on_close)
+    service = Service(host, JsKernel, advertise_semantic=advertise_semantic, caps=caps, on_close=on_close)
     service.tracer = tracer
     return service

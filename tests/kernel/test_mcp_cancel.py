@@ -95,7 +95,7 @@ def anyio_backend() -> str:
 
 def _service(executor: FakeExecutor) -> Service:
     host = Host(executor, policy=AppPolicy())
-    return Service(host, lambda: JsKernel(host))
+    return Service(host, JsKernel)
 
 
 @pytest.mark.anyio

@@ -74,7 +74,7 @@ class KernelFactory:
     script: Script = _emit_text_and_png
     made: list[FakeKernel] = field(default_factory=list)
 
-    def __call__(self) -> FakeKernel:
+    def __call__(self, host: object = None) -> FakeKernel:
         kernel = FakeKernel(self.host, self.script)
         self.made.append(kernel)
         return kernel

@@ -188,7 +188,7 @@ class Rig:
         self.kernels_made = 0
         self.service = Service(self.host, self._kernel, advertise_semantic=True)
 
-    def _kernel(self) -> IdleKernel:
+    def _kernel(self, _host: object) -> IdleKernel:
         self.kernels_made += 1
         return IdleKernel()
 

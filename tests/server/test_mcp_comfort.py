@@ -49,7 +49,7 @@ def _texts(result: types.CallToolResult) -> list[str]:
 
 
 def _real(host: Host) -> Service:
-    return Service(host, lambda: JsKernel(host))
+    return Service(host, JsKernel)
 
 
 @pytest.mark.timeout(120)

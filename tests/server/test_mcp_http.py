@@ -233,7 +233,7 @@ def _texts(result: types.CallToolResult) -> str:
 @pytest.mark.anyio
 @pytest.mark.timeout(120)
 async def test_real_kernels_keep_one_clients_bindings_from_another(host: Host) -> None:
-    service = Service(host, lambda: JsKernel(host))
+    service = Service(host, JsKernel)
     with serve(service) as s:
         http_a, a = _client(s.url)
         http_b, b = _client(s.url)

@@ -66,7 +66,7 @@ async def test_default_face_lists_js_and_js_reset_on_linux(connect: Connect, ser
 @pytest.mark.parametrize("platform", ["linux", "macos"])
 async def test_platform_comes_from_the_running_backend(connect: Connect, platform: str) -> None:
     host = Host(FakeExecutor([], platform=platform), policy=AppPolicy())  # type: ignore[arg-type]
-    listing = await _listing(connect, Service(host, lambda: pytest.fail("no kernel for a listing")))
+    listing = await _listing(connect, Service(host, lambda _host: pytest.fail("no kernel for a listing")))
     assert listing.meta is not None
     assert listing.meta["platform"] == platform
 

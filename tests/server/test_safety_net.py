@@ -88,6 +88,8 @@ async def test_a_bug_while_a_sequence_runs_is_result_unknown(
 
 async def test_a_kernel_bug_is_result_unknown(host: Host, caplog: pytest.LogCaptureFixture) -> None:
     class BrokenKernel:
+        def __init__(self, _host: object) -> None: ...
+
         async def run(self, code: str, *, timeout_ms: int) -> ToolResult:
             raise RuntimeError("the worker pipe closed")
 

@@ -170,6 +170,8 @@ def test_a_cancelled_cell_is_recorded_as_cancelled(tmp_path: Path) -> None:
     from deskhand.server.service import Service  # noqa: PLC0415
 
     class Hanging:
+        def __init__(self, _host: object) -> None: ...
+
         async def run(self, code: str, *, timeout_ms: int) -> ToolResult:
             await anyio.sleep_forever()
             raise AssertionError

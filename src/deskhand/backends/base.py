@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from deskhand.core import platform, pointer, scroll, textmatch
+from deskhand.core.axtree.observer import ViewKey
 from deskhand.core.effects import Outcome
 
 #: The core's vocabularies, under the names the seam has always used.
@@ -65,10 +66,18 @@ class RunningApp:
     #: The process holds a pseudo-terminal master: it runs a shell for someone (a terminal emulator
     #: under any name); the deny policy treats it as a terminal.
     holds_terminal: bool = False
+    #: The host session the call comes from: what it observed of this process (snapshots,
+    #: handles, diffs, the key window keys go to) is its own (0: the first session).
+    session: int = 0
 
     @property
     def pid(self) -> int:
         return self.identity.pid
+
+    @property
+    def view(self) -> ViewKey:
+        """Whose observation state a call on this app reads and writes: this session's view of this process."""
+        return ViewKey(self.identity.app_id, self.identity.pid, self.session)
 
 
 @dataclass(frozen=True, slots=True)

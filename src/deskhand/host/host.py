@@ -36,6 +36,8 @@ an error result, not dispatched if it happened before the first executor call, e
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -114,7 +116,9 @@ class Host:
     """The gate between callers (MCP server, js kernel bridge, Python SDK) and one Executor.
 
     One Host serves one session: it owns that session's FIFO queue and counters. Several hosts may
-    share an executor.
+    share an executor. :meth:`fork` makes another session's host on the same executor, queue and
+    thread: every call it resolves carries its session number (``RunningApp.session``), so what
+    it observes (snapshots, handles, diffs, the key window) is its own.
     """
 
     def __init__(
@@ -138,6 +142,18 @@ class Host:
         self._resolved: dict[str, RunningApp] = {}
         #: Records every call when the session is traced (``deskhand serve --trace``).
         self.tracer: CallTracer | None = None
+        #: this session's number: its observation state in the executor is keyed by it
+        self.session = 0
+        self._sessions = itertools.count(1)
+
+    def fork(self) -> Host:
+        """Another session's host: the same executor, policy, grant, queue and thread (calls of
+        every session stay serialized), its own session number, counters and resolved names."""
+        forked = Host(self.executor, policy=self.policy, system_keys_granted=self.system_keys_granted)
+        forked._queue, forked._lane, forked._sessions = self._queue, self._lane, self._sessions
+        forked.session = next(self._sessions)
+        forked.tracer = self.tracer
+        return forked
 
     # --- advertising and static checks ------------------------------------------------------
 
@@ -268,6 +284,8 @@ class Host:
     def _gated(self, selector: str, *, mutating: bool) -> RunningApp:
         """Gates 3-5 in the worker thread (``_gate``, and ``_gate_and_dispatch`` before its call)."""
         target = self.executor.resolve(selector)
+        if self.session:
+            target = dataclasses.replace(target, session=self.session)
         self.policy.check(target)
         if mutating and not target.identity.proven:
             raise NativeError("identity_unproven", _unproven_message(selector))

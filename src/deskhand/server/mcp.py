@@ -4,9 +4,10 @@ The listing's ``_meta.platform`` says which backend actually runs (``linux``, ``
 ``windows``). Results are MCP content blocks: text, and images with their true MIME type.
 
 Each MCP session (an HTTP ``Mcp-Session-Id``) gets its own js kernel and bindings from
-:meth:`Service.fork`; all of them share the host and its one session queue. stdio has one
-client per process and uses the service itself. ``share_session=True`` makes every HTTP client
-use that one session on purpose. While a `js` cell runs, the client hears a progress
+:meth:`Service.fork`, and its own host session (``Host.fork``: its own observations, handles
+and diffs); all of them share the executor and its one session queue. stdio has one client
+per process and uses the service itself. ``share_session=True`` makes every HTTP client use
+that one session on purpose. While a `js` cell runs, the client hears a progress
 notification after each native call (when it sent a progress token), and deskhand's log records
 at or above the session's level (``--log-level``, ``logging/setLevel``) as log messages.
 """

@@ -66,6 +66,8 @@ class HostLike(Protocol):
 
     def validate(self, name: str, args: dict[str, object]) -> None: ...
 
+    def fork(self) -> HostLike: ...
+
     def tool_specs(self) -> dict[str, tuple[str, dict[str, object], dict[str, bool]]]: ...
 
 
@@ -87,7 +89,8 @@ class KernelLike(Protocol):
     async def close(self) -> None: ...
 
 
-KernelFactory = Callable[[], KernelLike]
+#: Makes a session's kernel, whose calls go to that session's host.
+KernelFactory = Callable[[HostLike], KernelLike]
 
 
 class CellTracer(Protocol):
@@ -131,10 +134,11 @@ class Service:
         self.tracer: CellTracer | None = None
 
     def fork(self) -> Service:
-        """Another client's session on the same host: its own js kernel and bindings, the same
+        """Another client's session on the same executor: its own js kernel and bindings and its
+        own host session (``Host.fork``: its own observations, handles and diffs), the same
         session queue (so calls to one app stay serialized), the same caps. Closing it ends only
         its kernel; the executor belongs to this service."""
-        forked = Service(self.host, self._kernel_factory, caps=self.caps, clock=self._clock)
+        forked = Service(self.host.fork(), self._kernel_factory, caps=self.caps, clock=self._clock)
         forked.tracer = self.tracer
         return forked
 
@@ -214,7 +218,7 @@ class Service:
         if self._kernel_factory is None:
             return _error("This Computer Use host does not provide an isolated JavaScript kernel.")
         if self._kernel is None:
-            self._kernel = self._kernel_factory()
+            self._kernel = self._kernel_factory(self.host)
         if self.tracer is None:
             return await self._run_kernel(request, progress)
         cell, started = self.tracer.cell_start(request.code, request.title), time.monotonic()

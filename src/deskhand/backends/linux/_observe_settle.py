@@ -9,6 +9,7 @@ then for it to go quiet.
 from __future__ import annotations
 
 import time
+from collections.abc import Hashable
 
 from deskhand.backends.linux._quiet import Activity
 from deskhand.core.axtree import notices as advisory
@@ -25,14 +26,14 @@ class Settling:
         self._a11y_address = a11y_address
         self._display = display
         self._watch: Activity | None = None
-        #: app key -> when its last observation was complete (what ``wait_for_change`` waits past)
-        self._observed_at: dict[str, float] = {}
+        #: view (``observer.ViewKey``) -> when its last observation was complete (what ``wait_for_change`` waits past)
+        self._observed_at: dict[Hashable, float] = {}
 
-    def mark_mutation(self, key: str) -> None:
+    def mark_mutation(self, key: Hashable) -> None:
         """Record that an action changed the app: its next capture waits by the settle rule."""
         self.clock.mark_mutation(key, time.monotonic())
 
-    def settle(self, key: str, bus: str | None, window: int | None) -> None:
+    def settle(self, key: Hashable, bus: str | None, window: int | None) -> None:
         """The UI settle before a capture after a mutation: the seed's fixed window (6.12), then,
         while the app is still changing, until it has been quiet (``_quiet``)."""
         since = self.clock.pending(key)
@@ -41,7 +42,7 @@ class Settling:
             return
         self.activity().wait_quiet(bus, window, since=since, floor_s=floor)
 
-    def wait_for_change(self, key: str, bus: str | None, window: int | None, timeout_s: float) -> str:
+    def wait_for_change(self, key: Hashable, bus: str | None, window: int | None, timeout_s: float) -> str:
         """Wait up to ``timeout_s`` for the app to do something after its last observation (an
         AT-SPI event, drawing in its window), then for it to go quiet; the notice says which."""
         start = time.monotonic()
@@ -57,7 +58,7 @@ class Settling:
         watch was listening (and toolkits had been told to emit) well before, and heard none."""
         return self.activity().silent_since(bus, since)
 
-    def observed(self, key: str) -> None:
+    def observed(self, key: Hashable) -> None:
         """Note that an observation of the app is complete now."""
         self._observed_at[key] = time.monotonic()
 

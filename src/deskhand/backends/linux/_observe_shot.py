@@ -10,7 +10,7 @@ the key window again; the identity is compared once both have finished.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -52,10 +52,10 @@ class Shots:
         self._covers: tuple[int, tuple[Rect, ...]] | None = None
         self._program_ids = program_ids
         self._worker: ThreadPoolExecutor | None = None
-        #: pid -> the transform of its last capture.
-        self.transforms: dict[int, screenshot.ShotTransform] = {}
-        #: app key -> (identity, hash) of its last capture, for the identical-capture notice.
-        self._captures: dict[str, tuple[ProcessIdentity, str]] = {}
+        #: view (``observer.ViewKey``) -> the transform of its last capture.
+        self.transforms: dict[Hashable, screenshot.ShotTransform] = {}
+        #: view -> (identity, hash) of its last capture, for the identical-capture notice.
+        self._captures: dict[Hashable, tuple[ProcessIdentity, str]] = {}
 
     def reconnect(self, x: XConnection) -> None:
         """Capture over ``x`` from now on (a new X server on the same display)."""
@@ -137,7 +137,7 @@ class Shots:
             image_width=fitted.width,
             image_height=fitted.height,
         ):
-            self.transforms[app.pid] = screenshot.ShotTransform(
+            self.transforms[app.view] = screenshot.ShotTransform(
                 origin_x=frame.x,
                 origin_y=frame.y,
                 point_width=frame.width,
@@ -151,7 +151,7 @@ class Shots:
 
     def advice(
         self,
-        app_key: str,
+        app_key: Hashable,
         identity: ProcessIdentity,
         key: WindowInfo | None,
         image: Image | None,

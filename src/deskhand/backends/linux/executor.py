@@ -9,7 +9,10 @@ public helpers documented below (``verify_identity``, ``key_window``, ``activate
 
 An observation puts together the app's tree (``_observe_tree``: bounded by ``observe_timeout_s``),
 its key window's capture (``_observe_shot``: made on a worker thread while the tree is read) and
-the settle before it (``_observe_settle``). An app missing from the accessibility bus whose
+the settle before it (``_observe_settle``). What an observation leaves behind (the snapshot and
+its handles, the diff baseline, the key window keys go to, the screenshot transform, the settle
+clock) belongs to one view: one session's view of one process (``RunningApp.view``), so two processes of
+one app, or two sessions observing one app, never invalidate each other. An app missing from the accessibility bus whose
 toolkit has no accessibility (Tk, SDL, Xt/Xaw, plain Xlib) is observed without a tree: the
 ``App=`` and ``Window:`` lines, ``notices.NO_ACCESSIBILITY`` and the screenshot, never diffed.
 Keys, typing and paste are refused before dispatch for a key window that takes no focus (xeyes,
@@ -162,7 +165,7 @@ class LinuxExecutor(Reconnects):
                 app does not answer).
         """
         current = _identity.read_identity(app.pid, self._desktop_ids())
-        found = self.observer.element(_app_key(app), handle, identity=current or app.identity)
+        found = self.observer.element(app.view, handle, identity=current or app.identity)
         if current is None:
             raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
         if isinstance(found.ref, _mapping.AtspiRef):
@@ -179,7 +182,7 @@ class LinuxExecutor(Reconnects):
             NativeError: ``stale_snapshot`` before any observation, ``stale_process``.
         """
         current = _identity.read_identity(app.pid, self._desktop_ids())
-        return self.observer.key_window(_app_key(app), identity=current)
+        return self.observer.key_window(app.view, identity=current)
 
     def to_global(self, app: RunningApp, x: float, y: float) -> Point:
         """Screenshot pixels of the latest ``get_app_state`` → root coordinates (section 6.2)."""
@@ -187,15 +190,15 @@ class LinuxExecutor(Reconnects):
         current = _identity.read_identity(app.pid, self._desktop_ids())
         try:
             return screenshot.to_global(
-                self.shots.transforms.get(app.pid), x, y, identity=current, key_window_id=kw.id if kw else None
+                self.shots.transforms.get(app.view), x, y, identity=current, key_window_id=kw.id if kw else None
             )
         except NativeError as e:
             if e.details.get("drop_transform"):
-                self.shots.transforms.pop(app.pid, None)
+                self.shots.transforms.pop(app.view, None)
             raise
 
     def transform(self, app: RunningApp) -> screenshot.ShotTransform | None:
-        return self.shots.transforms.get(app.pid)
+        return self.shots.transforms.get(app.view)
 
     def bus_of(self, app: RunningApp) -> str | None:
         """The app's bus name on the accessibility bus (remembered per pid, checked before use)."""
@@ -203,11 +206,11 @@ class LinuxExecutor(Reconnects):
 
     def mark_mutation(self, app: RunningApp) -> None:
         """Record that an action changed the app: its next capture waits by the settle rule."""
-        self.settling.mark_mutation(_app_key(app))
+        self.settling.mark_mutation(app.view)
 
     def _seen(self, app: RunningApp) -> tuple[str | None, int | None]:
         """The app's bus name and the window of its last capture (None when unknown)."""
-        shot = self.shots.transforms.get(app.pid)
+        shot = self.shots.transforms.get(app.view)
         return self.trees.buses.get(app.pid), shot.window_id if shot is not None else None
 
     # -- observation -------------------------------------------------------------------------
@@ -223,14 +226,14 @@ class LinuxExecutor(Reconnects):
         text_only: bool = False,
     ) -> AppState:
         identity = self.verify_identity(app)
-        app_key = _app_key(app)
+        app_key = app.view
         bus, window = self._seen(app)  # as the last observation left them
         waited = (
             self.settling.wait_for_change(app_key, bus, window, wait_for_change_s) if wait_for_change_s > 0 else None
         )
         acted = self.settling.clock.pending(app_key)
         self.settling.settle(app_key, bus, window)
-        self.shots.transforms.pop(app.pid, None)
+        self.shots.transforms.pop(app.view, None)
         reacted = acted is not None and (self.settling.activity().last(bus, window) or 0.0) >= acted
         seen: Seen = Future()
         shot = self.shots.start(app, seen, capture=not text_only)
@@ -393,7 +396,3 @@ class LinuxExecutor(Reconnects):
         self.shots.close()
         self.atspi.close()
         self.x.close()
-
-
-def _app_key(app: RunningApp) -> str:
-    return app.identity.app_id

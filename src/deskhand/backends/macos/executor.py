@@ -96,7 +96,7 @@ class MacExecutor:
     def element(self, app: RunningApp, handle: Handle) -> Element:
         """The element behind a ``gN:id`` handle (checks of 3.3 in order; ``element.ref`` is its AXUIElement)."""
         current = _apps.identity_of(app.pid)
-        found = self.observer.element(app.identity.app_id, handle, identity=current or app.identity)
+        found = self.observer.element(app.view, handle, identity=current or app.identity)
         if current is None:
             raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
         return found
@@ -120,7 +120,7 @@ class MacExecutor:
             raise
 
     def mark_mutation(self, app: RunningApp) -> None:
-        self.settle.mark_mutation(app.identity.app_id, time.monotonic())
+        self.settle.mark_mutation(app.view, time.monotonic())
 
     # -- observation -------------------------------------------------------------------------
     def get_app_state(
@@ -135,7 +135,7 @@ class MacExecutor:
         del wait_for_change_s  # not yet on macOS: the observation is taken at once
         del image_only, text_only  # the tree is read and the window captured every time on macOS
         identity = self.verify_identity(app)
-        wait = self.settle.take(app.identity.app_id, time.monotonic())
+        wait = self.settle.take(app.view, time.monotonic())
         if wait > 0:
             time.sleep(wait)  # the contract's settle rule (6.12), not a synchronization sleep
         self._transforms.pop(app.pid, None)
@@ -143,7 +143,7 @@ class MacExecutor:
         key = self.key_window(app, windows)
         tree, notices = self._read_tree(app, windows, key)
         obs = self.observer.observe(
-            tree, app_key=app.identity.app_id, identity=identity, key_window_id=key.id if key else None,
+            tree, app_key=app.view, identity=identity, key_window_id=key.id if key else None,
             disable_diff=disable_diff,
         )  # fmt: skip
         image = self._shoot(app, windows, key, identity)

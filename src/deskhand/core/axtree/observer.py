@@ -1,14 +1,16 @@
 """The stateful, pure observer a backend calls once per observation (sections 3.2 to 3.4).
 
-One ``Observer`` lives per executor. It owns the daemon-global epoch counter and, per app,
-the last snapshot: its epoch, process identity, key window, ids, locator keys and lines.
+One ``Observer`` lives per executor. It owns the daemon-global epoch counter and, per view (one
+session's view of one process of an app: a ``ViewKey``), the last snapshot: its epoch, process
+identity, key window, ids, locator keys and lines. Views never share a snapshot, so one session's
+or one process's observation changes neither the handles, the diff nor the key window of another.
 ``observe`` numbers a fresh ``AppTree`` and returns its full text or a diff; ``element``
 resolves a handle with the checks of section 3.3 in order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
@@ -28,6 +30,21 @@ from deskhand.core.axtree.render import (
 from deskhand.core.errors import NativeError
 
 REQUERY: Final = "Re-query the latest state with get_app_state before sending more actions."
+
+
+@dataclass(frozen=True, slots=True)
+class ViewKey:
+    """Whose observation state: one session's view of one process of an app.
+
+    Printed as the app id, which is what the contract's texts name."""
+
+    app_id: str
+    pid: int = 0
+    #: the host session observing (0: the first, and the only one of stdio and the SDK)
+    session: int = 0
+
+    def __str__(self) -> str:
+        return self.app_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,19 +84,21 @@ class Observer:
 
     def __init__(self, epochs: EpochCounter | None = None) -> None:
         self.epochs = epochs or EpochCounter()
-        self._snapshots: dict[str, _Snapshot] = {}
+        self._snapshots: dict[Hashable, _Snapshot] = {}
 
     def observe(
         self,
         tree: AppTree,
         *,
-        app_key: str,
+        app_key: Hashable,
         identity: object | None,
         key_window_id: int | None,
         disable_diff: bool = False,
         unchanged: bool = False,
     ) -> Observation:
-        """Render ``tree``, reconcile ids against the app's last snapshot, and store it.
+        """Render ``tree``, reconcile ids against the view's last snapshot, and store it.
+
+        ``app_key``: the view (a ``ViewKey``; any hashable printed as the app's name).
 
         ``identity`` is an opaque comparable process identity (None when unproven);
         ``key_window_id`` is the key window's platform id (None when unknown). ``unchanged``: the
@@ -153,7 +172,7 @@ class Observer:
             ids=MappingProxyType(elements),
         )
 
-    def element(self, app_key: str, handle: str, *, identity: object | None) -> Element:
+    def element(self, app_key: Hashable, handle: str, *, identity: object | None) -> Element:
         """The element behind ``handle``, checked in the contract's order.
 
         Raises ``bad_payload`` for a malformed handle, then ``stale_snapshot`` (no snapshot),
@@ -178,7 +197,7 @@ class Observer:
             )
         return element
 
-    def key_window(self, app_key: str, *, identity: object | None) -> int | None:
+    def key_window(self, app_key: Hashable, *, identity: object | None) -> int | None:
         """The key window id of the app's last observation, for keyboard and paste (6.1, 6.5).
 
         Raises ``stale_snapshot`` before any observation and ``stale_process`` when ``identity``
@@ -195,11 +214,11 @@ class Observer:
             raise NativeError("stale_process", f"The target process changed. {REQUERY}", dispatched=False)
         return snapshot.key_window_id
 
-    def epoch(self, app_key: str) -> int | None:
+    def epoch(self, app_key: Hashable) -> int | None:
         """The app's current epoch, or None before its first observation."""
         snapshot = self._snapshots.get(app_key)
         return snapshot.epoch if snapshot else None
 
-    def forget(self, app_key: str) -> None:
+    def forget(self, app_key: Hashable) -> None:
         """Drop the app's snapshot (its process exited); the epoch counter keeps growing."""
         self._snapshots.pop(app_key, None)

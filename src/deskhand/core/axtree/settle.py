@@ -7,6 +7,7 @@ only once. A busy app (a progress indicator in the tree) uses the same 250 ms wi
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Final
 
 SETTLE_WINDOW_S: Final = 0.250
@@ -30,19 +31,19 @@ def settle_delay(elapsed_s: float | None) -> float:
 
 
 class SettleClock:
-    """Remembers the last mutation per app; the next capture takes it once."""
+    """Remembers the last mutation per app (per view: ``observer.ViewKey``); the next capture takes it once."""
 
     def __init__(self) -> None:
-        self._mutations: dict[str, float] = {}
+        self._mutations: dict[Hashable, float] = {}
 
-    def mark_mutation(self, app_key: str, now_s: float) -> None:
+    def mark_mutation(self, app_key: Hashable, now_s: float) -> None:
         self._mutations[app_key] = now_s
 
-    def pending(self, app_key: str) -> float | None:
+    def pending(self, app_key: Hashable) -> float | None:
         """When the app's last mutation not yet taken by a capture happened (None: none is pending)."""
         return self._mutations.get(app_key)
 
-    def take(self, app_key: str, now_s: float) -> float:
+    def take(self, app_key: Hashable, now_s: float) -> float:
         """The wait for this capture; later captures wait nothing until the next mutation."""
         at = self._mutations.pop(app_key, None)
         return settle_delay(None if at is None else now_s - at)
