@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from _act_support import bind, mousepad_env, nothing_held, poll
 
-from deskhand.backends.linux.executor import _app_key
 from deskhand.core.geometry import Rect
 
 pytestmark = pytest.mark.desktop
@@ -58,7 +57,7 @@ def _rows(bound: Any) -> dict[str, Rect] | None:
             return None
         # the observed frame, without the executor's fingerprint check: that check finds every
         # GtkTreeView cell "stale" (its live extents differ from the observed ones), see the report
-        frame = ex.observer.element(_app_key(app), m.group(1), identity=app.identity).frame
+        frame = ex.observer.element(app.view, m.group(1), identity=app.identity).frame
         if frame is None or frame.width <= 0:
             return None
         out[name] = frame
