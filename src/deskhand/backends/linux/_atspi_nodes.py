@@ -73,6 +73,9 @@ class Node:
     #: Only the visible part of the children was read (a container that manages its
     #: descendants): which part, e.g. ``rows 1-20, columns 1-12 of 1048576 x 16384``, or "".
     partial: str | None = None
+    #: The name the object itself reports when ``name`` was taken from elsewhere (a container
+    #: cell's parts), else None: what the pre-action check reads again.
+    own_name: str | None = None
 
     @property
     def showing(self) -> bool:

@@ -13,8 +13,10 @@ its ``ElementPrimitives`` over AT-SPI and maps its result to the reply.
   (its menu is closed) keeps its accessible action.
 * Tier 1 walks up to ``ROW_ANCESTOR_HOPS`` ancestors for a row (``ROW_ROLES``) whose parent has
   the Selection interface and selects it there (``SelectChild``).
-* Press actions are ``_a11y_act.PRESS_ACTIONS`` (first present wins), menu actions
-  ``MENU_ACTIONS``; both are matched on the lowercased AT-SPI action names.
+* Press actions are ``_a11y_act.PRESS_ACTIONS`` (first present wins; a table cell's are
+  ``CELL_PRESS_ACTIONS``, without "activate", so a GTK tree view cell is clicked for real, which
+  selects its row), menu actions ``MENU_ACTIONS``; both are matched on the lowercased AT-SPI
+  action names.
 * An element observed without a frame (Firefox right after a page load, its layout not done)
   has its frame read at click time (``ElementClicks._frame_now``): Firefox's buttons offer
   EditableText, so they are clicked for real and need one.
@@ -29,7 +31,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
-from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
+from deskhand.backends.linux._a11y_act import CELL_PRESS_ACTIONS, MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
 from deskhand.backends.linux._atspi_enums import Role, State, role_set
 from deskhand.backends.linux._pointer import Pointer
 from deskhand.backends.linux._session import LinuxSession
@@ -47,6 +49,8 @@ FRAME_POLL_S: Final = 0.05
 ROW_ANCESTOR_HOPS: Final = 8
 #: AT-SPI roles clicked for real while on screen: check menu item, menu, menu item, radio menu
 #: item, tearoff menu item (the module docstring).
+#: Table cell, column header, row header: "activate" does not press them (``CELL_PRESS_ACTIONS``).
+CELL_ROLES: Final = role_set(Role.TABLE_CELL, Role.COLUMN_HEADER, Role.ROW_HEADER)
 MENU_ROLES: Final = role_set(
     Role.CHECK_MENU_ITEM, Role.MENU, Role.MENU_ITEM, Role.RADIO_MENU_ITEM, Role.TEAROFF_MENU_ITEM
 )
@@ -88,7 +92,8 @@ class AtspiElement:
         return "refused"
 
     def press_action(self, node: Ref) -> int | None:
-        return self._named(node, PRESS_ACTIONS)
+        cell = self._s.a11y.role(node) in CELL_ROLES
+        return self._named(node, CELL_PRESS_ACTIONS if cell else PRESS_ACTIONS)
 
     def menu_action(self, node: Ref) -> int | None:
         return self._named(node, MENU_ACTIONS)
