@@ -160,6 +160,18 @@ class Apps:
     def thunar(self, folder: Path) -> Running:
         return self.run([need("thunar"), str(folder)], "thunar")
 
+    def dolphin(self, folder: Path) -> Running:
+        """Dolphin renaming in a dialog (its inline editor is not on the accessibility bus)."""
+        config = self.tmp / f"dolphin-xdg-{self._n}"
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "dolphinrc").write_text("[General]\nRenameInline=false\n")
+        return self.run(
+            [need("dolphin"), "--new-window", str(folder)],
+            "dolphin",
+            env={"XDG_CONFIG_DIRS": str(config)},
+            timeout_s=90.0,
+        )
+
     def galculator(self) -> Running:
         return self.run([need("galculator")], "galculator")
 
