@@ -172,6 +172,9 @@ class Apps:
             timeout_s=90.0,
         )
 
+    def evince(self, path: Path) -> Running:
+        return self.run([need("evince"), str(path)], "evince")
+
     def galculator(self) -> Running:
         return self.run([need("galculator")], "galculator")
 

@@ -28,8 +28,10 @@ DOCUMENT_ROLES: Final = role_set(Role.DOCUMENT_FRAME, Role.DOCUMENT_TEXT, Role.D
 #: Interfaces of a cell read by ``_visible`` that the details round still reads.
 CELL_LEFT_TO_READ: Final = frozenset({ACTION, EDITABLE_TEXT})
 #: Roles whose text content is read (entries, text areas, spin buttons, documents, paragraphs,
-#: headings, captions, table cells, list items, sections and static text of web content).
+#: headings, captions, table cells, list items, sections and static text of web content, and the
+#: pages of a document viewer: Evince's and Okular's carry the page's text).
 TEXT_VALUE_ROLES: Final = role_set(
+    Role.PAGE,
     Role.LABEL,
     Role.LIST_ITEM,
     Role.SPIN_BUTTON,
