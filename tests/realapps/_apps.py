@@ -175,6 +175,11 @@ class Apps:
     def evince(self, path: Path) -> Running:
         return self.run([need("evince"), str(path)], "evince")
 
+    def gimp(self, path: Path) -> Running:
+        """GIMP 2.10 (GTK 2) with no fonts or data loaded, no splash, a fresh profile."""
+        argv = [need("gimp"), "--new-instance", "--no-data", "--no-fonts", "--no-splash", str(path)]
+        return self.run(argv, "gimp", timeout_s=120.0)
+
     def galculator(self) -> Running:
         return self.run([need("galculator")], "galculator")
 
