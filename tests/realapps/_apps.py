@@ -160,6 +160,26 @@ class Apps:
     def thunar(self, folder: Path) -> Running:
         return self.run([need("thunar"), str(folder)], "thunar")
 
+    def dolphin(self, folder: Path) -> Running:
+        """Dolphin renaming in a dialog (its inline editor is not on the accessibility bus)."""
+        config = self.tmp / f"dolphin-xdg-{self._n}"
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "dolphinrc").write_text("[General]\nRenameInline=false\n")
+        return self.run(
+            [need("dolphin"), "--new-window", str(folder)],
+            "dolphin",
+            env={"XDG_CONFIG_DIRS": str(config)},
+            timeout_s=90.0,
+        )
+
+    def evince(self, path: Path) -> Running:
+        return self.run([need("evince"), str(path)], "evince")
+
+    def gimp(self, path: Path) -> Running:
+        """GIMP 2.10 (GTK 2) with no fonts or data loaded, no splash, a fresh profile."""
+        argv = [need("gimp"), "--new-instance", "--no-data", "--no-fonts", "--no-splash", str(path)]
+        return self.run(argv, "gimp", timeout_s=120.0)
+
     def galculator(self) -> Running:
         return self.run([need("galculator")], "galculator")
 

@@ -13,7 +13,7 @@ from deskhand.backends.linux._atspi_calls import TEXT
 from deskhand.backends.linux._atspi_enums import State
 from deskhand.backends.linux._atspi_nodes import inline_cell
 from deskhand.backends.linux._atspi_walk import Walker
-from deskhand.backends.linux._mapping import element_tree
+from deskhand.backends.linux._mapping import AtspiRef, element_tree
 from deskhand.backends.linux._observe_tree import app_tree, content_origin
 from deskhand.backends.linux._roles import MANAGES_DESCENDANTS
 from deskhand.backends.linux._windows import WindowInfo
@@ -71,6 +71,8 @@ class SheetApp(FakeApp):
             return (["org.a11y.atspi.Text", "org.a11y.atspi.Component"],)
         if c.method == "Get" and c.body[1] == "NSelectedChildren":
             return (("i", 0),)
+        if c.method == "Get" and c.body[1] == "ChildCount":
+            return (("i", 2_147_483_647),)  # what Calc's sheet reports
         raise AssertionError(f"unexpected call {c}")
 
 
@@ -82,7 +84,7 @@ def test_a_managed_sheet_is_read_through_its_table_and_never_listed() -> None:
     app = SheetApp()
     ifaces = frozenset({_visible.TABLE, _visible.COMPONENT, _visible.SELECTION})
     got = _visible.read_visible(app.ask, make_call, BUS, "/table", ifaces)
-    assert not any(c.method == "GetChildren" for c in app.calls)
+    assert not any(c.method in ("GetChildren", "GetChildAtIndex") for c in app.calls)
     assert 0 < len(got.children) <= _visible.MAX_CELLS
     assert got.children[0] == "/cell/0/0"
     assert got.cells["/cell/0/0"].text == "41"
@@ -365,6 +367,58 @@ def test_a_container_cell_is_named_by_the_texts_of_its_parts() -> None:
     }
     # Only the cells without a text of their own were asked for their parts.
     assert sorted(c.path for c in app.calls if c.method == "GetChildren") == ["/cell/0/0", "/cell/1/0"]
+    # What the cell itself is named stays known: the pre-action check reads that name again.
+    assert {c.own_name for c in got.cells.values()} == {""}
+
+
+class ItemTable(FakeApp):
+    """Answers like Dolphin's file view (a KItemListView): its Table says 0 rows of 4 columns
+    while it has three named, showing cells."""
+
+    NAMES = ("alpha.txt", "beta.txt", "gamma.txt")
+
+    def answer(self, c: Call) -> Any:
+        if c.method == "GetExtents":
+            return ((0, 0, 400, 300),) if c.path == "/view" else ((10, 10, 100, 80),)
+        if c.method == "Get" and c.body[1] in ("NRows", "NColumns"):
+            return (("i", 0 if c.body[1] == "NRows" else 4),)
+        if c.method == "Get" and c.body[1] == "ChildCount":
+            return (("i", 3 if c.path == "/view" else 0),)
+        if c.method == "GetChildAtIndex":
+            return ((BUS, f"/item/{c.body[0]}"),)
+        if c.method == "GetState":
+            return ([SHOWING, 0],)
+        if c.method == "GetText":
+            return Failed("no Text")
+        if c.method == "GetRole":
+            return (56,)
+        if c.method == "Get" and c.body[1] == "Name":
+            return (("s", self.NAMES[int(c.path.rsplit("/", 1)[-1])]),)
+        if c.method == "GetInterfaces":
+            return (["org.a11y.atspi.Component"],)
+        raise AssertionError(f"unexpected call {c}")
+
+
+def test_a_table_whose_table_interface_says_less_than_its_children_is_read_by_them() -> None:
+    app = ItemTable()
+    ifaces = frozenset({_visible.TABLE, _visible.COMPONENT})
+    got = _visible.read_visible(app.ask, make_call, BUS, "/view", ifaces)
+    assert got.children == ["/item/0", "/item/1", "/item/2"]
+    assert [got.cells[p].name for p in got.children] == list(ItemTable.NAMES)
+    assert got.note is None and got.total == 3
+
+
+def test_an_element_named_by_its_parts_keeps_its_own_name_for_the_check() -> None:
+    snap = snapshot(
+        node("/w", 23, "Files", children=["/t"]),
+        node("/t", 55, parent="/w", children=["/c"]),
+        node("/c", 56, "alpha.txt", parent="/t", own_name=""),
+    )
+    root, _ = element_tree(snap, "/w")
+    assert root is not None
+    cell = root.children[0].children[0]
+    assert cell.title == "alpha.txt"
+    assert isinstance(cell.ref, AtspiRef) and cell.ref.name == ""
 
 
 def test_a_table_with_rows_off_screen_says_which_rows_are_shown() -> None:

@@ -37,6 +37,9 @@ WINDOW_ROLES: Final = role_set(Role.DIALOG, Role.FRAME, Role.WINDOW)
 #: Action names that press an element, in preference order, lowercased (GTK, Qt, Chromium).
 #: Not "activate": on a GTK entry it activates the window's default button.
 PRESS_ACTIONS: Final = ("click", "press", "toggle", "activate", "jump", "open", "confirm")
+#: A table cell's: not "activate" either, which is its row's activation (a double click: Thunar
+#: opens the file, a GTK tree view emits ``row-activated``); a click selects the row.
+CELL_PRESS_ACTIONS: Final = tuple(a for a in PRESS_ACTIONS if a != "activate")
 MENU_ACTIONS: Final = ("showmenu", "show menu", "menu", "popup")
 #: How long ``AddSelection`` is waited for (GTK 4.8 never answers it; the selection is read back).
 ADD_WAIT_S: Final = 0.3

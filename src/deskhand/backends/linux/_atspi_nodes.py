@@ -28,8 +28,10 @@ DOCUMENT_ROLES: Final = role_set(Role.DOCUMENT_FRAME, Role.DOCUMENT_TEXT, Role.D
 #: Interfaces of a cell read by ``_visible`` that the details round still reads.
 CELL_LEFT_TO_READ: Final = frozenset({ACTION, EDITABLE_TEXT})
 #: Roles whose text content is read (entries, text areas, spin buttons, documents, paragraphs,
-#: headings, captions, table cells, list items, sections and static text of web content).
+#: headings, captions, table cells, list items, sections and static text of web content, and the
+#: pages of a document viewer: Evince's and Okular's carry the page's text).
 TEXT_VALUE_ROLES: Final = role_set(
+    Role.PAGE,
     Role.LABEL,
     Role.LIST_ITEM,
     Role.SPIN_BUTTON,
@@ -73,6 +75,9 @@ class Node:
     #: Only the visible part of the children was read (a container that manages its
     #: descendants): which part, e.g. ``rows 1-20, columns 1-12 of 1048576 x 16384``, or "".
     partial: str | None = None
+    #: The name the object itself reports when ``name`` was taken from elsewhere (a container
+    #: cell's parts), else None: what the pre-action check reads again.
+    own_name: str | None = None
 
     @property
     def showing(self) -> bool:

@@ -308,6 +308,7 @@ class Walker:
             snap.nodes[cell.path] = Node(
                 cell.path, cell.role, cell.name, "", cell.states, cell.interfaces & CELL_LEFT_TO_READ,
                 parent=node.path, index=i, extents=cell.extents, text=cell.text,
+                own_name=None if cell.own_name == cell.name else cell.own_name,
             )  # fmt: skip
         return [(p, node.path, i) for i, p in enumerate(got.children) if p not in snap.nodes]
 

@@ -10,11 +10,15 @@ its ``ElementPrimitives`` over AT-SPI and maps its result to the reply.
   frame): Qt 5 answers a menu-bar item's press action "done" and opens nothing, and performs a
   menu item's action but leaves its menu open; a real click opens the menu, or activates the item
   and closes the menu, as a person's does, in every toolkit. A menu item that is not showing
-  (its menu is closed) keeps its accessible action.
+  (its menu is closed) keeps its accessible action. So do Qt check boxes and toggle buttons whose
+  only press is "Toggle" (``TOGGLE_ROLES``): it flips the checked state and sends no click, so the
+  action behind the button never runs (Dolphin's view-mode buttons read "on", the view stays).
 * Tier 1 walks up to ``ROW_ANCESTOR_HOPS`` ancestors for a row (``ROW_ROLES``) whose parent has
   the Selection interface and selects it there (``SelectChild``).
-* Press actions are ``_a11y_act.PRESS_ACTIONS`` (first present wins), menu actions
-  ``MENU_ACTIONS``; both are matched on the lowercased AT-SPI action names.
+* Press actions are ``_a11y_act.PRESS_ACTIONS`` (first present wins; a table cell's are
+  ``CELL_PRESS_ACTIONS``, without "activate", so a GTK tree view cell is clicked for real, which
+  selects its row), menu actions ``MENU_ACTIONS``; both are matched on the lowercased AT-SPI
+  action names.
 * A synthetic click reads the element's frame again once the app handled the pre-click hover
   (``core.clicktiers.synthetic_click``): LibreOffice places a new window's elements 25 px too
   high until the first pointer event reaches it (Calc's first click on C2 selected C1).
@@ -36,7 +40,7 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
-from deskhand.backends.linux._a11y_act import MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
+from deskhand.backends.linux._a11y_act import CELL_PRESS_ACTIONS, MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
 from deskhand.backends.linux._atspi_enums import Role, State, role_set
 from deskhand.backends.linux._barrier import Barrier
 from deskhand.backends.linux._pointer import Bursts, Pointer
@@ -59,6 +63,10 @@ HOVER_PING_S: Final = 0.5
 ROW_ANCESTOR_HOPS: Final = 8
 #: AT-SPI roles clicked for real while on screen: check menu item, menu, menu item, radio menu
 #: item, tearoff menu item (the module docstring).
+#: Table cell, column header, row header: "activate" does not press them (``CELL_PRESS_ACTIONS``).
+CELL_ROLES: Final = role_set(Role.TABLE_CELL, Role.COLUMN_HEADER, Role.ROW_HEADER)
+#: Check box, toggle button: clicked for real in Qt when their only press is "Toggle".
+TOGGLE_ROLES: Final = role_set(Role.CHECK_BOX, Role.TOGGLE_BUTTON)
 MENU_ROLES: Final = role_set(
     Role.CHECK_MENU_ITEM, Role.MENU, Role.MENU_ITEM, Role.RADIO_MENU_ITEM, Role.TEAROFF_MENU_ITEM
 )
@@ -84,10 +92,22 @@ class AtspiElement:
         a11y = self._s.a11y
         if "org.a11y.atspi.EditableText" in a11y.interfaces(node):
             return True
-        if a11y.role(node) not in MENU_ROLES or not a11y.states(node) & State.SHOWING:
+        role = a11y.role(node)
+        if role not in MENU_ROLES and not (role in TOGGLE_ROLES and self._qt_toggle_only(node)):
+            return False
+        if not a11y.states(node) & State.SHOWING:
             return False
         ext = a11y.extents(node)
         return ext is not None and ext[2] > 0 and ext[3] > 0
+
+    def _qt_toggle_only(self, node: Ref) -> bool:
+        """A Qt check box or toggle button whose only press is "Toggle": Qt flips its checked
+        state without a click, so the action it stands for never runs (Dolphin's Details view
+        mode button reads "on" while the view stays as it was)."""
+        if self._s.a11y.toolkit(node.bus) != "qt":
+            return False
+        actions = {a.lower() for a in self._s.a11y.actions(node)}
+        return "toggle" in actions and not actions & {"press", "click"}
 
     def select_row(self, node: Ref) -> Outcome:
         a11y = self._s.a11y
@@ -106,7 +126,8 @@ class AtspiElement:
         return "refused"
 
     def press_action(self, node: Ref) -> int | None:
-        return self._named(node, PRESS_ACTIONS)
+        cell = self._s.a11y.role(node) in CELL_ROLES
+        return self._named(node, CELL_PRESS_ACTIONS if cell else PRESS_ACTIONS)
 
     def menu_action(self, node: Ref) -> int | None:
         return self._named(node, MENU_ACTIONS)

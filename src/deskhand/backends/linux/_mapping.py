@@ -91,6 +91,10 @@ class AtspiRef:
     interfaces: frozenset[str]
     #: The native action names in AT-SPI index order (``Action.DoAction(index)``).
     actions: tuple[str, ...]
+    #: The name the object itself reported when observed: the pre-action check compares it with
+    #: the name read again (the element's title may be its parts' texts, or None for GTK 4's
+    #: fallback to the widget's type name).
+    name: str = ""
 
 
 def element_tree(
@@ -183,7 +187,8 @@ def element(
     if node.selection is not None and node.text is not None:
         start, end = node.selection
         el.selected_text = node.text[start:end]
-    el.ref = AtspiRef(bus, node.path, node.role, node.interfaces, node.actions)
+    own = node.name if node.own_name is None else node.own_name
+    el.ref = AtspiRef(bus, node.path, node.role, node.interfaces, node.actions, own)
     return el
 
 

@@ -169,7 +169,7 @@ class LinuxExecutor(Reconnects):
         if current is None:
             raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
         if isinstance(found.ref, _mapping.AtspiRef):
-            observed = Fingerprint(found.ref.role, found.title or "", found.frame)
+            observed = Fingerprint(found.ref.role, found.ref.name, found.frame)
             now = check_fingerprint(handle, observed, _transients.refetch(self.atspi, app, found.ref))
             if now is not found.frame:
                 found = dataclasses.replace(found, frame=now)  # it moved: act where it is now
