@@ -239,7 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument(
                 "--virtual", action="store_true", default=from_env, help="run inside a fresh private desktop"
             )
-            p.add_argument("--wayland", action="store_true", help=f"with --virtual: {_WAYLAND_HELP}")
+            wayland = command.name == "serve" and servecli.env_flag("--wayland")  # DESKHAND_WAYLAND
+            p.add_argument("--wayland", action="store_true", default=wayland, help=f"with --virtual: {_WAYLAND_HELP}")
         command.configure(p)
         p.set_defaults(command_fn=command.run)
     return parser

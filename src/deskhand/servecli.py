@@ -251,8 +251,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         with _stop_on_signals():
             try:
                 for cmd in args.launch:  # one at a time inside the try: a failed launch ends the earlier apps
+                    argv = shlex.split(cmd)
+                    check_launch(argv)  # a usage error exits 1: a retry would fail the same way
                     try:
-                        apps.append(launch_app(shlex.split(cmd)))
+                        apps.append(launch_app(argv))
                     except DeskhandError as exc:
                         raise DesktopDidNotStart(exc.message) from exc
                 service = open_service(
@@ -285,6 +287,14 @@ def _py_level(name: str) -> int:
     return LOG_LEVELS[name]
 
 
+def check_launch(argv: list[str]) -> None:
+    """Refuse a ``--launch`` that cannot work here: no command, or no X display."""
+    if not argv:
+        raise DeskhandError("--launch needs a command")
+    if not os.environ.get("DISPLAY"):
+        raise DeskhandError("--launch needs an X display: set DISPLAY, or add --virtual")
+
+
 def launch_app(argv: list[str], timeout_s: float = 20.0) -> subprocess.Popen[bytes]:
     """Start an app on this process's desktop with toolkit accessibility on; wait for its window.
 
@@ -292,11 +302,8 @@ def launch_app(argv: list[str], timeout_s: float = 20.0) -> subprocess.Popen[byt
     """
     from deskhand.desktop.virtual import a11y_env, wait_for_window  # noqa: PLC0415
 
-    if not argv:
-        raise DeskhandError("--launch needs a command")
-    display = os.environ.get("DISPLAY")
-    if not display:
-        raise DeskhandError("--launch needs an X display: set DISPLAY, or add --virtual")
+    check_launch(argv)
+    display = os.environ["DISPLAY"]
     try:
         proc = subprocess.Popen(
             argv,

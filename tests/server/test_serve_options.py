@@ -36,6 +36,7 @@ FLAGS = (
     "--virtual",
     "--trace-redact",
     "--exit-after-session",
+    "--wayland",
 )
 
 
