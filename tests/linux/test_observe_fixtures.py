@@ -124,7 +124,7 @@ def test_added_and_removed_elements(launch, executor, kit):
     assert added in ids
 
 
-def test_restart_gives_stale_process_and_new_epoch(launch, executor, kit):
+def test_restart_gives_a_new_view_and_epoch_and_the_old_handle_process_gone(launch, executor, kit):
     fx = start(launch, kit)
     app = executor.resolve(str(fx.pid))
     text = executor.get_app_state(app).text
@@ -137,8 +137,11 @@ def test_restart_gives_stale_process_and_new_epoch(launch, executor, kit):
     assert text2.startswith(f"App={kit.app_id}")
     assert handle_of(text2, " ").split(":")[0] != apply_handle.split(":")[0]
     with pytest.raises(NativeError) as err:
-        executor.element(app, apply_handle)
-    assert err.value.code == "stale_process"
+        executor.element(app2, apply_handle)  # the new process has a view of its own
+    assert err.value.code == "stale_snapshot"
+    with pytest.raises(NativeError) as err:
+        executor.element(app, apply_handle)  # the old view's handle names a process that is gone
+    assert err.value.code == "process_gone"
     with pytest.raises(NativeError) as err:
         executor.verify_identity(app)
     assert err.value.code == "process_gone"
