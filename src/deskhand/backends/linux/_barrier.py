@@ -80,7 +80,7 @@ class Barrier:
         """Before the next action: wait as ``core.barrier.before`` says. False when the app could
         not be seen to have handled the previous action (the result then says so)."""
         previous, self._sent = self._sent, None
-        if not self._s.observed.settling.clock.pending(app.identity.app_id):
+        if not self._s.observed.settling.clock.pending(app.view):
             self.calls.clear()
             return True  # nothing sent since the app was last observed
         if previous is None:
