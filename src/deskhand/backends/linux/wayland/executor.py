@@ -171,14 +171,14 @@ class WaylandExecutor:
         bus = self.trees.bus_of(app.pid)
         if bus is None:
             raise NativeError("ax_failed", f"{app.display_name} (pid {app.pid}) is not on the accessibility bus.")
-        self.settling.settle(app.identity.app_id, bus, None)  # after an action: the settle rule
+        self.settling.settle(app.view, bus, None)  # after an action: the settle rule
         snap = self.atspi.snapshot(bus, Deadline(self.trees.timeout_s))
         snap.window_relative = True  # Wayland clients know no global position (module docstring)
         wins = [window_info(v, z) for z, v in enumerate(views) if v.pid == app.pid]
         key_info = next(w for w in wins if w.id == key.con_id)
         tree = app_tree(app, snap, key_info, wins)
         obs = self.observer.observe(
-            tree, app_key=app.identity.app_id, identity=identity, key_window_id=key.con_id, disable_diff=disable_diff
+            tree, app_key=app.view, identity=identity, key_window_id=key.con_id, disable_diff=disable_diff
         )
         image = None
         self.transforms.pop(app.pid, None)
@@ -209,7 +209,7 @@ class WaylandExecutor:
 
     # -- gates ---------------------------------------------------------------------------------
     def _observed_key(self, app: RunningApp, identity: ProcessIdentity) -> int:
-        key = self.observer.key_window(app.identity.app_id, identity=identity)
+        key = self.observer.key_window(app.view, identity=identity)
         if key is None:
             raise NativeError("window_not_key", "The observed app has no key window.", dispatched=False)
         return key
@@ -253,7 +253,7 @@ class WaylandExecutor:
         identity = self.verify_identity(app)
         key = self._observed_key(app, identity)
         if element is not None:
-            found = self.observer.element(app.identity.app_id, element, identity=identity)
+            found = self.observer.element(app.view, element, identity=identity)
             if found.frame is None:
                 raise NativeError("stale_element", "The element has no bounds on the screen.", dispatched=False)
             x, y = found.frame.x + found.frame.width / 2, found.frame.y + found.frame.height / 2
@@ -274,7 +274,7 @@ class WaylandExecutor:
             self.devices.flush()
         finally:
             self.devices.release_all()
-            self.settling.mark_mutation(app.identity.app_id)
+            self.settling.mark_mutation(app.view)
         return ActionResult(structured={"x": x, "y": y})
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
@@ -286,7 +286,7 @@ class WaylandExecutor:
             self.devices.flush()
         finally:
             self.devices.release_all()
-            self.settling.mark_mutation(app.identity.app_id)
+            self.settling.mark_mutation(app.view)
         return ActionResult(structured={"length": len(text)})
 
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
@@ -298,7 +298,7 @@ class WaylandExecutor:
             self.devices.flush()
         finally:
             self.devices.release_all()
-            self.settling.mark_mutation(app.identity.app_id)
+            self.settling.mark_mutation(app.view)
         return ActionResult()
 
     def drag(
