@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+import time
 from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -27,7 +28,15 @@ from deskhand.runtime import open_service
 from deskhand.server.mcp import build_server
 
 #: A refusal or notice that tells the agent to look again before acting.
-OBSERVE_AGAIN = re.compile(r"getAXState|stale_|observe (the app )?again|not found in the latest", re.I)
+OBSERVE_AGAIN = re.compile(
+    r"getAXState|did not answer accessibility requests|stale_|observe (the app )?again|not found in the latest", re.I
+)
+#: The cell's result says that none of its actions reached the app (so it may run again).
+NOTHING_SENT = re.compile(r"No native actions were dispatched")
+#: The app did not answer in time (deskhand read nothing): observe again.
+BUSY = re.compile(r"did not answer accessibility requests|The accessibility tree is incomplete")
+#: The app is not ready to be bound yet (still starting).
+STARTING = re.compile(r"did not answer accessibility requests|not running|no window", re.I)
 HANDLE = r"g\d+:\d+"
 CELL_TIMEOUT_MS = 60_000
 
@@ -86,20 +95,30 @@ class Agent:
         self.transcript.append((code, reply))
         return reply
 
-    def bind(self, pid: int) -> str:
+    def bind(self, pid: int, timeout_s: float = 60.0) -> str:
         """Bind the app of ``pid`` (kept between cells in ``apps[pid]``, as the guidance says) and
-        return the state ``getApp`` emits."""
+        return the state ``getApp`` emits; an app still starting up is bound again until it answers."""
         code = f'globalThis.apps = globalThis.apps || {{}}; apps["{pid}"] = await cua.getApp("{pid}");'
-        return self.cell(code).expect_ok().text
+        deadline = time.monotonic() + timeout_s
+        while True:
+            reply = self.cell(code)
+            if not reply.error or time.monotonic() > deadline or not STARTING.search(reply.text):
+                return reply.expect_ok().text
+            time.sleep(0.5)  # an app still starting: polling its binding with a deadline
 
     def observe(self, pid: int, *, wait_ms: int = 0) -> str:
         """A full state of the app (``wait_ms``: wait that long at most for the app to change)."""
         opts = f"{{disableDiffing: true, waitForChangeMs: {wait_ms}}}" if wait_ms else "{disableDiffing: true}"
-        return self.cell(f'nodeRepl.write(await apps["{pid}"].getAXState({opts}));').expect_ok().text
+        for _ in range(5):  # an app too busy to answer: deskhand said nothing was read, so look again
+            reply = self.cell(f'nodeRepl.write(await apps["{pid}"].getAXState({opts}));')
+            if not BUSY.search(reply.text):
+                break
+        return reply.expect_ok().text
 
     def act(self, pid: int, build: Callable[[str], str], *, tries: int = 3) -> Reply:
         """Observe, build a cell of actions from the state (``build(state)`` returns the body that
-        uses ``app``), run it; observe and build again while deskhand says to look again."""
+        uses ``app``), run it; observe and build again while deskhand says to look again and says
+        that nothing was sent (a cell of which some actions ran is never replayed)."""
         reply = Reply("", True)
         for _ in range(tries):
             state = self.observe(pid)
@@ -107,6 +126,8 @@ class Agent:
             reply = self.run(pid, body)
             if not reply.error or not OBSERVE_AGAIN.search(reply.text):
                 return reply
+            if not NOTHING_SENT.search(reply.text):
+                return reply  # some actions were sent: never replay them, the caller looks first
         return reply
 
     def run(self, pid: int, body: str) -> Reply:
