@@ -8,13 +8,13 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxkbcommon-x11-0 \
   libxcb-xinerama0 libxcb-xkb1 libxcb-shape0 libxcb-randr0 libxcb-xfixes0 libegl1 libgl1 libfontconfig1 \
   libdbus-1-3 libglib2.0-0 fonts-dejavu-core xterm libseccomp2 \
-  chromium firefox-esr libreoffice-writer libreoffice-calc libreoffice-gtk3 gnome-calculator \
+  chromium firefox-esr libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-gtk3 gnome-calculator \
   gnome-text-editor kcalc thunar galculator python3-tk x11-apps xclip xfce4-settings \
   kate dolphin gedit evince okular gimp jedit libatk-wrapper-java libatk-wrapper-java-jni vlc thunderbird \
   sway grim wtype wl-clipboard wayland-protocols libwayland-dev
 PYTEST_ARGS ?=
 
-.PHONY: deps apt venv constraints ts-client test matrix check demo bench clean
+.PHONY: deps apt venv constraints ts-client test matrix tasks check demo bench clean
 
 deps: apt venv ts-client
 
@@ -58,6 +58,12 @@ test: deps
 matrix: deps
 	$(VPY) -m pytest tests/realapps --matrix-report out/matrix.md $(PYTEST_ARGS)
 	$(VPY) tests/matrix_report.py README.md out/matrix.md
+
+# The task suite alone (tests/tasks: OSWorld-style tasks solved through the js tool); its solved
+# counts per app go into README.md (between the tasks markers). `make test` runs it too.
+tasks: deps
+	$(VPY) -m pytest tests/tasks --task-report out/tasks.md $(PYTEST_ARGS)
+	$(VPY) tests/matrix_report.py README.md out/tasks.md tasks
 
 check: venv
 	$(VENV)/bin/ruff check src tests bench

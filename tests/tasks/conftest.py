@@ -8,9 +8,14 @@ apps      module-scoped launchers of the real apps (``tests/realapps/_apps.py``)
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+# the matrix's helpers import each other as top-level modules (``from _apps import Apps``)
+sys.path.append(str(Path(__file__).resolve().parent.parent / "realapps"))
 from _agent import Agent
 
 from deskhand.desktop import VirtualDesktop

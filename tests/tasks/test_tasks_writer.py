@@ -12,7 +12,7 @@ from xml.etree import ElementTree as ET
 import pytest
 from _agent import Agent, js, need
 from _odf import content, make_odt, q, spans, text_styles
-from _office import Office
+from _soffice import Office
 
 from realapps._apps import Apps
 

@@ -45,6 +45,12 @@ def _counted_under_its_browser(request: pytest.FixtureRequest) -> None:
     request.node.add_marker(pytest.mark.task(BROWSERS[request.node.callspec.params["browser"]]))
 
 
+NEW_TAB_CHAIN = (
+    "issue 27: ctrl+t, typeText(url) and Return in one cell outrun Chromium: the cell reports no error and "
+    "the page is never requested (the text does not reach the new tab's address bar)"
+)
+
+
 @pytest.fixture(scope="module", params=list(BROWSERS))
 def browser(request: pytest.FixtureRequest, apps: Apps, agent: Agent, server: PageLog) -> Iterator[tuple[str, int]]:
     launch: Callable[[str], object] = getattr(apps, request.param)
@@ -64,8 +70,12 @@ def logged(server: PageLog, prefix: str, timeout_s: float = 20.0) -> str:
     return found[-1]
 
 
-def test_open_a_page_in_a_new_tab(browser: tuple[str, int], agent: Agent, server: PageLog) -> None:
+def test_open_a_page_in_a_new_tab(
+    browser: tuple[str, int], agent: Agent, server: PageLog, request: pytest.FixtureRequest
+) -> None:
     name, pid = browser
+    if name == "chromium":
+        request.applymarker(pytest.mark.xfail(strict=False, reason=NEW_TAB_CHAIN))
     url = server.url("/second")
     agent.act(
         pid, lambda _s: f"await app.pressKey('ctrl+t'); await app.typeText({js(url)}); await app.pressKey('Return');"

@@ -11,7 +11,7 @@ from xml.etree import ElementTree as ET
 import pytest
 from _agent import Agent, js, need
 from _odf import cells, content, make_ods, q, sheets
-from _office import Office
+from _soffice import Office
 
 from realapps._apps import Apps
 
