@@ -8,13 +8,13 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxkbcommon-x11-0 \
   libxcb-xinerama0 libxcb-xkb1 libxcb-shape0 libxcb-randr0 libxcb-xfixes0 libegl1 libgl1 libfontconfig1 \
   libdbus-1-3 libglib2.0-0 fonts-dejavu-core xterm libseccomp2 \
-  chromium firefox-esr libreoffice-writer libreoffice-calc libreoffice-gtk3 gnome-calculator \
+  chromium firefox-esr libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-gtk3 gnome-calculator \
   gnome-text-editor kcalc thunar galculator python3-tk x11-apps xclip xfce4-settings \
   kate dolphin gedit evince okular gimp jedit libatk-wrapper-java libatk-wrapper-java-jni vlc thunderbird \
   sway grim wtype wl-clipboard wayland-protocols libwayland-dev tini
 PYTEST_ARGS ?=
 
-.PHONY: deps apt venv constraints ts-client test matrix check demo bench clean soak soak-fleet bench-fleet
+.PHONY: deps apt venv constraints ts-client test matrix tasks check demo bench clean soak soak-fleet bench-fleet
 
 deps: apt venv ts-client
 
@@ -51,8 +51,9 @@ $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/pac
 
 ts-client: $(TS_CLIENT)/node_modules/.installed
 
+# The task suite runs in its own target (make tasks) until it is stable on a loaded machine.
 test: deps
-	$(VPY) -m pytest $(PYTEST_ARGS)
+	$(VPY) -m pytest --ignore=tests/tasks $(PYTEST_ARGS)
 
 # The real-app matrix alone; its table goes into README.md (between the matrix markers).
 matrix: deps
@@ -67,6 +68,12 @@ soak: deps
 	rm -f out/soak.md
 	DESKHAND_SOAK_S=$(SOAK_S) DESKHAND_SOAK_CELLS=$(SOAK_CELLS) DESKHAND_SOAK_REPORT=out/soak.md \
 	  $(VPY) -m pytest -s --timeout=0 tests/faults/test_load.py tests/faults/test_soak_memory.py $(PYTEST_ARGS)
+
+# The task suite alone (tests/tasks: OSWorld-style tasks solved through the js tool); its solved
+# counts per app go into README.md (between the tasks markers).
+tasks: deps
+	$(VPY) -m pytest tests/tasks --task-report out/tasks.md $(PYTEST_ARGS)
+	$(VPY) tests/matrix_report.py README.md out/tasks.md tasks
 
 check: venv
 	$(VENV)/bin/ruff check src tests bench

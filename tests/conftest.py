@@ -1,10 +1,10 @@
 """Shared pytest setup: markers, and no display for unit tests.
 
-Tests under ``tests/linux/``, ``tests/realapps/``, ``tests/faults/`` and ``tests/wayland/`` get the
-``desktop`` marker automatically (they share the session's virtual desktop from the
-``desktop_support`` plugin; ``tests/wayland`` starts its own Wayland one). Unit tests run with
-``DISPLAY`` and the bus variables removed, so a unit test that needs a display fails instead of
-silently using one.
+Tests under ``tests/linux/``, ``tests/realapps/``, ``tests/faults/``, ``tests/tasks/`` and
+``tests/wayland/`` get the ``desktop`` marker automatically (they share the session's virtual
+desktop from the ``desktop_support`` plugin; ``tests/wayland`` starts its own Wayland one). Unit
+tests run with ``DISPLAY`` and the bus variables removed, so a unit test that needs a display fails
+instead of silently using one.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ pytest_plugins = ("desktop_support", "matrix_report")
 
 TESTS_DIR = Path(__file__).resolve().parent
 _NO_DISPLAY_DIRS = (TESTS_DIR / "unit",)
-_DESKTOP_DIRS = (TESTS_DIR / "linux", TESTS_DIR / "realapps", TESTS_DIR / "faults", TESTS_DIR / "wayland")
+_DESKTOP_DIRS = tuple(TESTS_DIR / d for d in ("linux", "realapps", "faults", "tasks", "wayland"))
 _DESKTOP_ENV = ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS")
 
 

@@ -6,6 +6,10 @@ of apps x operations: ``pass`` when every test marking that cell passed, ``FAIL`
 failed, ``xfail`` when a strict xfail records a known gap there, ``skip`` when all were skipped,
 blank when no test covers it. ``make matrix`` puts that
 table into README.md between its markers.
+
+A task of the task suite says its app with ``@pytest.mark.task("Calc")``; with ``--task-report
+out/tasks.md`` the run writes the solved count per app, and ``make tasks`` puts it into README.md
+between the tasks markers.
 """
 
 from __future__ import annotations
@@ -16,38 +20,51 @@ from pathlib import Path
 import pytest
 
 _OUTCOMES: dict[tuple[str, str], list[str]] = defaultdict(list)
+#: The task suite's outcomes per app (``@pytest.mark.task("Calc")``, ``--task-report``).
+_TASKS: dict[str, list[str]] = defaultdict(list)
 _KEY = pytest.StashKey[Path | None]()
+_TASK_KEY = pytest.StashKey[Path | None]()
 BEGIN = "<!-- matrix:begin -->"
 END = "<!-- matrix:end -->"
+MARKERS = {"matrix": (BEGIN, END), "tasks": ("<!-- tasks:begin -->", "<!-- tasks:end -->")}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--matrix-report", default=None, metavar="PATH", help="write the real-app matrix (Markdown) to PATH"
     )
+    parser.addoption(
+        "--task-report", default=None, metavar="PATH", help="write the task suite's solved counts (Markdown) to PATH"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "matrix(app, *operations): the real-app matrix cells a test proves")
+    config.addinivalue_line("markers", "task(app): a task of the task suite (tests/tasks), counted under app")
     out = config.getoption("--matrix-report")
     config.stash[_KEY] = Path(out) if out else None
+    tasks = config.getoption("--task-report")
+    config.stash[_TASK_KEY] = Path(tasks) if tasks else None
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
     report = yield
-    marker = item.get_closest_marker("matrix")
-    if marker is None or not marker.args:
-        return report
     if report.when == "call" or (report.when == "setup" and not report.passed):
-        if hasattr(report, "wasxfail") and report.skipped:
-            outcome = "xfail"
-        else:
-            outcome = "pass" if report.passed else "skip" if report.skipped else "FAIL"
-        app, *ops = marker.args
-        for op in ops:
-            _OUTCOMES[(app, op)].append(outcome)
+        matrix, task = item.get_closest_marker("matrix"), item.get_closest_marker("task")
+        if matrix is not None and matrix.args:
+            app, *ops = matrix.args
+            for op in ops:
+                _OUTCOMES[(app, op)].append(_outcome(report))
+        if task is not None and task.args:
+            _TASKS[task.args[0]].append(_outcome(report))
     return report
+
+
+def _outcome(report: pytest.TestReport) -> str:
+    if hasattr(report, "wasxfail") and report.skipped:
+        return "xfail"
+    return "pass" if report.passed else "skip" if report.skipped else "FAIL"
 
 
 def table(outcomes: dict[tuple[str, str], list[str]]) -> str:
@@ -73,27 +90,43 @@ def _cell(outcomes: list[str]) -> str:
     return "skip" if all(o == "skip" for o in outcomes) else "pass"
 
 
+def task_table(outcomes: dict[str, list[str]]) -> str:
+    """The Markdown table of the task suite: per app, its tasks and how many were solved; a task
+    marked with a known gap (``xfail``) or failed counts as unsolved."""
+    lines = ["| app | tasks | solved | known gap | failed |", "|---|---|---|---|---|"]
+    total = [0, 0, 0, 0]
+    for app, got in outcomes.items():
+        row = [len(got), got.count("pass"), got.count("xfail"), got.count("FAIL")]
+        total = [a + b for a, b in zip(total, row, strict=True)]
+        lines.append(f"| {app} | " + " | ".join(map(str, row)) + " |")
+    lines.append("| **all** | " + " | ".join(f"**{n}**" for n in total) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    out = session.config.stash.get(_KEY, None)
-    if out is None or not _OUTCOMES:
-        return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(table(_OUTCOMES))
+    for key, outcomes, render in ((_KEY, _OUTCOMES, table), (_TASK_KEY, _TASKS, task_table)):
+        out = session.config.stash.get(key, None)
+        if out is None or not outcomes:
+            continue
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(render(outcomes))  # type: ignore[operator]
 
 
-def splice(readme: str, generated: str) -> str:
-    """``readme`` with the text between the matrix markers replaced by ``generated``."""
-    head, sep, rest = readme.partition(BEGIN)
+def splice(readme: str, generated: str, markers: tuple[str, str] = (BEGIN, END)) -> str:
+    """``readme`` with the text between ``markers`` (the matrix's by default) replaced by ``generated``."""
+    begin, end = markers
+    head, sep, rest = readme.partition(begin)
     if not sep:
-        raise ValueError(f"README has no {BEGIN} marker")
-    _old, sep2, tail = rest.partition(END)
+        raise ValueError(f"README has no {begin} marker")
+    _old, sep2, tail = rest.partition(end)
     if not sep2:
-        raise ValueError(f"README has no {END} marker")
-    return f"{head}{BEGIN}\n{generated}{END}{tail}"
+        raise ValueError(f"README has no {end} marker")
+    return f"{head}{begin}\n{generated}{end}{tail}"
 
 
 if __name__ == "__main__":
     import sys
 
     readme, generated = Path(sys.argv[1]), Path(sys.argv[2])
-    readme.write_text(splice(readme.read_text(), generated.read_text()))
+    which = MARKERS[sys.argv[3] if len(sys.argv) > 3 else "matrix"]
+    readme.write_text(splice(readme.read_text(), generated.read_text(), which))
