@@ -47,8 +47,8 @@ def _time_drag(log: Path, do: Callable[[], object]) -> float:
 
 
 def _canvas_origin(ex: LinuxExecutor, pid: int) -> tuple[float, float]:
-    from deskhand.backends.linux._a11y_act import A11y, Ref  # noqa: PLC0415
-    from deskhand.backends.linux._atspi import Deadline  # noqa: PLC0415
+    from deskhand.backends.linux.atspi.connection import Deadline  # noqa: PLC0415
+    from deskhand.backends.linux.atspi.element import A11y, Ref  # noqa: PLC0415
 
     buses = ex.atspi.apps(Deadline(2.0))
     bus = next(b for b, p in ex.atspi.pids(buses, Deadline(2.0)).items() if p == pid)

@@ -59,7 +59,7 @@ REPS = int(os.environ.get("DESKHAND_BENCH_REPS", "15"))
 DRAGS = 47
 TYPED = "abcdefghijklmnopqrst"
 #: Idle time before each timed operation: past the settle window of the previous one's mutation
-#: (``_quiet``: 250 ms floor, 50 ms quiet), so an observation is not charged for an earlier action.
+#: (``observe.quiet``: 250 ms floor, 50 ms quiet), so an observation is not charged for an earlier action.
 GAP_S = 0.35
 OSWORLD_PREFIX = "import pyautogui; import time; pyautogui.FAILSAFE = False; "
 
@@ -164,8 +164,8 @@ class Server:
 
 def _canvas_points(ex: LinuxExecutor, pid: int) -> tuple[Point, Point, Point, Point, float]:
     """Two root points inside the canvas and the same two in screenshot pixels (the cell's frame)."""
-    from deskhand.backends.linux._a11y_act import A11y, Ref  # noqa: PLC0415
-    from deskhand.backends.linux._atspi import Deadline  # noqa: PLC0415
+    from deskhand.backends.linux.atspi.connection import Deadline  # noqa: PLC0415
+    from deskhand.backends.linux.atspi.element import A11y, Ref  # noqa: PLC0415
 
     app = ex.resolve(str(pid))
     ex.get_app_state(app)

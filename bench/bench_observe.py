@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 from bench._poll import app_showing, poll
-from deskhand.backends.linux import _windows
-from deskhand.backends.linux._capture import encode, encode_pillow
 from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.backends.linux.x11 import windows
+from deskhand.backends.linux.x11.capture import encode, encode_pillow
 from deskhand.core import screenshot
 from deskhand.desktop import VirtualDesktop
 
@@ -79,9 +79,9 @@ def main() -> int:
                 check=True,
             )
             pyatspi = [float(v) for v in walk.stdout.split()]
-            win = _windows.key_window(ex.x, gtk.pid)
+            win = windows.key_window(ex.x, gtk.pid)
             subprocess.run(["xdotool", "windowsize", str(win.id), "1920", "1080"], env=env, check=True)
-            resized = lambda: (w := _windows.key_window(ex.x, gtk.pid)) and w.client.width == 1920 and w  # noqa: E731
+            resized = lambda: (w := windows.key_window(ex.x, gtk.pid)) and w.client.width == 1920 and w  # noqa: E731
             win = poll(resized, 10.0, "the window 1920 wide", every_s=0.02)
 
             def capture() -> None:

@@ -30,7 +30,7 @@ from _office import convert  # noqa: E402
 from _pages import PageServer  # noqa: E402
 
 from bench._poll import app_showing  # noqa: E402
-from deskhand.backends.linux._atspi import Deadline  # noqa: E402
+from deskhand.backends.linux.atspi.connection import Deadline  # noqa: E402
 from deskhand.backends.linux.executor import LinuxExecutor  # noqa: E402
 from deskhand.desktop import VirtualDesktop  # noqa: E402
 from desktop_support import Launcher  # noqa: E402

@@ -23,12 +23,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench._poll import poll
-from deskhand.backends.linux._capture import encode
-from deskhand.backends.linux._xshm import Pixels
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._devices import Devices
 from deskhand.backends.linux.wayland._ipc import SwayIPC
 from deskhand.backends.linux.wayland._screencopy import capture
+from deskhand.backends.linux.x11.capture import encode
+from deskhand.backends.linux.x11.shm import Pixels
 from deskhand.core import screenshot
 from deskhand.desktop import VirtualDesktop
 

@@ -24,8 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from bench._poll import app_showing
-from deskhand.backends.linux._atspi import Deadline
-from deskhand.backends.linux._atspi_nodes import Snapshot
+from deskhand.backends.linux.atspi.connection import Deadline
+from deskhand.backends.linux.atspi.nodes import Snapshot
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
 

@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
-from deskhand.backends.linux._clipboard import ClipboardOwner, Item, text_items
+from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner, Item, text_items
 
 #: The targets of the user's clipboard that the fault tests read back after deskhand has gone.
 CHECKED_TARGETS = ("UTF8_STRING", "text/html", "image/png")

@@ -27,8 +27,8 @@ from _act_support import mousepad_env, poll
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from deskhand.backends.linux._a11y_act import A11y, Ref
-from deskhand.backends.linux._atspi import Deadline
+from deskhand.backends.linux.atspi.connection import Deadline
+from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.executor import LinuxExecutor
 
 TOKEN = "load-test-token-5c1e"

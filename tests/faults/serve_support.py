@@ -102,7 +102,7 @@ def text_of(result: Mapping[str, Any]) -> str:
 
 def keepers(display_name: str) -> list[int]:
     """Clipboard keeper processes serving ``display_name``."""
-    needle = b"deskhand.backends.linux._clipkeeper\x00" + display_name.encode() + b"\x00"
+    needle = b"deskhand.backends.linux.x11.clipboard.keeper\x00" + display_name.encode() + b"\x00"
     return [pid for pid, (_, cmd) in processes().items() if needle in cmd and alive(pid)]
 
 

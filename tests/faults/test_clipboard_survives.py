@@ -21,7 +21,7 @@ from _act_support import bind, executor_for, poll
 from clip_support import digests, served_digests, user_items, users_clipboard, xclip
 from Xlib import display
 
-from deskhand.backends.linux._clipboard import ClipboardOwner
+from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner
 from deskhand.desktop import VirtualDesktop
 from proc_support import alive
 

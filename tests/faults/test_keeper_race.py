@@ -20,7 +20,7 @@ from _act_support import poll
 from clip_support import xclip
 from Xlib import X, display
 
-from deskhand.backends.linux._clipboard import ClipboardOwner, text_items
+from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner, text_items
 from deskhand.desktop import VirtualDesktop
 from proc_support import alive
 

@@ -26,9 +26,9 @@ from http_support import HttpServed, client, document, launch_mousepad, wait_tex
 from load_support import Driver, sample, table
 from misbehave import Misbehaved
 
-from deskhand.backends.linux._a11y_act import A11y, Ref
-from deskhand.backends.linux._atspi import Deadline
-from deskhand.backends.linux._atspi_enums import Role
+from deskhand.backends.linux.atspi.connection import Deadline
+from deskhand.backends.linux.atspi.element import A11y, Ref
+from deskhand.backends.linux.atspi.enums import Role
 from deskhand.backends.linux.executor import LinuxExecutor
 from desktop_support import Running
 from proc_support import children

@@ -19,7 +19,7 @@ from _act_support import bind, nothing_held
 from app_support import settled
 from clip_support import clipboard_text, users_clipboard
 
-from deskhand.backends.linux._clipboard import ClipboardOwner, text_items
+from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner, text_items
 from deskhand.core import deadline
 from deskhand.core.errors import NativeError
 

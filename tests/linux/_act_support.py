@@ -61,8 +61,8 @@ class Bound:
 
 def named_rect(ex: LinuxExecutor, pid: int, name: str) -> Rect:
     """The screen rectangle of the app's first accessible called ``name`` (read through AT-SPI)."""
-    from deskhand.backends.linux._a11y_act import A11y, Ref  # noqa: PLC0415
-    from deskhand.backends.linux._atspi import Deadline  # noqa: PLC0415
+    from deskhand.backends.linux.atspi.connection import Deadline  # noqa: PLC0415
+    from deskhand.backends.linux.atspi.element import A11y, Ref  # noqa: PLC0415
 
     buses = ex.atspi.apps(Deadline(2.0))
     bus = next(b for b, p in ex.atspi.pids(buses, Deadline(2.0)).items() if p == pid)

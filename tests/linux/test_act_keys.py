@@ -8,8 +8,8 @@ import pytest
 from _act_support import bind, named_rect, nothing_held, poll
 from Xlib import display as xdisplay
 
-from deskhand.backends.linux._input import AppPing
-from deskhand.backends.linux._keyboard import char_keysym
+from deskhand.backends.linux.x11.input import AppPing
+from deskhand.backends.linux.x11.keymap import char_keysym
 
 pytestmark = pytest.mark.desktop
 

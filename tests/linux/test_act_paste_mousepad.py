@@ -22,10 +22,10 @@ from Xlib import X
 from Xlib import display as xdisplay
 from Xlib.protocol import request
 
-from deskhand.backends.linux._a11y_act import A11y, Ref
-from deskhand.backends.linux._atspi import Deadline
-from deskhand.backends.linux._clipboard import ClipboardOwner, Item, Snapshot, text_items
+from deskhand.backends.linux.atspi.connection import Deadline
+from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner, Item, Snapshot, text_items
 from deskhand.core.errors import NativeError
 
 pytestmark = pytest.mark.desktop
@@ -171,7 +171,7 @@ def test_previous_owner_listing_bad_atoms(mousepad, ex, desktop, capfd):
 def test_text_events_count_the_documents_changes(mousepad, ex):
     # The paste's event signal: Mousepad's document emits object:text-changed and
     # object:text-caret-moved once someone registered for them; the counter sees only this element.
-    from deskhand.backends.linux.paste import TEXT_EVENTS, TextEvents  # noqa: PLC0415
+    from deskhand.backends.linux.act.paste import TEXT_EVENTS, TextEvents  # noqa: PLC0415
 
     bound, doc = mousepad
     a11y = A11y(ex.atspi)

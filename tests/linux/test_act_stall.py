@@ -16,7 +16,7 @@ import time
 import pytest
 from _act_support import bind, nothing_held
 
-from deskhand.backends.linux._atspi import CALL_TIMEOUT_S
+from deskhand.backends.linux.atspi.connection import CALL_TIMEOUT_S
 from deskhand.core import deadline
 from deskhand.core.errors import NativeError
 

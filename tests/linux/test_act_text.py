@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from _act_support import bind, named_rect, nothing_held
 
-from deskhand.backends.linux._clipboard import ClipboardOwner, text_items
+from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner, text_items
 from deskhand.core import scroll as corescroll
 from deskhand.core.errors import NativeError
 

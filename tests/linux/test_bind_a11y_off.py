@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from _act_support import poll
 
-from deskhand.backends.linux import _identity
+from deskhand.backends.linux import procfs
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
 
@@ -19,7 +19,7 @@ def test_gtk_app_with_accessibility_off_gets_the_gtk_fix(launch: Any, ex: LinuxE
     app = launch.gtk_fixture(env={"NO_AT_BRIDGE": "1"}, wait_on_bus=False)
     app.events.wait_for("ready", timeout_s=20.0)
     target = poll(lambda: _bound(ex, app.pid), timeout_s=10.0, what="the GTK fixture's window")
-    assert _identity.toolkit(app.pid) == "gtk3"
+    assert procfs.toolkit(app.pid) == "gtk3"
     with pytest.raises(NativeError) as err:
         ex.get_app_state(target)
     assert err.value.code == "ax_failed"

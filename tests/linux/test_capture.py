@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import simplejpeg
 
-from deskhand.backends.linux import _windows
+from deskhand.backends.linux.x11 import windows
 from deskhand.core import screenshot
 
 pytestmark = pytest.mark.desktop
@@ -39,10 +39,10 @@ def test_covered_window_is_captured_from_its_own_pixels(launch, executor, deskto
     pad = launch(["mousepad"])
     env = desktop.app_env()
     deadline = time.monotonic() + 10
-    while not (wins := _windows.windows_of(executor.x, pad.pid)):
+    while not (wins := windows.windows_of(executor.x, pad.pid)):
         assert time.monotonic() < deadline
         time.sleep(0.02)
-    target = _windows.key_window(executor.x, fx.pid)
+    target = windows.key_window(executor.x, fx.pid)
     # Put Mousepad over the fixture's canvas and make it active.
     subprocess.run(
         [
@@ -62,8 +62,8 @@ def test_covered_window_is_captured_from_its_own_pixels(launch, executor, deskto
     executor.activate(executor.resolve(str(pad.pid)))
     deadline = time.monotonic() + 5
     while True:
-        above = _windows.frames_above(executor.x, target)
-        pad_win = _windows.key_window(executor.x, pad.pid)
+        above = windows.frames_above(executor.x, target)
+        pad_win = windows.key_window(executor.x, pad.pid)
         if above and pad_win and pad_win.frame.x <= frame.x and pad_win.frame.y <= frame.y:
             break
         assert time.monotonic() < deadline
@@ -91,10 +91,10 @@ def test_large_window_follows_the_fit(launch, executor, desktop):
     fx = launch.gtk_fixture()
     fx.events.wait_for("ready")
     app = executor.resolve(str(fx.pid))
-    win = _windows.key_window(executor.x, fx.pid)
+    win = windows.key_window(executor.x, fx.pid)
     subprocess.run(["xdotool", "windowsize", str(win.id), "1800", "1000"], env=desktop.app_env(), check=True)
     deadline = time.monotonic() + 5
-    while (w := _windows.key_window(executor.x, fx.pid)).client.width != 1800:
+    while (w := windows.key_window(executor.x, fx.pid)).client.width != 1800:
         assert time.monotonic() < deadline
         time.sleep(0.02)
     state = executor.get_app_state(app)

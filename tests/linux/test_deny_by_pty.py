@@ -11,7 +11,7 @@ import pytest
 from _act_support import poll
 from test_e2e_js import run_cells
 
-from deskhand.backends.linux import _identity
+from deskhand.backends.linux import procfs
 
 pytestmark = pytest.mark.desktop
 
@@ -25,7 +25,7 @@ def test_a_renamed_xterm_is_a_terminal_and_gets_no_keys(launch, desktop, ex, tmp
     app = launch([str(copy), "-e", "sh", "-c", f"cat > {received}"], wait_on_bus=False)
     bound = poll(lambda: _resolved(ex, app.pid), what="the copy's window")
     assert bound.identity.app_id == "notaterm"  # no name on the deny list
-    assert bound.holds_terminal and _identity.holds_pty_master(app.pid)
+    assert bound.holds_terminal and procfs.holds_pty_master(app.pid)
 
     [result] = run_cells(desktop.env, [f"await cua.computer.type_text({{app: '{app.pid}', text: 'id\\n'}});"])
     assert result.is_error and "not allowed" in result.text

@@ -1,6 +1,6 @@
 """Drag-and-drop that drops: a file dragged onto a folder in Thunar moves into it (checked on the
-file system), through the contract's 5-event drag and the Linux XDND wait (``_pointer``,
-``_xdnd``). Thunar's icon view exposes no items, so the test switches to the detailed list view
+file system), through the contract's 5-event drag and the Linux XDND wait (``act.pointer``,
+``x11.xdnd``). Thunar's icon view exposes no items, so the test switches to the detailed list view
 (ctrl+2), whose rows are table cells named after the files.
 """
 

@@ -1,6 +1,6 @@
-"""Where a drag could drop (``_gate.WindowProbe.accepts_drops``), read on real X11 windows.
+"""Where a drag could drop (``x11.gate.WindowProbe.accepts_drops``), read on real X11 windows.
 
-A drag skips the XDND wait (``_pointer``) only when the top-level window under its release is the
+A drag skips the XDND wait (``act.pointer``) only when the top-level window under its release is the
 app's own and has neither ``XdndAware`` nor ``XdndProxy``; every other case must keep the wait.
 """
 
@@ -13,7 +13,7 @@ import pytest
 from _act_support import poll
 from Xlib import X, Xatom, display
 
-from deskhand.backends.linux._gate import WindowProbe
+from deskhand.backends.linux.x11.gate import WindowProbe
 from deskhand.desktop import VirtualDesktop
 
 pytestmark = pytest.mark.desktop

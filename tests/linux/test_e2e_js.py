@@ -11,8 +11,8 @@ import anyio
 import pytest
 from _act_support import bind, mousepad_env, named_rect, poll
 
-from deskhand.backends.linux._a11y_act import A11y, Ref
-from deskhand.backends.linux._atspi import Deadline
+from deskhand.backends.linux.atspi.connection import Deadline
+from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.demo import CELLS
 from deskhand.host.result import ImageBlock

@@ -13,8 +13,9 @@ import io
 import pytest
 from PIL import Image
 
-from deskhand.backends.linux import _capture, _imaging
-from deskhand.backends.linux._xshm import Pixels
+from deskhand.backends.linux import imaging
+from deskhand.backends.linux.x11 import capture
+from deskhand.backends.linux.x11.shm import Pixels
 
 QUADRANTS = {(0, 0): (220, 30, 30), (1, 0): (30, 200, 40), (0, 1): (20, 40, 210), (1, 1): (240, 240, 240)}
 
@@ -49,11 +50,11 @@ def _opencv(pixels: Pixels, width: int, height: int) -> bytes:
     )
 
 
-ROUTES = {"native": _capture.encode, "pillow": _capture.encode_pillow, "opencv": _opencv}
+ROUTES = {"native": capture.encode, "pillow": capture.encode_pillow, "opencv": _opencv}
 
 
 def test_the_native_route_is_available_here() -> None:
-    assert _imaging.unavailable_reason() is None
+    assert imaging.unavailable_reason() is None
 
 
 @pytest.mark.parametrize("route", sorted(ROUTES))
@@ -71,7 +72,7 @@ def test_each_route_fits_and_keeps_the_colours(route: str, size: tuple[int, int]
 @pytest.mark.parametrize("other", ["pillow", "opencv"])
 def test_the_routes_agree(other: str) -> None:
     pixels = card(400, 300)
-    a = decode(_capture.encode(pixels, 280, 210))
+    a = decode(capture.encode(pixels, 280, 210))
     b = decode(ROUTES[other](pixels, 280, 210))
     assert a.size == b.size == (280, 210)
     for x, y in [(30, 30), (250, 30), (30, 180), (250, 180), (140, 50), (60, 150)]:
@@ -81,6 +82,6 @@ def test_the_routes_agree(other: str) -> None:
 
 def test_short_pixel_data_is_refused() -> None:
     with pytest.raises(ValueError, match="bytes for"):
-        _imaging.scale_bgrx(b"\0" * 10, 4, 4, 2, 2)
+        imaging.scale_bgrx(b"\0" * 10, 4, 4, 2, 2)
     with pytest.raises(ValueError, match="bytes for"):
-        _imaging.encode_jpeg(b"\0" * 10, 4, 4, quality=80)
+        imaging.encode_jpeg(b"\0" * 10, 4, 4, quality=80)

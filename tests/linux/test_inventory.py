@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from deskhand.backends.linux import _identity
+from deskhand.backends.linux import procfs
 from deskhand.core.errors import NativeError
 
 pytestmark = pytest.mark.desktop
@@ -31,7 +31,7 @@ def test_inventory_lists_running_apps_with_identities(launch, executor):
         ident = executor.resolve(str(pid)).identity
         assert ident.proven
         assert ident.executable == str(Path(f"/proc/{pid}/exe").readlink())
-        assert ident.start_time == _identity.start_time(pid)
+        assert ident.start_time == procfs.start_time(pid)
     assert executor.resolve("Mousepad").pid == pad.pid
     assert executor.resolve("org.xfce.mousepad").pid == pad.pid
     assert executor.resolve("/usr/bin/mousepad").pid == pad.pid
@@ -59,7 +59,7 @@ def test_a_pid_resolved_again_is_the_same_process_or_not_running(launch, executo
     first = executor.resolve(str(gtk.pid))
     again = executor.resolve(str(gtk.pid))
     assert again.identity == first.identity and again.display_name == first.display_name
-    assert again.identity.start_time == _identity.start_time(gtk.pid)
+    assert again.identity.start_time == procfs.start_time(gtk.pid)
     assert gtk.app.stop() is not None  # exited and reaped
     with pytest.raises(NativeError) as err:
         executor.resolve(str(gtk.pid))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from deskhand.backends.linux._atspi import ACTION, EDITABLE_TEXT, Call
+from deskhand.backends.linux.atspi.connection import ACTION, EDITABLE_TEXT, Call
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.axtree.notices import IDENTICAL_CAPTURE
 from deskhand.core.errors import NativeError

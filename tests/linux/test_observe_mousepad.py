@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from deskhand.backends.base import RunningApp
-from deskhand.backends.linux._atspi import EDITABLE_TEXT, Call
+from deskhand.backends.linux.atspi.connection import EDITABLE_TEXT, Call
 from deskhand.backends.linux.executor import LinuxExecutor
 
 pytestmark = pytest.mark.desktop

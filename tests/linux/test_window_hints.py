@@ -1,4 +1,4 @@
-"""``_windows.accepts_focus`` reads WM_HINTS and WM_PROTOCOLS in one round trip; it must decide as
+"""``x11.windows.accepts_focus`` reads WM_HINTS and WM_PROTOCOLS in one round trip; it must decide as
 python-xlib's own getters read those properties, for every shape a client may set."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from Xlib import Xatom, Xutil
 from Xlib import display as xdisplay
 
-from deskhand.backends.linux import _windows
-from deskhand.backends.linux._x11 import XConnection
+from deskhand.backends.linux.x11 import windows
+from deskhand.backends.linux.x11.connection import XConnection
 from deskhand.desktop import VirtualDesktop
 
 HINTS: tuple[Any, ...] = (
@@ -65,11 +65,11 @@ def test_accepts_focus_reads_hints_and_protocols_as_python_xlib(x: XConnection, 
                     win.set_wm_protocols([d.intern_atom(name) for name in protocols])
                 made.append((hints, protocols, win.id))
         d.sync()
-        decided = {(str(h), p): _windows.accepts_focus(x, wid) for h, p, wid in made}
+        decided = {(str(h), p): windows.accepts_focus(x, wid) for h, p, wid in made}
         expected = {(str(h), p): _by_python_xlib(x, wid) for h, p, wid in made}
         assert decided == expected
         assert False in decided.values()  # the matrix has windows that take no focus
         gone = max(wid for _h, _p, wid in made) + 64
-        assert _windows.accepts_focus(x, gone)  # a window that is gone: the caller's checks report it
+        assert windows.accepts_focus(x, gone)  # a window that is gone: the caller's checks report it
     finally:
         d.close()

@@ -1,6 +1,6 @@
 """The drag's XDND watch sees a target's ``XdndStatus`` itself, from outside both apps: one client
 sends it to another client's window the way a drop target answers a drag source (``SendEvent``
-with an empty event mask, which no third client can select), and ``_xdnd.XdndWatch`` reads it
+with an empty event mask, which no third client can select), and ``x11.xdnd.XdndWatch`` reads it
 through the RECORD extension with its accept bit, while a session is under way (``record`` to
 ``stop_recording``). Other client messages are not counted.
 
@@ -18,7 +18,7 @@ import pytest
 from Xlib import display
 from Xlib.protocol import event
 
-from deskhand.backends.linux._xdnd import XdndWatch
+from deskhand.backends.linux.x11.xdnd import XdndWatch
 
 pytestmark = pytest.mark.desktop
 

@@ -1,6 +1,6 @@
 """Menus clicked by handle in KCalc (Qt 5): a menu-bar item opens its menu, and an activated menu
 item closes it and does what it says, each checked in KCalc's own accessibility tree (issue 12
-item 8; the real click of menus on screen is ``backends/linux/_clicks.py``)."""
+item 8; the real click of menus on screen is ``backends/linux/act/clicks.py``)."""
 
 from __future__ import annotations
 

@@ -17,9 +17,9 @@ import pytest
 from _apps import Apps, need
 from _observe import handle, inside, state_with
 
-from deskhand.backends.linux._a11y_act import Ref
-from deskhand.backends.linux._windows import windows_of
+from deskhand.backends.linux.atspi.element import Ref
 from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.backends.linux.x11.windows import windows_of
 
 pytestmark = pytest.mark.slow
 

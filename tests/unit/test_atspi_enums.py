@@ -1,9 +1,9 @@
-"""AT-SPI's role numbers and state bits by name (``_atspi_enums``), against at-spi2-core's numbering."""
+"""AT-SPI's role numbers and state bits by name (``atspi.enums``), against at-spi2-core's numbering."""
 
 from __future__ import annotations
 
-from deskhand.backends.linux._atspi_enums import Role, State, role_set
-from deskhand.backends.linux._roles import ROLE_NAMES, ROLE_TO_AX
+from deskhand.backends.linux.atspi.enums import Role, State, role_set
+from deskhand.backends.linux.atspi.roles import ROLE_NAMES, ROLE_TO_AX
 
 
 def test_roles_keep_at_spi_numbers_and_names() -> None:

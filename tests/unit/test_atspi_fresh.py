@@ -1,4 +1,4 @@
-"""When a cached node's children can be trusted (``_atspi_tree.children_known``).
+"""When a cached node's children can be trusted (``atspi.tree.children_known``).
 
 The cache answers each item's child count and index live; a node's cached children are its
 children only when they are exactly indices 0..count-1. Chromium's shape after a navigation
@@ -7,8 +7,8 @@ children only when they are exactly indices 0..count-1. Chromium's shape after a
 
 from __future__ import annotations
 
-from deskhand.backends.linux._atspi_nodes import Node, Snapshot
-from deskhand.backends.linux._atspi_tree import children_known
+from deskhand.backends.linux.atspi.nodes import Node, Snapshot
+from deskhand.backends.linux.atspi.tree import children_known
 
 
 def snap(parent_count: int, kids: list[tuple[str, int]]) -> tuple[Snapshot, Node]:

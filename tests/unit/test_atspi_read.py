@@ -1,4 +1,4 @@
-"""One tree read's calls (``_atspi_read.Read.ask``) against a fake app on a socket pair.
+"""One tree read's calls (``atspi.read.Read.ask``) against a fake app on a socket pair.
 
 The fake app answers each method call with its member and path, in order, and counts what it
 received; it stays silent for ``Hang``, and one made with ``breaks=True`` closes its socket on
@@ -17,10 +17,10 @@ import pytest
 from jeepney import new_method_return
 from jeepney.low_level import MessageType, Parser
 
-from deskhand.backends.linux import _atspi_read
-from deskhand.backends.linux._atspi_calls import CAPPED, TIMED_OUT, Call, Deadline, Link, Links
-from deskhand.backends.linux._atspi_read import Read
-from deskhand.backends.linux._wire import ReplyReader
+from deskhand.backends.linux.atspi import read as _atspi_read
+from deskhand.backends.linux.atspi.calls import CAPPED, TIMED_OUT, Call, Deadline, Link, Links
+from deskhand.backends.linux.atspi.read import Read
+from deskhand.backends.linux.atspi.wire import ReplyReader
 
 BUS = ":1.42"
 

@@ -13,7 +13,7 @@ import pytest
 
 from deskhand.backends.base import ProcessIdentity
 from deskhand.backends.fake import FakeApp, FakeExecutor
-from deskhand.backends.linux import _inventory as inv
+from deskhand.backends.linux import inventory as inv
 from deskhand.core.errors import ArgumentError, NativeError
 from deskhand.host import AppPolicy, Host, ToolResult
 
@@ -130,7 +130,7 @@ run_java org.gjt.sp.jedit.jEdit "$@"
 
 
 def test_java_apps_answer_to_their_main_class_their_entry_and_their_wrapper(tmp_path: Path) -> None:
-    from deskhand.backends.linux import _identity  # noqa: PLC0415
+    from deskhand.backends.linux import procfs  # noqa: PLC0415
 
     script = tmp_path / "jedit"
     script.write_text(JEDIT_SCRIPT)
@@ -140,10 +140,10 @@ def test_java_apps_answer_to_their_main_class_their_entry_and_their_wrapper(tmp_
     # The ATK wrapper's jar comes last on the class path (Debian's JAVA_CLASSPATH): the main class names the app.
     args = ["-Djavax.accessibility.assistive_technologies=org.GNOME.Accessibility.AtkWrapper", "-classpath",
             "/usr/share/java/java-atk-wrapper.jar:/usr/share/jedit/jedit.jar", "org.gjt.sp.jedit.jEdit", "-nosplash"]  # fmt: skip
-    assert _identity.java_program(args) == ("org.gjt.sp.jedit.jEdit", ("java-atk-wrapper.jar", "jedit.jar"))
-    assert _identity.java_program(["-Xmx1g", "-jar", "/opt/x/Tool.jar", "file"]) == ("Tool.jar", ("Tool.jar",))
-    assert _identity.java_program(["-p", "mods", "-m", "app.main/org.example.Main"])[0] == "org.example.Main"
-    main, jars = _identity.java_program(args)
+    assert procfs.java_program(args) == ("org.gjt.sp.jedit.jEdit", ("java-atk-wrapper.jar", "jedit.jar"))
+    assert procfs.java_program(["-Xmx1g", "-jar", "/opt/x/Tool.jar", "file"]) == ("Tool.jar", ("Tool.jar",))
+    assert procfs.java_program(["-p", "mods", "-m", "app.main/org.example.Main"])[0] == "org.example.Main"
+    main, jars = procfs.java_program(args)
     assert next(ids[k] for k in (main, *jars) if k in ids) == "jedit"
     editor = _proc(
         30, "jedit", "/usr/lib/jvm/java-17-openjdk-amd64/bin/java", "jEdit", entries=(entry,),

@@ -8,7 +8,7 @@ import pytest
 from jeepney import DBusAddress, HeaderFields, MessageType, new_error, new_method_call, new_method_return
 from jeepney.low_level import Endianness, Message, Parser
 
-from deskhand.backends.linux._wire import Reply, ReplyReader
+from deskhand.backends.linux.atspi.wire import Reply, ReplyReader
 
 CALL = new_method_call(DBusAddress("/org/a11y/atspi/accessible/1", bus_name=":1.5", interface="x.Y"), "M")
 CALL.header.serial = 9

@@ -1,4 +1,4 @@
-"""Typing's read-back in a browser (``_focuswatch.Focus.read_back``) on a fake clock: it keeps
+"""Typing's read-back in a browser (``act.focus.Focus.read_back``) on a fake clock: it keeps
 reading while the focused text still changes (a loaded browser applies a URL's keys for seconds
 after it answered the ping), and stops at its quiet window, its cap, or once the text is found."""
 
@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from deskhand.backends.linux import _focuswatch
-from deskhand.backends.linux._a11y_act import Ref
-from deskhand.backends.linux._focuswatch import Focus, Readback
+from deskhand.backends.linux.act import focus as _focuswatch
+from deskhand.backends.linux.act.focus import Focus, Readback
+from deskhand.backends.linux.atspi.element import Ref
 
 
 class Clock:

@@ -1,4 +1,4 @@
-"""Typing's wait for a browser's focus after a shortcut (``_focuswatch.Focus.settle``), on a fake
+"""Typing's wait for a browser's focus after a shortcut (``act.focus.Focus.settle``), on a fake
 clock with scripted focus events: ctrl+l in a page waits for the move out of it (a busy page
 process hands the key back late, and keys typed before the move go into the page); with the focus
 already in the browser's UI no move comes, and the usual quiet applies."""
@@ -10,10 +10,8 @@ from types import SimpleNamespace
 import pytest
 from test_focus_readback import Clock
 
-from deskhand.backends.linux import _focuswatch
-from deskhand.backends.linux._a11y_act import Ref
-from deskhand.backends.linux._atspi_enums import State
-from deskhand.backends.linux._focuswatch import (
+from deskhand.backends.linux.act import focus as _focuswatch
+from deskhand.backends.linux.act.focus import (
     FOCUS_AFTER_GAIN_S,
     FOCUS_AFTER_INPUT_S,
     FOCUS_QUIET_S,
@@ -22,7 +20,9 @@ from deskhand.backends.linux._focuswatch import (
     FocusWatch,
     Gained,
 )
-from deskhand.backends.linux._roles import FOCUSED
+from deskhand.backends.linux.atspi.element import Ref
+from deskhand.backends.linux.atspi.enums import State
+from deskhand.backends.linux.atspi.roles import FOCUSED
 
 BUS = ":1.8"
 

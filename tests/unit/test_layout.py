@@ -1,7 +1,7 @@
 """Module size: no module of the layers that change most is over ``MAX_LINES`` lines (issue 10).
 
 A module over the limit holds more than one concern; split it by concern (see the module map in
-``backends/linux/_atspi.py`` or ``kernel/session.py``) rather than raise the limit.
+``backends/linux/atspi/connection.py`` or ``kernel/session.py``) rather than raise the limit.
 """
 
 from __future__ import annotations

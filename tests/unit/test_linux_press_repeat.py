@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from deskhand.backends.linux._a11y_act import A11y, Ref
-from deskhand.backends.linux._atspi import TIMED_OUT, Failed
-from deskhand.backends.linux._clicks import AtspiElement
+from deskhand.backends.linux.act.clicks import AtspiElement
+from deskhand.backends.linux.atspi.connection import TIMED_OUT, Failed
+from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.core import clicktiers
 from deskhand.core.errors import NativeError
 

@@ -7,16 +7,16 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from deskhand.backends.base import ProcessIdentity, RunningApp
-from deskhand.backends.linux import _visible
-from deskhand.backends.linux._atspi import Call, Failed, Node, Snapshot
-from deskhand.backends.linux._atspi_calls import TEXT
-from deskhand.backends.linux._atspi_enums import State
-from deskhand.backends.linux._atspi_nodes import inline_cell
-from deskhand.backends.linux._atspi_walk import Walker
-from deskhand.backends.linux._mapping import AtspiRef, element_tree
-from deskhand.backends.linux._observe_tree import app_tree, content_origin
-from deskhand.backends.linux._roles import MANAGES_DESCENDANTS
-from deskhand.backends.linux._windows import WindowInfo
+from deskhand.backends.linux.atspi import visible
+from deskhand.backends.linux.atspi.calls import TEXT
+from deskhand.backends.linux.atspi.connection import Call, Failed, Node, Snapshot
+from deskhand.backends.linux.atspi.enums import State
+from deskhand.backends.linux.atspi.mapping import AtspiRef, element_tree
+from deskhand.backends.linux.atspi.nodes import inline_cell
+from deskhand.backends.linux.atspi.roles import MANAGES_DESCENDANTS
+from deskhand.backends.linux.atspi.walk import Walker
+from deskhand.backends.linux.observe.tree import app_tree, content_origin
+from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree.model import Element
 from deskhand.core.geometry import Rect
 
@@ -82,10 +82,10 @@ def make_call(path: str, iface: str, method: str, sig: str | None, body: tuple[A
 
 def test_a_managed_sheet_is_read_through_its_table_and_never_listed() -> None:
     app = SheetApp()
-    ifaces = frozenset({_visible.TABLE, _visible.COMPONENT, _visible.SELECTION})
-    got = _visible.read_visible(app.ask, make_call, BUS, "/table", ifaces)
+    ifaces = frozenset({visible.TABLE, visible.COMPONENT, visible.SELECTION})
+    got = visible.read_visible(app.ask, make_call, BUS, "/table", ifaces)
     assert not any(c.method in ("GetChildren", "GetChildAtIndex") for c in app.calls)
-    assert 0 < len(got.children) <= _visible.MAX_CELLS
+    assert 0 < len(got.children) <= visible.MAX_CELLS
     assert got.children[0] == "/cell/0/0"
     assert got.cells["/cell/0/0"].text == "41"
     assert got.note is not None and got.note.endswith(f"of {ROWS} x {COLS}")
@@ -93,10 +93,10 @@ def test_a_managed_sheet_is_read_through_its_table_and_never_listed() -> None:
 
 
 def test_must_not_enumerate() -> None:
-    assert _visible.must_not_enumerate(MANAGES_DESCENDANTS, 3)
-    assert _visible.must_not_enumerate(0, 2_147_483_647)
-    assert _visible.must_not_enumerate(0, -1)  # atk-bridge's cached count of a managed container
-    assert not _visible.must_not_enumerate(0, 40)
+    assert visible.must_not_enumerate(MANAGES_DESCENDANTS, 3)
+    assert visible.must_not_enumerate(0, 2_147_483_647)
+    assert visible.must_not_enumerate(0, -1)  # atk-bridge's cached count of a managed container
+    assert not visible.must_not_enumerate(0, 40)
 
 
 def node(
@@ -306,8 +306,8 @@ def test_an_untitled_frame_no_window_shows_is_kept_only_as_a_popup_with_menu_ite
 
 def test_blank_cells_of_a_partly_read_sheet_cost_two_calls_and_are_left_out() -> None:
     app = SheetApp()
-    ifaces = frozenset({_visible.TABLE, _visible.COMPONENT, _visible.SELECTION})
-    got = _visible.read_visible(app.ask, make_call, BUS, "/table", ifaces)
+    ifaces = frozenset({visible.TABLE, visible.COMPONENT, visible.SELECTION})
+    got = visible.read_visible(app.ask, make_call, BUS, "/table", ifaces)
     assert got.children == ["/cell/0/0"]  # the one cell with text ("41")
     assert [c.path for c in app.calls if c.method == "GetRole"] == ["/cell/0/0"]
     cells = sum(1 for c in app.calls if c.method == "GetAccessibleAt")
@@ -356,8 +356,8 @@ class FileList(FakeApp):
 
 def test_a_container_cell_is_named_by_the_texts_of_its_parts() -> None:
     app = FileList()
-    ifaces = frozenset({_visible.TABLE, _visible.COMPONENT})
-    got = _visible.read_visible(app.ask, make_call, BUS, "/tree", ifaces)
+    ifaces = frozenset({visible.TABLE, visible.COMPONENT})
+    got = visible.read_visible(app.ask, make_call, BUS, "/tree", ifaces)
     cells = {p: (c.name, c.text) for p, c in got.cells.items()}
     assert cells == {
         "/cell/0/0": ("alpha.txt", "alpha.txt"),
@@ -401,8 +401,8 @@ class ItemTable(FakeApp):
 
 def test_a_table_whose_table_interface_says_less_than_its_children_is_read_by_them() -> None:
     app = ItemTable()
-    ifaces = frozenset({_visible.TABLE, _visible.COMPONENT})
-    got = _visible.read_visible(app.ask, make_call, BUS, "/view", ifaces)
+    ifaces = frozenset({visible.TABLE, visible.COMPONENT})
+    got = visible.read_visible(app.ask, make_call, BUS, "/view", ifaces)
     assert got.children == ["/item/0", "/item/1", "/item/2"]
     assert [got.cells[p].name for p in got.children] == list(ItemTable.NAMES)
     assert got.note is None and got.total == 3

@@ -564,8 +564,8 @@ def test_the_seed_fields_say_what_the_outcome_says() -> None:
     [((("value_readback", "the length read back"),), "confirmed"), ((), "unverifiable")],
 )
 def test_a_linux_paste_result_tells_one_effect(evidence: tuple[tuple[str, str], ...], effect: str) -> None:
-    """What ``backends/linux/paste.py`` returns: the structured fields and the outcome agree."""
-    from deskhand.backends.linux.paste import outcome  # noqa: PLC0415
+    """What ``backends/linux/act/paste.py`` returns: the structured fields and the outcome agree."""
+    from deskhand.backends.linux.act.paste import outcome  # noqa: PLC0415
 
     receipt = PasteReceipt(paste_posted=True, data_requested=True, data_supplied=True, evidence=evidence)
     judged = outcome(receipt, "hello")

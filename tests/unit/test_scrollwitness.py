@@ -1,4 +1,4 @@
-"""The wheel scroll's measurement (``backends/linux/_scrollwitness.py``) against simulated apps
+"""The wheel scroll's measurement (``backends/linux/act/scroll_witness.py``) against simulated apps
 whose accessible positions move late, on a fake clock: the distance reported is the distance the
 page moved, and it is confirmed stable only when two readings agree."""
 
@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from deskhand.backends.linux._atspi_enums import Role
-from deskhand.backends.linux._scrollwitness import (
+from deskhand.backends.linux.act.scroll_witness import (
     QUIET_SYNC_S,
     STALL_SYNC_S,
     Windows,
@@ -18,6 +17,7 @@ from deskhand.backends.linux._scrollwitness import (
     _text_view_under,
     converge,
 )
+from deskhand.backends.linux.atspi.enums import Role
 from deskhand.core.geometry import Point
 
 TOP = 446  # the witness element's position before the scroll

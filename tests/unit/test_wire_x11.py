@@ -1,4 +1,4 @@
-"""The hot-path X11 requests (``_wire_x11``) are byte for byte python-xlib's, and their replies read
+"""The hot-path X11 requests (``x11.requests``) are byte for byte python-xlib's, and their replies read
 as python-xlib reads them. No display: python-xlib's own structures encode and parse."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from Xlib import X, Xatom
 from Xlib.ext import xtest
 from Xlib.protocol import event, request
 
-from deskhand.backends.linux import _wire_x11 as wire
+from deskhand.backends.linux.x11 import requests as wire
 
 
 class Sent:

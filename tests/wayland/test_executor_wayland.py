@@ -10,7 +10,7 @@ import pytest
 from _wl_support import WaylandLauncher
 
 from deskhand.backends.linux.wayland._ipc import SwayIPC
-from deskhand.backends.linux.wayland.executor import WaylandExecutor
+from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.core.errors import NativeError
 from deskhand.desktop import VirtualDesktop
 

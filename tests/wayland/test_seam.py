@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 from _wl_support import WaylandLauncher, wait_view
 
-from deskhand.backends.linux._atspi import AtspiConnection
-from deskhand.backends.linux._atspi_calls import Deadline
+from deskhand.backends.linux.atspi.calls import Deadline
+from deskhand.backends.linux.atspi.connection import AtspiConnection
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._dataclip import DataClipboard
 from deskhand.backends.linux.wayland._devices import Devices

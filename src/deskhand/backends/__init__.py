@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def _linux(env: Mapping[str, str]) -> Executor:
     if env.get("WAYLAND_DISPLAY") and not env.get("DISPLAY"):  # a Wayland session without XWayland
-        from deskhand.backends.linux.wayland.executor import WaylandExecutor  # noqa: PLC0415 - lazy backend import
+        from deskhand.backends.linux.wayland_executor import WaylandExecutor  # noqa: PLC0415 - lazy backend import
 
         return WaylandExecutor(env)
     from deskhand.backends.linux.executor import LinuxExecutor  # noqa: PLC0415 - lazy backend import

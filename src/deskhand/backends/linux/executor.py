@@ -1,15 +1,15 @@
-"""``LinuxExecutor``: the Executor protocol on X11 + AT-SPI (observing here, acting in ``acting.py``).
+"""``LinuxExecutor``: the Executor protocol on X11 + AT-SPI (observing here, acting in ``act/actor.py``).
 
 It owns the shared native connections (one X display, one AT-SPI bus connection), the core's
 ``Observer`` (handle generations, reconciliation, diffs) and the settle clock, and answers
-``list_apps``, ``resolve`` (finding apps in ``_discovery``) and ``get_app_state`` itself. Every
-action method is delegated to ``deskhand.backends.linux.acting.LinuxActor``, which uses the
+``list_apps``, ``resolve`` (finding apps in ``observe.discovery``) and ``get_app_state`` itself. Every
+action method is delegated to ``deskhand.backends.linux.act.actor.LinuxActor``, which uses the
 public helpers documented below (``verify_identity``, ``key_window``, ``activate``, ``element``,
 ``to_global``, ``mark_mutation``, ``atspi``, ``x``).
 
-An observation puts together the app's tree (``_observe_tree``: bounded by ``observe_timeout_s``),
-its key window's capture (``_observe_shot``: made on a worker thread while the tree is read) and
-the settle before it (``_observe_settle``). What an observation leaves behind (the snapshot and
+An observation puts together the app's tree (``observe.tree``: bounded by ``observe_timeout_s``),
+its key window's capture (``observe.shot``: made on a worker thread while the tree is read) and
+the settle before it (``observe.settle``). What an observation leaves behind (the snapshot and
 its handles, the diff baseline, the key window keys go to, the screenshot transform, the settle
 clock) belongs to one view: one session's view of one process (``RunningApp.view``), so two processes of
 one app, or two sessions observing one app, never invalidate each other. An app missing from the accessibility bus whose
@@ -40,17 +40,18 @@ from deskhand.backends.base import (
     SelectionType,
     WindowEntry,
 )
-from deskhand.backends.linux import _identity, _inventory, _mapping, _transients
-from deskhand.backends.linux import _windows as windows
-from deskhand.backends.linux._atspi import AtspiConnection
-from deskhand.backends.linux._discovery import Discovery
-from deskhand.backends.linux._observe_settle import Settling
-from deskhand.backends.linux._observe_shot import Shots
-from deskhand.backends.linux._observe_tree import Seen, TreeObserver
-from deskhand.backends.linux._reconnect import Reconnects
-from deskhand.backends.linux._windows import WindowInfo
-from deskhand.backends.linux._x11 import XConnection
-from deskhand.backends.linux._xlost import guard
+from deskhand.backends.linux import inventory, procfs
+from deskhand.backends.linux.atspi import mapping, transients
+from deskhand.backends.linux.atspi.connection import AtspiConnection
+from deskhand.backends.linux.lost import guard
+from deskhand.backends.linux.observe.discovery import Discovery
+from deskhand.backends.linux.observe.settle import Settling
+from deskhand.backends.linux.observe.shot import Shots
+from deskhand.backends.linux.observe.tree import Seen, TreeObserver
+from deskhand.backends.linux.reconnect import Reconnects
+from deskhand.backends.linux.x11 import windows
+from deskhand.backends.linux.x11.connection import XConnection
+from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core import screenshot
 from deskhand.core.axtree.handles import Fingerprint, check_fingerprint
 from deskhand.core.axtree.model import AppTree, Element
@@ -61,7 +62,7 @@ from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point
 
 if TYPE_CHECKING:
-    from deskhand.backends.linux.acting import LinuxActor
+    from deskhand.backends.linux.act.actor import LinuxActor
 
 #: The whole AT-SPI read of one observation (per call: 2 s, the AX messaging timeout).
 OBSERVE_TIMEOUT_S: Final = 3.0
@@ -84,33 +85,33 @@ class LinuxExecutor(Reconnects):
         #: The shared AT-SPI bus connection; hold ``atspi.lock`` for multi-call exchanges.
         self.atspi = AtspiConnection(a11y_address)
         self.observer = Observer()
-        #: Running apps and installed entries (``_discovery``).
+        #: Running apps and installed entries (``observe.discovery``).
         self.discovery = Discovery(self.x, self.atspi)
         #: The observation's parts: the tree, the capture, the settle.
         self.trees = TreeObserver(self.atspi, observe_timeout_s)
         self.shots = Shots(self.x, self._desktop_ids)
         self.settling = Settling(str(self.atspi.address), self.x.name)
         self._actor: LinuxActor | None = None
-        #: the X server or the accessibility bus went away (``_xlost``): the next call reconnects
+        #: the X server or the accessibility bus went away (``lost``): the next call reconnects
         self.x_lost = False
         self.a11y_lost = False
 
     # -- inventory ---------------------------------------------------------------------------
 
-    def installed(self) -> list[_inventory.DesktopApp]:
+    def installed(self) -> list[inventory.DesktopApp]:
         return self.discovery.installed()
 
     def _desktop_ids(self) -> dict[str, str]:
         return self.discovery.program_ids()
 
-    def running(self) -> list[_inventory.RunningProcess]:
+    def running(self) -> list[inventory.RunningProcess]:
         """Running apps: AT-SPI registry processes and the owners of top-level X windows."""
         return [f.process for f in self.discovery.found()]
 
     @guard(acting=False)
     def list_apps(self) -> list[AppEntry]:
         installed = self.installed()
-        return _inventory.merge(self.running(), installed, _inventory.recent_usage(installed))
+        return inventory.merge(self.running(), installed, inventory.recent_usage(installed))
 
     @guard(acting=False)
     def resolve(self, selector: str) -> RunningApp:
@@ -127,7 +128,7 @@ class LinuxExecutor(Reconnects):
         Raises:
             NativeError: ``process_gone`` or ``stale_process``.
         """
-        return _identity.verify(app.identity, self._desktop_ids())
+        return procfs.verify(app.identity, self._desktop_ids())
 
     def key_window(self, app: RunningApp, wins: list[WindowInfo] | None = None) -> WindowInfo | None:
         """The app's key window: ``_NET_ACTIVE_WINDOW`` if it is the app's, else its topmost
@@ -152,7 +153,7 @@ class LinuxExecutor(Reconnects):
         return target
 
     def element(self, app: RunningApp, handle: Handle) -> Element:
-        """The element behind a ``gN:id`` handle; ``element.ref`` is its ``_mapping.AtspiRef``.
+        """The element behind a ``gN:id`` handle; ``element.ref`` is its ``atspi.mapping.AtspiRef``.
 
         The element is fetched again from the app and must still be the one observed (same
         role and name, still on screen; section 3.3 step 6), so an action never lands on what
@@ -164,13 +165,13 @@ class LinuxExecutor(Reconnects):
                 ``stale_element`` when the element is gone or changed (``ax_failed`` when the
                 app does not answer).
         """
-        current = _identity.read_identity(app.pid, self._desktop_ids())
+        current = procfs.read_identity(app.pid, self._desktop_ids())
         found = self.observer.element(app.view, handle, identity=current or app.identity)
         if current is None:
             raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
-        if isinstance(found.ref, _mapping.AtspiRef):
+        if isinstance(found.ref, mapping.AtspiRef):
             observed = Fingerprint(found.ref.role, found.ref.name, found.frame)
-            now = check_fingerprint(handle, observed, _transients.refetch(self.atspi, app, found.ref))
+            now = check_fingerprint(handle, observed, transients.refetch(self.atspi, app, found.ref))
             if now is not found.frame:
                 found = dataclasses.replace(found, frame=now)  # it moved: act where it is now
         return found
@@ -181,13 +182,13 @@ class LinuxExecutor(Reconnects):
         Raises:
             NativeError: ``stale_snapshot`` before any observation, ``stale_process``.
         """
-        current = _identity.read_identity(app.pid, self._desktop_ids())
+        current = procfs.read_identity(app.pid, self._desktop_ids())
         return self.observer.key_window(app.view, identity=current)
 
     def to_global(self, app: RunningApp, x: float, y: float) -> Point:
         """Screenshot pixels of the latest ``get_app_state`` → root coordinates (section 6.2)."""
         kw = self.key_window(app)
-        current = _identity.read_identity(app.pid, self._desktop_ids())
+        current = procfs.read_identity(app.pid, self._desktop_ids())
         try:
             return screenshot.to_global(
                 self.shots.transforms.get(app.view), x, y, identity=current, key_window_id=kw.id if kw else None
@@ -271,7 +272,7 @@ class LinuxExecutor(Reconnects):
             obs.full_text,
             complete=not tree.timed_out,
             accessible=accessible,
-            toolkit=None if accessible else _identity.toolkit_of(identity),
+            toolkit=None if accessible else procfs.toolkit_of(identity),
             acted=acted is not None,
             reacted=reacted,
             captured=not text_only,
@@ -295,7 +296,7 @@ class LinuxExecutor(Reconnects):
     def actor(self) -> LinuxActor:
         if self._actor is None:
             try:
-                from deskhand.backends.linux.acting import LinuxActor  # noqa: PLC0415
+                from deskhand.backends.linux.act.actor import LinuxActor  # noqa: PLC0415
             except ImportError as e:
                 raise NativeError("feature_unavailable", "Linux actions are not available yet.") from e
             self._actor = LinuxActor(self)

@@ -1,0 +1,137 @@
+"""The input barrier on Linux: before an action, the app has handled the one before (``core.barrier``).
+
+The core decides what to wait for; this module waits for it on one session:
+
+* the round trip: a ``_NET_WM_PING`` (behind a fence, ``x11.input.AppPing``) to the window the keys
+  go to, answered by the app only after everything queued before it (the D-Bus call's own reply
+  came first: its handler ran; what it queued, an idle callback or a Qt queued call, runs before
+  the app reads the ping);
+* the deferred action: a sleep until ``after_s`` after the previous action was dispatched (the
+  toolkit's own timer, not a synchronization: the round trip and the quiet below follow it); a
+  text typed through EditableText counts as an entry's (``a11y_entry``) when the element focused
+  now is SINGLE_LINE, read only when a next action comes and the toolkit completes entries;
+* the quiet: the settle's activity watch (``observe.quiet.Activity``) until the app's AT-SPI events and
+  drawing have been quiet for ``QUIET_S`` since the previous action; returns at once when nothing
+  was seen since then.
+
+Nothing is waited for when the app was observed since the previous action (the observation
+settled it), so the first action of a cell after an observation costs nothing. The time left of
+the call's deadline bounds every wait; a barrier that gives up lets the action go and marks the
+result ``unsettled``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Final
+
+from deskhand.backends.base import ActionResult, RunningApp
+from deskhand.backends.linux.act.session import LinuxSession
+from deskhand.backends.linux.atspi.element import Ref
+from deskhand.backends.linux.atspi.enums import State
+from deskhand.core import barrier
+from deskhand.core import deadline as call_deadline
+from deskhand.core.barrier import Sent
+from deskhand.core.errors import NativeError
+
+__all__ = ("Barrier", "sent_by")
+
+#: Linux result routes -> what the action sent (``core.barrier.Sent``); any other route is input.
+ROUTE_SENT: Final[dict[str, Sent]] = {
+    "select_row": "a11y_action",
+    "action": "a11y_action",
+    "descendant_action": "a11y_action",
+    "hit_test": "a11y_action",
+    "grab_focus": "a11y_action",
+    "accessible_text": "a11y_entry",
+    "scroll_bar_value": "a11y_edit",
+    "scroll_action": "a11y_action",
+}
+
+
+def sent_by(result: ActionResult, default: Sent) -> Sent:
+    """What an action sent, by the route its result names (``default`` without one); a text typed
+    through EditableText is ``a11y_entry`` until the barrier finds it was no single-line entry."""
+    route = result.structured.get("route")
+    if not isinstance(route, str):
+        return default
+    return ROUTE_SENT.get(route, "input" if route in ("synthetic", "key_events", "wheel") else default)
+
+
+class Barrier:
+    """The barrier of one session (the caller holds ``session.lock``); see the module docstring."""
+
+    def __init__(self, session: LinuxSession, focused: Callable[[RunningApp], Ref | None]) -> None:
+        self._s = session
+        self._focused = focused  # the element focused now (``Typing.focused_text``)
+        self._sent: Sent | None = None
+        self._at = 0.0
+        #: the calls sent since the app was last observed, described for a refusal's text
+        self.calls: list[str] = []
+
+    def sent(self, kind: Sent, what: str) -> None:
+        """An action (``what``) was dispatched, or may have been: the next one waits by ``kind``."""
+        self._sent = kind
+        self._at = time.monotonic()
+        self.calls.append(what)
+
+    def hold(self, app: RunningApp, *, next_is_input: bool) -> bool:
+        """Before the next action: wait as ``core.barrier.before`` says. False when the app could
+        not be seen to have handled the previous action (the result then says so)."""
+        previous, self._sent = self._sent, None
+        if not self._s.observed.settling.clock.pending(app.view):
+            self.calls.clear()
+            return True  # nothing sent since the app was last observed
+        if previous is None:
+            return True
+        return self._wait(app, previous, next_is_input=next_is_input, since=self._at)
+
+    def handled(self, app: RunningApp, kind: Sent) -> bool:
+        """Within an action: wait until the app handled what it just sent (``kind``), as the next
+        action would (a click reads the focus its accessible action moved)."""
+        return self._wait(app, kind, next_is_input=False, since=time.monotonic())
+
+    def _wait(self, app: RunningApp, previous: Sent, *, next_is_input: bool, since: float) -> bool:
+        bus = self._s.observed.bus_of(app)
+        toolkit = self._s.a11y.toolkit(bus) if bus is not None and previous in ("a11y_action", "a11y_entry") else ""
+        if previous == "a11y_entry" and not self._entry(app, toolkit):
+            previous = "a11y_edit"
+        wait = barrier.before(previous, next_is_input=next_is_input, toolkit=toolkit)
+        if wait.none:
+            return True
+        end = time.monotonic() + call_deadline.bound(wait.cap_s)
+        if wait.after_s > 0 and (left := since + wait.after_s - time.monotonic()) > 0:
+            time.sleep(min(left, max(0.0, end - time.monotonic())))  # the toolkit's own timer (docstring)
+        settled = not wait.processed or self._round_trip(app, end)
+        if wait.quiet and settled:
+            window = self._window(app)
+            self._s.observed.settling.activity().wait_quiet(bus, window, since=since, floor_s=0.0)
+        return settled
+
+    def _entry(self, app: RunningApp, toolkit: str) -> bool:
+        """Whether the text just typed went into a single-line entry of a toolkit that completes
+        entries later (read only then: the focused element, which the insert did not move)."""
+        if not any(toolkit.startswith(name) for name in barrier.ENTRY_COMPLETION_S):
+            return False
+        ref = self._focused(app)
+        return ref is not None and bool(self._s.a11y.states(ref) & State.SINGLE_LINE)
+
+    def _window(self, app: RunningApp) -> int | None:
+        """The window keys go to: the key window of the app's last observation."""
+        try:
+            return self._s.observed.observed_key_window(app)
+        except NativeError:
+            return None
+
+    def _round_trip(self, app: RunningApp, end: float) -> bool:
+        window = self._window(app)
+        if window is None:
+            return False
+        ping = self._s.pinger()
+        token = ping.send(window, fence=True)
+        answered = ping.answered(token, max(0.0, end - time.monotonic()))
+        ping.forget(token)
+        if answered:
+            self._s.input_unconfirmed = False
+        return answered

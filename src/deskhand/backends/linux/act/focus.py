@@ -1,0 +1,400 @@
+"""Where the keyboard focus is now, as the apps announce it: AT-SPI ``object:state-changed:focused``.
+
+Typing needs the element that will receive the next key (reading the whole tree for it costs a
+full observation, 100 ms on a window with a large table, so a tree read made while watching
+stands in for a focus event: the next lookup proves its element FOCUSED with one call).
+
+An app's FOCUSED states can lag behind its real focus: a browser hands a key to the page's process
+first and handles its own shortcut (ctrl+l) only when the page gives the key back unhandled, tens
+of milliseconds after the browser answered the ping that says it received the key (``act.keys``).
+Until then the page keeps its FOCUSED state, and keys typed in that window go to the page. The
+focus event the browser emits when its shortcut moves the focus is the first sign that it has.
+
+``FocusWatch`` reads those events on a bus connection of its own, opened before the key that may
+move the focus is posted, and keeps for each app (bus name) the element that last gained focus and
+the time of its last focus event. It never blocks except in ``wait_quiet``, reads only what is
+waiting, and reconnects if the bus dropped it. Nothing it sees is acted on; it only tells the
+typist where to look and how long to wait.
+
+``Focus`` is what the typist and the paste ask: the app's bus name, the element focused now (the
+one that gained the focus last while it still reads FOCUSED, else the FOCUSED states of a tree
+read), and, in a browser (``ASYNC_KEY_TOOLKITS``), a wait until its focus has settled after a key:
+``FOCUS_AFTER_GAIN_S`` once an element gained it, else ``FOCUS_QUIET_S``, at most ``FOCUS_CAP_S``.
+After a shortcut that moves the focus out of the page (``FOCUS_SHORTCUTS``: ctrl+l, F6, ...) while
+it is in the page, the move is waited for up to ``FOCUS_SHORTCUT_CAP_S``: keys typed before it go
+into the page (Firefox then split a URL between a page field and its address bar). After a click,
+the quiet is ``FOCUS_AFTER_INPUT_S``, and after one on a text field, until that field is FOCUSED.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final, NamedTuple
+
+from jeepney import DBusAddress, new_method_call
+from jeepney.bus_messages import MatchRule, message_bus
+from jeepney.io.blocking import DBusConnection, open_dbus_connection
+from jeepney.low_level import HeaderFields, MessageType
+
+from deskhand.backends.base import RunningApp
+from deskhand.backends.linux.atspi.connection import TEXT, Deadline
+from deskhand.backends.linux.atspi.element import Ref
+from deskhand.backends.linux.atspi.enums import Role, State
+from deskhand.backends.linux.atspi.roles import FOCUSED
+from deskhand.core import deadline as call_deadline
+from deskhand.core import typedtext
+
+if TYPE_CHECKING:
+    from deskhand.backends.linux.act.session import LinuxSession
+
+__all__ = ("FOCUS_EVENT", "Focus", "FocusWatch", "Gained", "Readback")
+
+#: Toolkits (AT-SPI ``ToolkitName``, lowercased) that run their own shortcuts after the page did.
+ASYNC_KEY_TOOLKITS: Final = ("chromium", "gecko")
+#: After a key in such an app, typing waits for this much quiet in its focus events ...
+FOCUS_QUIET_S: Final = 0.3
+#: ... or this much once an element gained the focus after the key (the move came) ...
+FOCUS_AFTER_GAIN_S: Final = 0.05
+#: ... but never longer than this after the key.
+FOCUS_CAP_S: Final = 1.0
+#: After other input (a click into a page), the quiet waited for when no focus moved.
+FOCUS_AFTER_INPUT_S: Final = 0.2
+#: After a click on a text field, its focus is waited for up to this (a loaded page applies it late).
+FOCUS_FIELD_CAP_S: Final = 3.0
+#: Browser shortcuts that move the focus into the browser's own UI (address bar, find bar, a new
+#: tab): after one, typing waits for that move up to ``FOCUS_SHORTCUT_CAP_S`` rather than
+#: ``FOCUS_QUIET_S`` (a loaded machine can take longer than that to hand the key back).
+FOCUS_SHORTCUTS: Final = frozenset(
+    {(("ctrl",), "l"), (("alt",), "d"), ((), "f6"), (("ctrl",), "k"), (("ctrl",), "e"), (("ctrl",), "f"),
+     (("ctrl",), "t"), (("ctrl",), "n"), (("ctrl",), "g")}
+)  # fmt: skip
+FOCUS_SHORTCUT_CAP_S: Final = 6.0
+#: How far up from the focused element a web document is looked for (is the focus in the page?).
+PAGE_HOPS: Final = 64
+#: Typing's read-back reads on at least this long while only part of the text shows.
+PARTIAL_WAIT_S: Final = 1.0
+
+#: The AT-SPI event the registry is told about (toolkits emit only registered events).
+FOCUS_EVENT: Final = "object:state-changed:focused"
+_INTERFACE: Final = "org.a11y.atspi.Event.Object"
+_REGISTRY: Final = DBusAddress("/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "org.a11y.atspi.Registry")
+
+
+class Gained(NamedTuple):
+    """The element that last gained the focus in one app, and when its event was read."""
+
+    path: str
+    at: float
+
+
+class Readback(NamedTuple):
+    """Typing's read-back: what shows the text (None: nothing yet), whether a focused text was
+    readable, the texts read (focused now, focused before), and what shows only part of it."""
+
+    found: str | None
+    readable: bool
+    texts: tuple[str | None, str | None]
+    partial: str | None = None
+
+
+class FocusWatch:
+    """Focus events per app bus name; see the module docstring."""
+
+    def __init__(self, address: str) -> None:
+        self._address = address
+        self._conn: DBusConnection | None = None
+        self._gained: dict[str, Gained] = {}
+        self._last: dict[str, float] = {}
+
+    def open(self) -> bool:
+        """Connect and subscribe (once); False when the bus refuses (the typist then does without)."""
+        if self._conn is not None:
+            return True
+        try:
+            conn = open_dbus_connection(self._address)
+        except (OSError, ConnectionError, TimeoutError):
+            return False
+        try:
+            rule = MatchRule(type="signal", interface=_INTERFACE, member="StateChanged")
+            rule.add_arg_condition(0, "focused")
+            conn.send_and_get_reply(message_bus.AddMatch(rule), timeout=2.0)
+            register = new_method_call(_REGISTRY, "RegisterEvent", "sass", (FOCUS_EVENT, [], ""))
+            conn.send_and_get_reply(register, timeout=2.0)
+        except (OSError, ConnectionError, TimeoutError):
+            conn.close()
+            return False
+        self._conn = conn
+        return True
+
+    def close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(OSError):
+                self._conn.close()
+            self._conn = None
+
+    def gained(self, bus: str) -> Gained | None:
+        """The element of ``bus`` that last gained the focus (after reading what is waiting)."""
+        self._drain(0.0)
+        return self._gained.get(bus)
+
+    def seed(self, bus: str, read: Gained) -> None:
+        """A tree read that began at ``read.at`` found ``read.path`` focused: it counts as that
+        element gaining the focus then, unless a focus event read since is newer."""
+        self._drain(0.0)
+        known = self._gained.get(bus)
+        if self._conn is not None and (known is None or known.at < read.at):
+            self._gained[bus] = read
+
+    def last_event(self, bus: str) -> float | None:
+        """When the last focus event (gained or lost) of ``bus`` was read."""
+        self._drain(0.0)
+        return self._last.get(bus)
+
+    def wait_quiet(self, bus: str, *, since: float, quiet_s: float, after_gain_s: float, cap_s: float) -> float:
+        """Wait until ``bus``'s focus has settled after ``since`` (a key): ``after_gain_s`` of quiet
+        once an element gained the focus after it, else ``quiet_s`` from ``since``; at most until
+        ``since + cap_s`` and the call's deadline. Returns the seconds waited (0 without a
+        connection)."""
+        start = time.monotonic()
+        if self._conn is None:
+            return 0.0
+        cap = min(since + cap_s, start + call_deadline.bound(cap_s))
+        while True:
+            self._drain(0.0)
+            now = time.monotonic()
+            gained = self._gained.get(bus)
+            if gained is not None and gained.at > since:  # the key moved the focus: wait out its burst
+                end = max(gained.at, self._last.get(bus, since)) + after_gain_s
+            else:
+                end = max(since, self._last.get(bus, since)) + quiet_s
+            left = min(end, cap) - now
+            if left <= 0:
+                return now - start
+            self._drain(left)
+
+    def _drain(self, timeout_s: float) -> None:
+        """Read the events waiting; with ``timeout_s``, also wait that long for the first one."""
+        conn = self._conn
+        if conn is None:
+            return
+        wait = timeout_s
+        while True:
+            try:
+                msg = conn.receive(timeout=wait)
+            except TimeoutError:
+                return
+            except (OSError, ConnectionError, ValueError):
+                self.close()  # dropped by the bus (a long unread backlog): reopen on next use
+                self.open()
+                return
+            wait = 0.0
+            h = msg.header
+            sender = h.fields.get(HeaderFields.sender)
+            path = h.fields.get(HeaderFields.path)
+            if h.message_type != MessageType.signal or not isinstance(sender, str) or not isinstance(path, str):
+                continue
+            now = time.monotonic()
+            self._last[sender] = now
+            body = msg.body
+            if len(body) > 1 and body[0] == "focused" and body[1] == 1:
+                self._gained[sender] = Gained(path, now)
+
+
+class Focus:
+    """Where an app's keyboard focus is, for the typist and the paste (module docstring)."""
+
+    def __init__(self, session: LinuxSession) -> None:
+        self._s = session
+        self._watch = FocusWatch(session.a11y_address)
+        #: when ``press_key`` last posted a key (typing waits for the focus it may move), and
+        #: whether it was one of ``FOCUS_SHORTCUTS``
+        self._key_at: float | None = None
+        self._shortcut = False
+        self._input_at: float | None = None  # when a click or an action was last sent, and on what
+        self._target: Ref | None = None
+
+    def open(self) -> None:
+        """Connect (once) and read the events waiting: those are older than a key posted next."""
+        self._watch.open()
+        self._watch.last_event("")
+
+    def close(self) -> None:
+        self._watch.close()
+
+    def key_posted(self, chords: Sequence[tuple[tuple[str, ...], str]]) -> None:
+        """``press_key`` posted ``chords`` (modifiers in order, key name lowercased)."""
+        self._key_at = time.monotonic()
+        self._shortcut = any(chord in FOCUS_SHORTCUTS for chord in chords)
+
+    def input_posted(self, *, target: Ref | None = None) -> None:
+        """A click or an accessible action was sent: a browser's page applies it (and moves the
+        focus) after the browser answered, so the next key waits for the focus (``settle``); for
+        a click on a text field (``target``), until the field has it."""
+        self._input_at = time.monotonic()
+        self._target = target
+
+    def after_click(self, app: RunningApp) -> None:
+        """Before a key: when a click or an action was sent since the focus last settled, wait
+        for the focus it may move (``settle``)."""
+        if self._input_at is not None and (bus := self.bus(app)) is not None:
+            self.settle(bus)
+
+    def bus(self, app: RunningApp) -> str | None:
+        """The app's bus name on the accessibility bus."""
+        return self._s.observed.bus_of(app)
+
+    def is_async(self, bus: str) -> bool:
+        """Whether the app hands keys to a page first (``ASYNC_KEY_TOOLKITS``)."""
+        return self._s.a11y.toolkit(bus).startswith(ASYNC_KEY_TOOLKITS)
+
+    def now(self, bus: str) -> Ref | None:
+        """The element that gained the focus last (its event, when it still reads FOCUSED), else
+        the one the FOCUSED states show (preferring one with the Text interface)."""
+        gained = self._watch.gained(bus)
+        if gained is not None:
+            ref = Ref(bus, gained.path)
+            if self._s.a11y.states(ref) & FOCUSED:
+                return ref
+        # Watching from before the tree read, its answer stands in for a focus event at the read's
+        # start: the next call proves it FOCUSED with one GetState instead of reading the tree.
+        watching = self._watch.open()
+        since = time.monotonic()
+        focused, complete = self._focused(bus)
+        if focused and watching and complete:
+            self._watch.seed(bus, Gained(focused[0].path, since))
+        return focused[0] if focused else None
+
+    def _focused(self, bus: str) -> tuple[list[Ref], bool]:
+        """The elements a tree read shows FOCUSED (with Text first), and whether it was complete."""
+        snap = self._s.observed.atspi.snapshot(bus, Deadline(2.0))
+        nodes = sorted((n for n in snap.nodes.values() if n.states & FOCUSED), key=lambda n: TEXT not in n.interfaces)
+        return [Ref(bus, n.path) for n in nodes], not snap.timed_out
+
+    def settle(self, bus: str, *, input_since: float | None = None) -> float:
+        """After ``press_key`` in a browser, or a click (``input_posted``, or ``input_since``, when
+        the app was asked whether it processed it), wait for its focus to settle; the seconds waited."""
+        key_at, self._key_at = self._key_at, None
+        input_at, self._input_at = self._input_at, None
+        target, self._target = self._target, None
+        if not self.is_async(bus):
+            return 0.0
+        if input_at is not None and (key_at is None or input_at > key_at):
+            key_at = None  # the click came after the last key: its focus is the one to wait for
+            if target is not None and (waited := self._wait_focused(target)) is not None:
+                return waited  # a click on a text field: until it has the focus
+            input_since = input_at if input_since is None else input_since
+        if key_at is None:
+            if input_since is None:
+                return 0.0
+            # a click: the page moves the focus after the browser answered
+            return self._watch.wait_quiet(
+                bus, since=input_since, quiet_s=FOCUS_AFTER_INPUT_S, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=FOCUS_CAP_S
+            )
+        watch = self._watch
+        waited = watch.wait_quiet(
+            bus, since=key_at, quiet_s=FOCUS_QUIET_S, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=FOCUS_CAP_S
+        )
+        if not self._shortcut:
+            return waited
+        # The shortcut's move out of the page may still be to come (keys typed before it go to the
+        # page); a focus event inside the page is not that move, so each one is checked.
+        end = key_at + FOCUS_SHORTCUT_CAP_S
+        while (left := end - time.monotonic()) > 0 and self._in_page(bus):
+            waited += watch.wait_quiet(
+                bus, since=time.monotonic(), quiet_s=left, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=left
+            )
+        return waited
+
+    def _wait_focused(self, target: Ref) -> float | None:
+        """When ``target`` is a text field (EDITABLE, FOCUSABLE), read its states until it is
+        FOCUSED, for up to ``FOCUS_FIELD_CAP_S`` and the call's deadline: the seconds waited."""
+        start = time.monotonic()
+        end = start + call_deadline.bound(FOCUS_FIELD_CAP_S)
+        states = self._s.a11y.states(target)
+        if not states & State.EDITABLE or not states & State.FOCUSABLE:
+            return None
+        while not states & FOCUSED and time.monotonic() < end:
+            time.sleep(0.02)  # polling the field's state until the deadline above
+            states = self._s.a11y.states(target)
+        return time.monotonic() - start
+
+    def _in_page(self, bus: str) -> bool:
+        """Whether the focus is in a web page (the focused element or an ancestor is a web
+        document), or unknown; False when it is in the browser's own UI (its address bar)."""
+        a11y = self._s.a11y
+        ref = self.now(bus)
+        for _ in range(PAGE_HOPS):
+            if ref is None:
+                break
+            role = a11y.role(ref)
+            if role == Role.DOCUMENT_WEB:
+                return True
+            if role in (Role.APPLICATION, Role.FRAME):
+                return False
+            ref = a11y.parent(ref)
+        return ref is None
+
+    def text(self, ref: Ref | None, kinds: frozenset[str] | None = None) -> str | None:
+        """The element's text, when it has the Text interface (``kinds``: its interfaces, if read)."""
+        if ref is None or TEXT not in (self._s.a11y.interfaces(ref) if kinds is None else kinds):
+            return None
+        return self._s.a11y.text(ref)
+
+    def read_back(
+        self, bus: str | None, ref: Ref | None, before: str | None, text: str, *, wait_s: float, cap_s: float
+    ) -> Readback:
+        """``typed_readback`` repeated for ``wait_s`` until it finds the text, and for ``wait_s``
+        more each time the texts it read changed since the last read (the app is still applying
+        the keys: a loaded browser takes seconds for a URL), never past ``cap_s`` or the call's
+        deadline. While only part of the text shows, it reads on for at least ``PARTIAL_WAIT_S``
+        (the rest of the keys may be on their way)."""
+        start = time.monotonic()
+        cap = start + call_deadline.bound(cap_s)
+        deadline = min(cap, start + call_deadline.bound(wait_s))
+        last: tuple[str | None, str | None] | None = None
+        while True:
+            got = self.typed_readback(bus, ref, before, text)
+            now = time.monotonic()
+            if got.found is not None:
+                return got
+            if last is None or got.texts != last:
+                grace = max(wait_s, PARTIAL_WAIT_S) if got.partial is not None else wait_s
+                deadline = max(deadline, min(cap, now + call_deadline.bound(grace)))
+            if now >= deadline:
+                return self._last_look(bus, got, text) if wait_s > 0 else got
+            last = got.texts
+            time.sleep(0.03)  # polling the app's text until the deadline above
+
+    def _last_look(self, bus: str | None, got: Readback, text: str) -> Readback:
+        """Before a browser's read-back says nothing showed: does a FOCUSED element of a fresh tree
+        read hold the text (the focus events named another: a row of the address bar's popup)?"""
+        for ref in self._focused(bus)[0] if bus is not None and got.partial is None else ():
+            held = self.text(ref)
+            if held is not None and typedtext.shown_in(text, held):
+                return got._replace(found="a focused element holds the typed text", readable=True)
+        return got
+
+    def typed_readback(self, bus: str | None, ref: Ref | None, before: str | None, text: str) -> Readback:
+        """After typing ``text`` into ``ref`` (which read ``before``): what shows it, if anything
+        (the element focused now holds it, or ``ref``'s text changed by as much as was typed:
+        ``core.typedtext``), what shows only part of it, whether some focused text was readable
+        at all, and the texts read."""
+        now = self.now(bus) if bus is not None else None
+        readable = before is not None
+        got = None
+        if now is not None and now != ref:
+            got = self.text(now)
+            if got is not None:
+                readable = True
+                if typedtext.shown_in(text, got):
+                    return Readback("the element focused now holds the typed text", True, (got, None))
+        after = self.text(ref)
+        shown = typedtext.shown_by_change(text, before, after) if before is not None and after is not None else None
+        if shown == typedtext.ALL:
+            return Readback("the focused text changed", True, (got, after))
+        if shown == typedtext.SOME:
+            part = "the focused text changed by less than was typed: only part of the text arrived there"
+            return Readback(None, True, (got, after), part)
+        return Readback(None, readable, (got, after))

@@ -1,0 +1,400 @@
+"""Keys and text on Linux: XTest key bursts with temporary keycodes, EditableText, paste.
+
+``type_text`` replaces the focused element's selection through AT-SPI EditableText when it can,
+else posts key events, and pastes when some character has no key. ``press_key`` posts the core's
+chords (``core.keys``). Both post through the session's gate (``act.session``).
+
+Temporary keycodes (``x11.keymap``). After a burst that used some, the typist pings the window and
+empties them once the app answers, usually before the call returns. A keycode is never emptied or
+bound to another character before the app answered a ping sent after the last burst that used it:
+the app resolves a keycode when it processes the event, so it would type the wrong character.
+Without an answer within ``PING_TIMEOUT_S`` (a busy app, or a window without ``_NET_WM_PING`` in
+``WM_PROTOCOLS``) the keycodes stay bound: a later burst typing the same character reuses them, a
+later call empties the ones whose answer has come in by then, and a burst short of free keycodes
+waits for those answers up to ``PING_TIMEOUT_S`` and otherwise fails before posting
+(``type_text`` then pastes). ``release_keycodes`` (the actor's close) empties whatever is left.
+
+``type_text``'s route and ``paste``'s target read the app's focused element; when input was posted
+since the last answer (the click that focused a field), they first wait for an answer. Browsers
+answer before they have handled a key or a click (their page's process gets it), so there keys
+also wait for the focus to settle (``act.focus``). A long text goes in chunks of
+``CHUNK_STROKES``, each once the app answered for the one before: a slow app is never buried under
+keys, and the count a deadline reports ("Typed N of M") is what the app has read.
+
+Typing by key events is verified on the element focused when the keys have been processed, which
+may be another than the one focused before (a key can move the focus): the same element reads
+differently by as much as was typed (``core.typedtext``; less is ``partial``), or the element
+focused now holds the typed text. In a browser the page's process applies the keys after the ping
+is answered, so the read-back is repeated for up to ``READBACK_S`` while it shows nothing yet.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection, Iterable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Final
+
+from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
+from deskhand.backends.linux.act.focus import Focus
+from deskhand.backends.linux.act.paste import paste_into
+from deskhand.backends.linux.act.session import LinuxSession, not_dispatched
+from deskhand.backends.linux.atspi.element import A11y, Ref
+from deskhand.backends.linux.x11.keymap import Keymap, Lease, Stroke, char_keysym, name_keysym
+from deskhand.core import deadline as call_deadline
+from deskhand.core import effects, x11keys
+from deskhand.core import keys as corekeys
+from deskhand.core.errors import NativeError
+
+if TYPE_CHECKING:
+    from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner
+
+__all__ = ("Typing",)
+
+PING_TIMEOUT_S: Final = 1.0  # the wait for a ping's answer (module docstring)
+#: How long ``type_text`` re-reads the focus when, right after input, no element has it yet.
+FOCUS_SETTLE_S: Final = 0.2
+#: How long a browser's typed text is looked for in the focused element after the keys.
+READBACK_S: Final = 2.0
+READBACK_CAP_S: Final = 10.0  # while the focused text still changes (a loaded browser)
+#: Keys per burst at most: between bursts a long text checks the call's deadline.
+CHUNK_STROKES: Final = 200
+
+#: Characters typed as keys (Return) rather than inserted: a line break in Writer or a chat box
+#: must be what pressing Return makes (a new paragraph, a sent message), not a raw newline.
+LINE_BREAKS: Final = ("\n", "\r")
+
+_Plan = Sequence[tuple[tuple[int, ...], int]]
+
+
+class Typing:
+    """Keys, text and paste for one session (the caller holds ``session.lock``).
+
+    It is also the ``paste.PasteSeam`` the paste transaction runs on.
+    """
+
+    def __init__(self, session: LinuxSession) -> None:
+        self._s = session
+        self.keymap = Keymap(session.d)
+        #: temporary keycode -> the ping sent after the last burst that used it (None: no ping)
+        self._keys_unconfirmed: dict[int, int | None] = {}
+        #: where the app's focus is (and, after ``press_key`` in a browser, when it has settled)
+        self.focus = Focus(session)
+        #: the last ``_confirm_input`` sent a ping the app did not answer in time
+        self._unanswered = False
+
+    def close(self) -> None:
+        """Empty the temporary keycodes (``release_keycodes``) and close the focus watch."""
+        try:
+            self.release_keycodes()
+        finally:
+            self.focus.close()
+
+    def release_keycodes(self) -> None:
+        """Empty every temporary keycode left, waiting up to ``PING_TIMEOUT_S`` for answers."""
+        if self.keymap.temporary:
+            self.reclaim(wait=True)
+            # the actor goes away: leave the server's keymap as it was, answered or not
+            self.keymap.restore(list(self.keymap.temporary))
+
+    # -- the paste seam -----------------------------------------------------------------------
+    @property
+    def a11y(self) -> A11y:
+        return self._s.a11y
+
+    @property
+    def a11y_address(self) -> str:
+        return self._s.a11y_address
+
+    def register_events(self, names: Iterable[str]) -> None:
+        self._s.register_events(names)
+
+    def clipboard(self) -> ClipboardOwner:
+        return self._s.clipboard()
+
+    def focused_text(self, app: RunningApp) -> Ref | None:
+        """The element focused now (no wait): the paste's read-back."""
+        bus = self.focus.bus(app)
+        return self.focus.now(bus) if bus is not None else None
+
+    def focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
+        """The paste's target: the focused element once the app processed the input before it.
+        None when the app did not answer the ping (busy or stopped: its tree would not answer
+        either, and the paste's own wait needs the call's time)."""
+        return self._focused_after_input(app, window, give_up_unanswered=True)
+
+    def post_chord(self, app: RunningApp, window: int, key: str) -> None:
+        """One key chord burst after the gate (the paste transaction's ctrl+v)."""
+        chord = corekeys.parse_keys(key)[0]
+        mods, name = x11keys.to_x_keysyms(chord.ordered_modifiers(), chord.key)
+        self._type_keysyms(app, window, [(tuple(name_keysym(m) for m in mods), name_keysym(name))])
+
+    # -- actions ------------------------------------------------------------------------------
+    def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
+        window = self._s.bind_keyboard(app)
+        return paste_into(self, app, window, text, fmt)
+
+    def press_key(self, app: RunningApp, key: str) -> ActionResult:
+        chords = corekeys.parse_keys(key)
+        window = self._s.bind_keyboard(app)
+        plan: list[tuple[tuple[int, ...], int]] = []
+        for chord in chords:
+            mods, name = x11keys.to_x_keysyms(chord.ordered_modifiers(), chord.key)
+            value = x11keys.x_keysym_value(chord.key)
+            keysym = value if value is not None else name_keysym(name)
+            if not keysym:
+                raise not_dispatched("unknown_key", f'Unknown key "{chord.key}".')
+            plan.append((tuple(name_keysym(m) for m in mods), keysym))
+        self.focus.open()  # before the key: the focus change it may cause must not be missed
+        self.focus.after_click(app)
+        self._type_keysyms(app, window, plan)
+        self.focus.key_posted([(c.ordered_modifiers(), c.key.lower()) for c in chords])
+        return ActionResult({"chords": len(chords)})
+
+    def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        """Type ``text``: through EditableText when the focused field takes it and the text reads
+        back as typed, else as key events (a line break is the Return key, as a person types it),
+        else (a character without a key) by paste. Each route reports what it saw."""
+        if not text:
+            return ActionResult({"route": "none"}, effects.judge("none", []))
+        window = self._s.bind_keyboard(app)
+        focused = self._focused_after_input(app, window)
+        bus = focused.bus if focused is not None else self.focus.bus(app)
+        kinds = self._s.a11y.interfaces(focused) if focused is not None else frozenset[str]()
+        if focused is not None and not any(ch in text for ch in LINE_BREAKS):
+            typed = self._replace_text(app, focused, text, kinds)
+            if typed is not None:
+                return ActionResult({"route": "accessible_text"}, typed)
+        before = self.focus.text(focused, kinds)
+        plan = [((), char_keysym(ch)) for ch in text]
+        try:
+            self._type_keysyms(app, window, plan)
+        except NativeError as err:
+            if err.code != "unknown_key":
+                raise
+            return self.paste(app, text, "text")
+        outcome = self._key_outcome(window, bus, focused, before, text)
+        return ActionResult({"route": "key_events"}, outcome)
+
+    def _key_outcome(
+        self, window: int, bus: str | None, ref: Ref | None, before: str | None, text: str
+    ) -> effects.Outcome:
+        """After key events: the app answered a ping (a receipt), and the element focused now
+        shows the text (module docstring); in a browser the read-back is repeated a while. An
+        unchanged text is ``suspected_noop`` only once the app has processed the keys; before
+        that nothing can be told (``unverifiable``)."""
+        seen: list[effects.Evidence] = []
+        processed = self._confirm_input(window) or not self._s.input_unconfirmed
+        if processed:
+            seen.append(effects.Evidence("event_receipt", "the app processed the key events"))
+        wait = READBACK_S if bus is not None and self.focus.is_async(bus) else 0.0
+        got = self.focus.read_back(bus, ref, before, text, wait_s=wait, cap_s=READBACK_CAP_S)
+        if got.found is not None:
+            seen.append(effects.Evidence("value_readback", got.found))
+        elif got.partial is not None:
+            return effects.Outcome(
+                "partial", "synthetic_events", (*seen, effects.Evidence("value_readback", got.partial))
+            )
+        return effects.judge("synthetic_events", seen, expected_change=got.readable and processed)
+
+    # -- focus and EditableText ---------------------------------------------------------------
+    def _focused_after_input(self, app: RunningApp, window: int, *, give_up_unanswered: bool = False) -> Ref | None:
+        """The focused element once the app processed our earlier input (module docstring).
+
+        GTK 3 marks the newly focused widget FOCUSED only from an idle callback after the event
+        that moved the focus, and the widget that lost it is no longer FOCUSED, so right after a
+        click none may be: then the read is repeated until one is, for up to ``FOCUS_SETTLE_S``.
+        """
+        self._unanswered = False
+        focus = self.focus
+        focus.open()  # events read now are older than the ping below
+        asked_at = time.monotonic()
+        just_confirmed = self._confirm_input(window)
+        if give_up_unanswered and self._unanswered:
+            return None
+        bus = focus.bus(app)
+        if bus is None:
+            return None
+        focus.settle(bus, input_since=asked_at if just_confirmed else None)
+        focused = focus.now(bus)
+        if focused is not None or not just_confirmed:
+            return focused
+        deadline = time.monotonic() + call_deadline.bound(FOCUS_SETTLE_S)
+        while focused is None and time.monotonic() < deadline:
+            focused = focus.now(bus)
+        return focused
+
+    def _replace_text(self, app: RunningApp, ref: Ref, text: str, kinds: frozenset[str]) -> effects.Outcome | None:
+        """Tier 1: replace the selection (or insert at the caret) through EditableText (``kinds``:
+        ``ref``'s interfaces), then read the field back. None when this route cannot be used or did
+        nothing (the field reads as before: Firefox ignores the call), so key events may follow."""
+        a11y = self._s.a11y
+        if "org.a11y.atspi.EditableText" not in kinds:
+            return None
+        if not a11y.editable(ref):
+            return None
+        selection = a11y.selection(ref)
+        caret = a11y.caret(ref)
+        before = a11y.text(ref)
+        if caret is None or before is None:
+            return None
+        self._s.verify_identity(app)
+        start, end = sorted(selection) if selection is not None and selection[0] != selection[1] else (caret, caret)
+        if end > start and not a11y.delete_text(ref, start, end):
+            return None
+        if not a11y.insert_text(ref, start, text):
+            if end > start:
+                raise NativeError(
+                    "text_edit_state_unknown", "The text insert failed after editing began.", dispatched=True
+                )
+            return None
+        after = a11y.text(ref)
+        if after == before:
+            return None  # nothing changed: the app ignored the call
+        if after != before[:start] + text + before[end:]:
+            raise NativeError(
+                "text_edit_state_unknown",
+                "The field changed, but it does not read as typed; observe the app before editing again.",
+                dispatched=True,
+            )
+        a11y.set_caret(ref, start + a11y.length(ref, text))
+        return effects.judge("accessibility", [effects.Evidence("value_readback", "the field reads back as typed")])
+
+    # -- key bursts ---------------------------------------------------------------------------
+    def _type_keysyms(self, app: RunningApp, window: int, plan: _Plan) -> None:
+        """Post chords as one burst per group of distinct keysyms that fit the temporary keycodes."""
+        keymap = self.keymap
+        limit = max(1, len(keymap.spare) + len(keymap.temporary))
+        groups: list[list[tuple[tuple[int, ...], int]]] = [[]]
+        missing: set[int] = set()
+        # once per distinct keysym: a long text repeats a few dozen of them
+        needs = {k: bool(keymap.missing([k])) for k in dict.fromkeys(k for _, k in plan)}
+        for mods, keysym in plan:
+            if len(groups[-1]) >= CHUNK_STROKES:  # a long text goes in chunks (deadline checks)
+                groups.append([])
+                missing = set()
+            if keysym not in missing and needs[keysym]:
+                if len(missing) == limit:
+                    groups.append([])
+                    missing = set()
+                missing.add(keysym)
+            groups[-1].append((mods, keysym))
+        done = 0
+        for i, group in enumerate(groups):
+            if i > 0 and call_deadline.expired():
+                msg = (
+                    f"Typed {done} of {len(plan)} keys; the call's deadline (the cell's timeout_ms) passed, "
+                    "so the rest was not typed. Observe the app before typing the rest."
+                )
+                raise NativeError("cancelled", msg, dispatched=True, details={"typed": done, "total": len(plan)})
+            try:
+                self._s.gate(app, window)
+            except NativeError as err:
+                if i > 0:  # part of the text went out before this gate refused the rest
+                    err.dispatched = True
+                    err.details = {**err.details, "typed": done, "total": len(plan)}
+                raise
+            keysyms = [k for _, k in group]
+            try:
+                lease = self._lease(keysyms)
+            except NativeError as err:
+                if i == 0:
+                    raise
+                msg = (
+                    "Typed part of the text; the app did not confirm it processed it, so no key was free for the rest."
+                )
+                raise NativeError("text_edit_state_unknown", msg, dispatched=True) from err
+            try:
+                strokes = [self._stroke(mods, keysym, lease) for mods, keysym in group]
+                self._s.post([step for s in strokes for step in self._stroke_steps(s)])
+            finally:
+                if lease.bound:
+                    self._settle(window, lease)
+            done += len(group)
+            if i + 1 < len(groups):  # a long text keeps pace with the app: "typed" is what it read
+                self._confirm_input(window)
+
+    def _stroke(self, mods: tuple[int, ...], keysym: int, lease: Lease) -> Stroke:
+        stroke = self.keymap.stroke(keysym, (), lease)
+        held = list(stroke.modifiers)
+        for m in mods:
+            found = self.keymap.find(m)
+            if found is None:
+                raise not_dispatched("unknown_key", "A modifier has no key on this keymap.")
+            if found[0] not in held:
+                held.insert(0, found[0])
+        return Stroke(stroke.keycode, tuple(held))
+
+    def _stroke_steps(self, s: Stroke) -> list[Callable[[], None]]:
+        inp = self._s.input
+        steps: list[Callable[[], None]] = [partial(inp.key_down, m) for m in s.modifiers]
+        steps.append(partial(inp.key_down, s.keycode))
+        steps.append(partial(inp.key_up, s.keycode))
+        steps.extend(partial(inp.key_up, m) for m in reversed(s.modifiers))
+        return steps
+
+    # -- keycode leases -----------------------------------------------------------------------
+    def _lease(self, keysyms: Sequence[int]) -> Lease:
+        """Temporary keycodes for a burst: first empty those the app has confirmed (see the module
+        docstring), and when too few keycodes are free, wait for the other confirmations."""
+        if self.keymap.temporary:
+            needed = set(self.keymap.missing(keysyms))
+            self.reclaim(keep=needed)
+            short = len(needed - set(self.keymap.temporary.values())) > len(self.keymap.spare)
+            if short:
+                self.reclaim(keep=needed, wait=True)
+        return self.keymap.lease(keysyms)
+
+    def reclaim(self, *, keep: Collection[int] = (), wait: bool = False) -> None:
+        """Empty the temporary keycodes whose last burst the app confirmed, except those bound to
+        ``keep``. With ``wait``, wait up to ``PING_TIMEOUT_S`` for the missing answers."""
+        ping = self._s.pinger()
+        deadline = time.monotonic() + (PING_TIMEOUT_S if wait else 0.0)
+        done: list[int] = []
+        for keycode, token in list(self._keys_unconfirmed.items()):
+            if self.keymap.temporary.get(keycode) in keep:
+                continue
+            if ping.answered(token, max(0.0, deadline - time.monotonic())):
+                done.append(keycode)
+        for keycode in done:
+            self._keys_unconfirmed.pop(keycode)
+        self._forget_unused_pings()
+        self.keymap.restore(done)
+
+    def _settle(self, window: int, lease: Lease) -> None:
+        """After a burst with temporary keycodes: ping the app and empty them once it answered."""
+        ping = self._s.pinger()
+        token = ping.send(window)
+        for keycode in lease.bound.values():
+            self._keys_unconfirmed[keycode] = token
+        if ping.answered(token, PING_TIMEOUT_S):
+            self._s.input_unconfirmed = False
+            done = [k for k, t in self._keys_unconfirmed.items() if t == token]
+            for keycode in done:
+                del self._keys_unconfirmed[keycode]
+            self.keymap.restore(done)
+        self._forget_unused_pings()
+
+    def _forget_unused_pings(self) -> None:
+        ping = self._s.ping
+        if ping is None:
+            return
+        live = set(self._keys_unconfirmed.values())
+        for token in list(ping.outstanding):
+            if token not in live:
+                ping.forget(token)
+
+    def _confirm_input(self, window: int) -> bool:
+        """Wait until the app has processed the input posted so far (one ping; none when nothing
+        was posted since the last answer). True when it answered now; without an answer in time
+        the caller goes on."""
+        if not self._s.input_unconfirmed:
+            return False
+        ping = self._s.pinger()
+        token = ping.send(window)
+        answered = ping.answered(token, PING_TIMEOUT_S)
+        if answered:
+            self._s.input_unconfirmed = False
+        self._unanswered = token is not None and not answered
+        ping.forget(token)
+        return answered
