@@ -17,7 +17,7 @@ import pytest
 from _apps import Apps
 from _observe import handle, state_with
 
-from deskhand.backends.linux.executor import LinuxExecutor, _app_key
+from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.geometry import Rect
 
 pytestmark = pytest.mark.slow
@@ -33,7 +33,7 @@ def frames(mex: LinuxExecutor, app: object, state: str) -> list[Rect]:
     """The observed frames of the files' cells, in the order of ``NAMES``."""
     out = []
     for name in NAMES:
-        found = mex.observer.element(_app_key(app), handle(state, cell(name)), identity=app.identity)  # type: ignore[attr-defined]
+        found = mex.observer.element(app.view, handle(state, cell(name)), identity=app.identity)  # type: ignore[attr-defined]
         assert found.frame is not None, name
         out.append(found.frame)
     return out
