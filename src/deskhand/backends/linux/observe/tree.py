@@ -19,7 +19,7 @@ core's observer then skips its walk as well.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Final, NamedTuple
 
@@ -37,6 +37,9 @@ from deskhand.core.geometry import Rect
 #: Bus names (and toolkits) remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
 _WINDOW_ROLES: Final = role_set(Role.ALERT, Role.DIALOG, Role.FRAME, Role.INTERNAL_FRAME, Role.WINDOW)
+
+#: A pid's mapped popup windows (override-redirect) as (x, y, width, height).
+PidPopups = Callable[[int], Sequence[tuple[int, int, int, int]]]
 
 #: The app's windows and key window, as the capture worker read them.
 Seen = Future[tuple[list[WindowInfo], WindowInfo | None]]
@@ -65,9 +68,11 @@ class Mapped(NamedTuple):
 class TreeObserver:
     """Reads apps' trees over the shared AT-SPI connection, and remembers each pid's bus name."""
 
-    def __init__(self, atspi: AtspiConnection, timeout_s: float) -> None:
+    def __init__(self, atspi: AtspiConnection, timeout_s: float, popups: PidPopups | None = None) -> None:
         self.atspi = atspi
         self.timeout_s = timeout_s
+        #: pid -> its mapped popup windows (the display server's), for menus that do not say SHOWING
+        self.popups = popups
         #: pid -> the bus name it had on the accessibility bus (checked again before each use).
         self.buses: dict[int, str] = {}
         #: pid -> its last complete read (module docstring)
@@ -113,7 +118,8 @@ class TreeObserver:
             snap = last.snapshot
             self.reused += 1
         else:
-            snap = self.atspi.snapshot(bus, Deadline(self.timeout_s))
+            pid, find = app.pid, self.popups
+            snap = self.atspi.snapshot(bus, Deadline(self.timeout_s), None if find is None else lambda: find(pid))
             self._remember(app.pid, Read(identity, bus, t0, snap))
         # the seconds it really waited (a call's own cap or the cell's deadline may come first)
         waited = f"{time.monotonic() - t0:.1f}"

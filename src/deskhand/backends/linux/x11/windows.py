@@ -197,6 +197,25 @@ def windows_of(x: XConnection, pid: int) -> list[WindowInfo]:
     return out
 
 
+def popups(x: XConnection, pid: int) -> list[tuple[int, int, int, int]]:
+    """The pid's mapped override-redirect windows (its open menus, tooltips and popups, which no
+    window manager lists) as root rectangles, bottom to top."""
+    out = []
+    with x.lock:
+        for child in x.root.query_tree().children:
+            try:
+                attrs = child.get_attributes()
+                if attrs.map_state != X.IsViewable or not attrs.override_redirect:
+                    continue
+                if window_pid(x, int(child.id)) != pid:
+                    continue
+                geo = child.get_geometry()
+            except XError:  # it closed meanwhile
+                continue
+            out.append((int(geo.x), int(geo.y), int(geo.width), int(geo.height)))
+    return out
+
+
 def active_window(x: XConnection) -> int | None:
     value = x.property(x.root, "_NET_ACTIVE_WINDOW")
     if value is None or not len(value) or int(value[0]) == 0:
