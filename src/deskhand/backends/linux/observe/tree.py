@@ -1,9 +1,10 @@
 """An app's accessibility tree for one observation: its bus name, a bounded AT-SPI read, and
 the mapping of that read to the core's ``AppTree`` with each window matched to its X window.
 
-An app missing from the accessibility bus whose toolkit has no accessibility (Tk, SDL, Xt/Xaw,
-plain Xlib; ``procfs.toolkit``) has no tree (None). One whose toolkit has accessibility is
-``ax_failed`` with the fix for that toolkit (``notices.accessibility_off``). The read has
+An app missing from the accessibility bus has no tree (None): its toolkit has no accessibility
+(Tk, SDL, Xt/Xaw, plain Xlib; ``procfs.toolkit``), or has it turned off (a GTK 2 app started
+without ``GTK_MODULES=gail:atk-bridge``), and the executor's notice says which, with the fix
+for that toolkit (``notices.no_accessibility``). The read has
 ``observe_timeout_s`` in total and 2 s per call, so a hung app yields a truncated tree (with a
 notice) or an ``ax_failed`` error by then.
 
@@ -24,12 +25,10 @@ from concurrent.futures import Future
 from typing import Final, NamedTuple
 
 from deskhand.backends.base import ProcessIdentity, RunningApp
-from deskhand.backends.linux import procfs
 from deskhand.backends.linux.atspi import mapping, transients
 from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline, Snapshot
 from deskhand.backends.linux.atspi.enums import Role, State, role_set
 from deskhand.backends.linux.x11.windows import WindowInfo
-from deskhand.core.axtree import notices as advisory
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach_menu_bar
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
@@ -102,10 +101,7 @@ class TreeObserver:
         """
         bus = self.bus_of(app.pid)
         notices: list[str] = []
-        if bus is None:
-            kit = procfs.toolkit_of(identity)
-            if advisory.has_accessibility(kit):
-                raise NativeError("ax_failed", advisory.accessibility_off(app.display_name, app.pid, kit))
+        if bus is None:  # screenshot-only; the notice names the toolkit's fix (``notices.no_accessibility``)
             return None, notices, seen.result()[1]
         last = self._reads.get(app.pid)
         t0 = time.monotonic()
