@@ -19,6 +19,7 @@ core's observer then skips its walk as well.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -126,7 +127,10 @@ class TreeObserver:
                 f"{waited} s; the app may be hung. Nothing was read.",
             )
         xwins, key = seen.result()
-        tree, origin, by_path = self._map(app, snap, key, xwins)
+        own = [w for w in xwins if w.pid == app.pid]
+        tree, origin, by_path = self._map(app, snap, key, own)
+        if len(own) < len(xwins):
+            tree = self._with_children(app, tree, key, xwins)
         if origin is not None:
             self.atspi.origins[bus] = origin
         else:
@@ -142,6 +146,28 @@ class TreeObserver:
                 f"waited {waited} s (the app may be busy or hung)."
             )
         return tree, notices, key
+
+    def _with_children(
+        self, app: RunningApp, tree: AppTree, key: WindowInfo | None, xwins: list[WindowInfo]
+    ) -> AppTree:
+        """``tree`` with the windows of the app's child processes among ``xwins`` (a plug-in's
+        dialog, ``x11.windows.family``) read from each child's own bus, the key window first; a
+        child that is not on the bus or does not answer in time adds nothing."""
+        trees, focused = list(tree.windows), tree.focused
+        for pid in dict.fromkeys(w.pid for w in xwins if w.pid != app.pid):
+            bus = self.bus_of(pid)
+            if bus is None:
+                continue
+            snap = self.atspi.snapshot(bus, Deadline(self.timeout_s))
+            if snap.timed_out and not snap.nodes:
+                continue
+            child = app_tree(app, snap, key, [w for w in xwins if w.pid == pid])
+            trees.extend(child.windows)
+            if key is not None and key.pid == pid:
+                focused = child.focused
+        # open menus (window 0) over the key window, then the rest, as ``app_tree`` orders them
+        trees.sort(key=lambda t: 0 if t.window_id == 0 else 1 if key is not None and t.window_id == key.id else 2)
+        return dataclasses.replace(tree, windows=trees, focused=focused)
 
     def _map(
         self, app: RunningApp, snap: Snapshot, key: WindowInfo | None, xwins: list[WindowInfo]
