@@ -12,10 +12,12 @@ each checked from GIMP's side (its tree, its title, the pixels of the PNG it wro
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -158,31 +160,46 @@ def _bar_after(mex: LinuxExecutor, gimp: Any, state: str, anchor: str) -> tuple[
 
 
 @pytest.mark.matrix("GIMP", "without the toolkit variables")
-def test_gimp_started_without_the_gtk2_modules_binds_screenshot_only_with_the_fix(
+def test_gimp_started_without_the_variables_gets_its_modules_from_the_desktops_settings(
     apps: Apps, a11y_desktop: Any, mex: LinuxExecutor, tmp_path: Path
 ) -> None:
-    """As a user's shell may start it: without ``GTK_MODULES`` GTK 2 loads no bridge, GIMP is not on
-    the accessibility bus, and it binds screenshot-only, its notice naming the modules to load."""
-    image = tmp_path / "plain.png"
-    write_png(image)
-    env = {k: v for k, v in os.environ.items() if k not in A11Y_VARIABLES}
-    env.update({k: v for k, v in a11y_desktop.env.items() if k not in A11Y_VARIABLES})
-    env.update({k: v for k, v in apps.home("gimp-plain").items() if k not in A11Y_VARIABLES})
-    argv = [need("gimp"), "--new-instance", "--no-data", "--no-fonts", "--no-splash", str(image)]
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            state = _plain_state(mex, proc.pid)
-            if state is not None and "[plain]" in state.text.split("\n")[1]:
-                break
-            assert proc.poll() is None and time.monotonic() < deadline, "GIMP never showed its image window"
-            time.sleep(0.2)  # polling GIMP's windows with a deadline
+    """As a plain shell starts it (no ``GTK_MODULES``): the desktop's XSETTINGS manager gives GTK 2
+    its modules (``Gtk/Modules``), so GIMP is on the accessibility bus with its whole tree."""
+    with _plain_gimp(apps, a11y_desktop, tmp_path, {}) as pid:
+        state = _plain_state(mex, pid, "[plain]")
+        assert "\nNotice: this app is not on the accessibility bus" not in state.text
+        assert re.search(r"^\t*g\d+:\d+ menu bar$", state.text, re.M), state.text
+
+
+@pytest.mark.matrix("GIMP", "accessibility off")
+def test_gimp_with_its_bridge_off_binds_screenshot_only_with_the_fix(
+    apps: Apps, a11y_desktop: Any, mex: LinuxExecutor, tmp_path: Path
+) -> None:
+    """GIMP with the bridge turned off (``NO_AT_BRIDGE=1``) is not on the bus: it binds
+    screenshot-only, its notice naming GTK 2's exact fix."""
+    with _plain_gimp(apps, a11y_desktop, tmp_path, {"NO_AT_BRIDGE": "1"}) as pid:
+        state = _plain_state(mex, pid, "[plain]")
         lines = state.text.split("\n")
         assert not any(re.match(r"\t*g\d+:\d+ ", line) for line in lines), state.text
         assert state.image is not None and state.image.width > 100
         notice = next(line for line in lines if line.startswith("Notice: this app is not on the accessibility bus"))
-        assert "GTK 2" in notice and "GTK_MODULES=gail:atk-bridge" in notice and "restart it" in notice
+        assert "GTK 2" in notice and "GTK_MODULES=gail:atk-bridge" in notice and "NO_AT_BRIDGE=1" in notice
+
+
+@contextlib.contextmanager
+def _plain_gimp(apps: Apps, desktop: Any, tmp_path: Path, extra: dict[str, str]) -> Iterator[int]:
+    """GIMP started with the desktop's display and buses but none of the accessibility variables
+    (and ``extra``), as a user's shell may start it; its pid."""
+    image = tmp_path / "plain.png"
+    write_png(image)
+    env = {k: v for k, v in os.environ.items() if k not in A11Y_VARIABLES}
+    env.update({k: v for k, v in desktop.env.items() if k not in A11Y_VARIABLES})
+    env.update({k: v for k, v in apps.home("gimp-plain").items() if k not in A11Y_VARIABLES})
+    env.update(extra)
+    argv = [need("gimp"), "--new-instance", "--no-data", "--no-fonts", "--no-splash", str(image)]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        yield proc.pid
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -194,9 +211,17 @@ A11Y_VARIABLES = frozenset(
 )
 
 
-def _plain_state(mex: LinuxExecutor, pid: int) -> Any:
-    try:
-        app = mex.resolve(str(pid))
-        return mex.get_app_state(app, disable_diff=True) if mex.key_window(app) is not None else None
-    except NativeError:
-        return None
+def _plain_state(mex: LinuxExecutor, pid: int, title: str) -> Any:
+    """GIMP's state once its image window (``title`` in it) is its key window."""
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            app = mex.resolve(str(pid))
+            if mex.key_window(app) is not None:
+                state = mex.get_app_state(app, disable_diff=True)
+                if title in state.text.split("\n")[1]:
+                    return state
+        except NativeError:
+            pass
+        assert time.monotonic() < deadline, "GIMP never showed its image window"
+        time.sleep(0.2)  # polling GIMP's windows with a deadline

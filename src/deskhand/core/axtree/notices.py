@@ -46,7 +46,8 @@ JAVA_NO_ACCESSIBILITY: Final = (
 A11Y_TOOLKITS: Final = frozenset({"gtk2", "gtk3", "gtk4", "qt5", "qt6", "gecko", "chromium", "libreoffice"})
 _TURN_ON: Final = "turn accessibility on for the session (org.a11y.Status IsEnabled=true on the session bus)"
 _A11Y_FIX: Final = {
-    "gtk2": f"GTK 2: {_TURN_ON}, load the atk-bridge module (GTK_MODULES=gail:atk-bridge), and restart it",
+    "gtk2": f"GTK 2: {_TURN_ON}, load the atk-bridge module (GTK_MODULES=gail:atk-bridge, without NO_AT_BRIDGE=1), "
+    "and restart it",
     "gtk3": f"GTK 3: start it without NO_AT_BRIDGE=1 once you {_TURN_ON}, then restart it",
     "gtk4": f"GTK 4: start it without GTK_A11Y=none and NO_AT_BRIDGE=1 once you {_TURN_ON}, then restart it",
     "qt5": "Qt 5: restart it with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (or QT_ACCESSIBILITY=1)",
