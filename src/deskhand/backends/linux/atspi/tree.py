@@ -62,6 +62,10 @@ WALK_CACHE_ITEMS: Final = 1000
 WALK_CACHE_RATIO: Final = 4
 #: Passes over a cached tree completing what the cache does not list.
 COMPLETE_PASSES: Final = 4
+#: Toolkits (``Application.ToolkitName``, lower case) whose open menus' items do not say SHOWING:
+#: GTK 2's gail. Only their menus are matched with the app's popup windows (``atspi.popups``);
+#: the others' reads ask the display nothing.
+MENUS_WITHOUT_SHOWING: Final = frozenset({"gail"})
 #: Calls of an app's last read sent along with the first call of its next read (its plan).
 MAX_PLAN_CALLS: Final = 4096
 
@@ -122,7 +126,7 @@ class TreeReader:
                 for node in snap.nodes.values():
                     safe = not visible.must_not_enumerate(node.states, node.child_count)
                     self._walker.remember(bus, node.path, showing=node.showing and safe)
-        if not snap.timed_out and popups is not None:
+        if not snap.timed_out and popups is not None and name in MENUS_WITHOUT_SHOWING:
             snap.timed_out = not open_menus(snap, r, self._walker, popups)
         if not snap.timed_out:
             snap.timed_out = not self._enrich(snap, r)

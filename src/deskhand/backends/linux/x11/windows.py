@@ -229,21 +229,31 @@ def family(x: XConnection, pid: int, ids: list[int], pids: dict[int, int]) -> se
 
 def popups(x: XConnection, pid: int) -> list[tuple[int, int, int, int]]:
     """The pid's mapped override-redirect windows (its open menus, tooltips and popups, which no
-    window manager lists) as root rectangles, bottom to top."""
-    out = []
+    window manager lists) as root rectangles, bottom to top. The attributes and geometry of all
+    the root's children go out together (one round trip), then the owners of the few mapped
+    override-redirect ones."""
     with x.lock:
-        for child in x.root.query_tree().children:
+        children = x.root.query_tree().children
+        d = x.display.display
+        queued = [
+            (
+                child,
+                request.GetWindowAttributes(display=d, defer=True, window=child),
+                request.GetGeometry(display=d, defer=True, drawable=child),
+            )
+            for child in children
+        ]
+        shown = []
+        for child, attrs, g in queued:
             try:
-                attrs = child.get_attributes()
-                if attrs.map_state != X.IsViewable or not attrs.override_redirect:
-                    continue
-                if window_pid(x, int(child.id)) != pid:
-                    continue
-                geo = child.get_geometry()
-            except XError:  # it closed meanwhile
-                continue
-            out.append((int(geo.x), int(geo.y), int(geo.width), int(geo.height)))
-    return out
+                attrs.reply()
+                g.reply()
+            except XError:
+                continue  # destroyed since the listing
+            if attrs.map_state == X.IsViewable and attrs.override_redirect and g.width > 1 and g.height > 1:
+                shown.append((int(child.id), (int(g.x), int(g.y), int(g.width), int(g.height))))
+        owners = window_pids(x, [w for w, _rect in shown]) if shown else {}
+    return [rect for w, rect in shown if owners.get(w) == pid]
 
 
 def active_window(x: XConnection) -> int | None:
