@@ -107,7 +107,8 @@ def test_scale_image_by_its_dialog_buttons_by_handle(gimp: Any, mex: LinuxExecut
     width = handle(state, r"spin button \(settable, string\) Value: 64")
     mex.set_value(gimp, width, "32")
     state = state_with(mex, gimp, r"label 32 × 24 pixels", timeout_s=10)  # the chained height follows
-    mex.click(gimp, element=handle(state, r"push button Scale"))
+    done = mex.click(gimp, element=handle(state, r"push button Scale"))
+    assert done.structured["route"] == "action"  # gail's "click", not its half action "press"
     state_with(mex, gimp, r"^Window: \"\*\[\w+\] .* 32x24 – GIMP\"", timeout_s=20)  # the image, in its title
 
 
