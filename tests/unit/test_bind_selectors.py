@@ -165,6 +165,16 @@ def test_a_java_app_off_the_bus_is_told_of_the_atk_wrapper() -> None:
     assert not notices.has_accessibility("java")  # it binds screenshot-only
 
 
+def test_a_gtk2_app_off_the_bus_binds_screenshot_only_with_the_modules_to_load() -> None:
+    from deskhand.core.axtree import notices  # noqa: PLC0415
+
+    facts = notices.Facts(lines=["App=gimp (pid 1)"], accessible=False, toolkit="gtk2")
+    (text,) = notices.notices(facts)
+    assert text.startswith("Notice: this app is not on the accessibility bus")
+    assert "GTK_MODULES=gail:atk-bridge" in text and "work from the screenshot" in text
+    assert notices.no_accessibility("tk") == notices.NO_ACCESSIBILITY
+
+
 def test_program_ids_pick_the_entry_started_without_options() -> None:
     pad = inv.DesktopApp("org.xfce.mousepad", "Mousepad", "mousepad", "/usr/bin/mousepad")
     prefs = inv.DesktopApp("org.xfce.mousepad-settings", "Settings", "mousepad", "/usr/bin/mousepad", plain=False)

@@ -358,3 +358,53 @@ def test_an_element_that_did_not_move_or_cannot_be_read_is_clicked_where_observe
     )
     assert done.point == CENTRE
     assert rec.calls == [("hover", (60.0, 40.0)), ("sleep", PRE_CLICK_HOVER_S), ("click", (60.0, 40.0), "left", 1)]
+
+
+class EffectRecorder(Recorder):
+    """An ``EffectPrimitives`` too: the app is ``silent`` or not after the action; ``now`` is the
+    element's frame then (None: gone)."""
+
+    def __init__(self, *, silent: bool, now: Rect | None = FRAME) -> None:
+        super().__init__()
+        self.is_silent, self.now = silent, now
+
+    def silent(self, node: Node) -> bool:
+        self.calls.append(("silent", node.name))
+        return self.is_silent
+
+    def frame_now(self, node: Node) -> Rect | None:
+        return self.now
+
+
+def run_effect(rec: EffectRecorder, node: Node) -> clicktiers.Clicked:
+    done = run(rec, node)
+    return clicktiers.ensure_effect(rec, rec, node, done, sleep=rec.sleep)  # type: ignore[arg-type]
+
+
+def test_an_action_that_said_done_and_did_nothing_is_followed_by_one_real_click_where_the_element_is():
+    moved = Rect(200, 100, 40, 20)
+    rec = EffectRecorder(silent=True, now=moved)
+    done = run_effect(rec, Node("scale", press="click"))
+    assert done == clicktiers.Clicked("synthetic", "click", moved.center, without_effect=True)
+    assert actions(rec) == [
+        ("select_row", "scale"),
+        ("perform", "scale", "click"),
+        ("hover", (moved.center.x, moved.center.y)),
+        ("sleep", PRE_CLICK_HOVER_S),
+        ("click", (moved.center.x, moved.center.y), "left", 1),
+    ]
+
+
+@pytest.mark.parametrize(("silent", "now"), [(False, FRAME), (True, None)])
+def test_an_action_with_a_reaction_or_whose_element_went_away_is_never_clicked_again(silent, now):
+    rec = EffectRecorder(silent=silent, now=now)
+    done = run_effect(rec, Node("ok", press="click"))
+    assert done == clicktiers.Clicked("action", "click")
+    assert [c for c in rec.calls if c[0] in ("hover", "click")] == []
+
+
+def test_only_the_elements_own_action_is_checked_for_an_effect():
+    rec = EffectRecorder(silent=True)
+    done = run_effect(rec, Node("entry", text_entry=True))
+    assert done.route == "synthetic" and not done.without_effect
+    assert ("silent", "entry") not in rec.calls

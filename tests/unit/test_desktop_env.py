@@ -140,3 +140,19 @@ def test_spawn_runs_in_a_new_session_in_the_asked_directory(tmp_path: Path) -> N
     assert int(sid) == child.pid
     with pytest.raises(FileNotFoundError):
         _spawn.spawn(["no-such-program-xyz"], env=dict(os.environ))
+
+
+def test_the_xsettings_manager_serves_gtk2s_modules_in_the_specifications_layout() -> None:
+    import struct  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from deskhand.desktop import _xsettings  # noqa: PLC0415
+
+    blob = _xsettings.encode({"Gtk/Modules": "gail:atk-bridge"}, serial=3)
+    order = b"\0" if sys.byteorder == "little" else b"\1"
+    # byte order, 3 pad, serial, count; then type 1 (string), pad, name length, name padded to 4,
+    # the setting's serial, value length, value padded to 4 (XSETTINGS 0.5, "Settings")
+    assert blob[:12] == order + b"\0\0\0" + struct.pack("=II", 3, 1)
+    assert blob[12:16] == struct.pack("=BxH", 1, 11) and blob[16:28] == b"Gtk/Modules\0"
+    assert blob[28:36] == struct.pack("=II", 3, 15) and blob[36:] == b"gail:atk-bridge\0"
+    assert _xsettings.SETTINGS == {"Gtk/Modules": "gail:atk-bridge"}

@@ -15,6 +15,7 @@ import os
 import secrets
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from types import TracebackType
 from typing import Final
 
 from deskhand.core.errors import BackendUnavailable
-from deskhand.desktop import _buses, _openbox, _procs, _spawn, _sway, _xauth, _xvfb
+from deskhand.desktop import _buses, _openbox, _procs, _spawn, _sway, _xauth, _xsettings, _xvfb
 from deskhand.desktop._env import A11Y_APP_ENV, PRIVATE_DIRS, a11y_env, exports_text, gtk_modules, user_policy_path
 from deskhand.desktop._spawn import Child
 from deskhand.desktop._startup import (
@@ -180,6 +181,11 @@ class VirtualDesktop:
             # deskhand's own rc.xml: no button grabs on client windows (see ``_openbox``).
             config = _openbox.write_config(self.runtime_dir)
             wm = self._spawn("openbox", ["openbox", "--sm-disable", "--config-file", str(config)])
+        if not self.wayland:
+            # GTK 2's modules for every GTK app on the display, however started (``_xsettings``).
+            # Not waited for (it is up ~0.1 s after the start returns): the apps started here and
+            # the shells of the exports have GTK_MODULES as well.
+            self._spawn("xsettings", [sys.executable, "-m", _xsettings.__name__])
         self._start_buses(deadline)
         if wm is not None:
             t1 = time.monotonic()

@@ -88,7 +88,7 @@ class LinuxExecutor(Reconnects):
         #: Running apps and installed entries (``observe.discovery``).
         self.discovery = Discovery(self.x, self.atspi)
         #: The observation's parts: the tree, the capture, the settle.
-        self.trees = TreeObserver(self.atspi, observe_timeout_s)
+        self.trees = TreeObserver(self.atspi, observe_timeout_s, self.popups)
         self.shots = Shots(self.x, self._desktop_ids)
         self.settling = Settling(str(self.atspi.address), self.x.name)
         self._actor: LinuxActor | None = None
@@ -134,6 +134,10 @@ class LinuxExecutor(Reconnects):
         """The app's key window: ``_NET_ACTIVE_WINDOW`` if it is the app's, else its topmost
         (``wins``: the app's windows as ``windows`` just returned them)."""
         return windows.key_window(self.x, app.pid, wins)
+
+    def popups(self, pid: int) -> list[tuple[int, int, int, int]]:
+        """The pid's mapped popup windows (open menus: ``atspi.popups``), root rectangles."""
+        return windows.popups(self.x, pid)
 
     def windows(self, app: RunningApp) -> list[WindowInfo]:
         """The app's top-level windows, bottom to top."""

@@ -270,6 +270,12 @@ def resolve(selector: str, found: Iterable[Found]) -> RunningApp:
         raise NativeError("target_not_running", f'"{wanted}" is not running.', dispatched=False)
     pids = sorted({p.process.identity.pid for p in hits})
     if len(pids) > 1:
+        # a process started by another match is part of that app (GIMP's plug-ins show its dialogs)
+        roots = [p for p in pids if not any(q != p and procfs.descends_from(p, q) for q in pids)]
+        if len(roots) == 1:
+            hits = [h for h in hits if h.process.identity.pid == roots[0]]
+            pids = roots
+    if len(pids) > 1:
         raise NativeError(
             "ambiguous_target",
             f'"{wanted}" matches several running processes (pids {", ".join(map(str, pids))}); name one by its pid.',

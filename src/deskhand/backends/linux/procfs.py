@@ -66,6 +66,28 @@ def start_time(pid: int) -> float | None:
     return boot_time() + int(fields[19]) / _clock_ticks()
 
 
+def parent_pid(pid: int) -> int | None:
+    """The process's parent pid (field 4 of ``/proc/PID/stat``), or None if the process is gone."""
+    try:
+        stat = _read(f"/proc/{pid}/stat").decode(errors="replace")
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
+
+
+def descends_from(pid: int, ancestor: int, *, hops: int = 8) -> bool:
+    """Whether ``ancestor`` started ``pid``, or one of its parents, within ``hops`` generations
+    (GIMP's plug-ins are its children)."""
+    at: int | None = pid
+    for _ in range(hops):
+        at = parent_pid(at) if at is not None else None
+        if at is None or at <= 1:
+            return False
+        if at == ancestor:
+            return True
+    return False
+
+
 def executable(pid: int) -> str | None:
     try:
         return os.readlink(f"/proc/{pid}/exe")  # noqa: PTH115 - read before every burst, as _read

@@ -74,7 +74,7 @@ class Reconnects:
         atspi = xlost.open_a11y(str(self.atspi.address))
         self.atspi = atspi
         self.discovery = Discovery(self.x, atspi)
-        self.trees = TreeObserver(atspi, self.trees.timeout_s)
+        self.trees = TreeObserver(atspi, self.trees.timeout_s, self.trees.popups)
         self.settling = Settling(str(atspi.address), self.x.name)
         self.a11y_lost = False
 

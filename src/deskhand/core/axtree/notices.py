@@ -8,8 +8,9 @@ so appending them never changes how a diff or a no-change text is read.
 
 Apps without accessibility (Tk, SDL, Xt/Xaw, plain X11) still bind: their state is the ``App=``
 and ``Window:`` lines and ``NO_ACCESSIBILITY`` instead of the shell-tree advice. An app whose
-toolkit has accessibility (``A11Y_TOOLKITS``) but is missing from the bus has it turned off:
-``accessibility_off`` says how to turn it on for that toolkit.
+toolkit has accessibility (``A11Y_TOOLKITS``) but is missing from the bus has it turned off: it
+binds the same way, and its notice (``no_accessibility``) says how to turn it on for that toolkit
+(GIMP 2.10 started without ``GTK_MODULES=gail:atk-bridge``).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ JAVA_NO_ACCESSIBILITY: Final = (
 A11Y_TOOLKITS: Final = frozenset({"gtk2", "gtk3", "gtk4", "qt5", "qt6", "gecko", "chromium", "libreoffice"})
 _TURN_ON: Final = "turn accessibility on for the session (org.a11y.Status IsEnabled=true on the session bus)"
 _A11Y_FIX: Final = {
-    "gtk2": f"GTK 2: {_TURN_ON}, load the atk-bridge module (GTK_MODULES=gail:atk-bridge), and restart it",
+    "gtk2": f"GTK 2: {_TURN_ON}, load the atk-bridge module (GTK_MODULES=gail:atk-bridge, without NO_AT_BRIDGE=1), "
+    "and restart it",
     "gtk3": f"GTK 3: start it without NO_AT_BRIDGE=1 once you {_TURN_ON}, then restart it",
     "gtk4": f"GTK 4: start it without GTK_A11Y=none and NO_AT_BRIDGE=1 once you {_TURN_ON}, then restart it",
     "qt5": "Qt 5: restart it with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (or QT_ACCESSIBILITY=1)",
@@ -156,7 +158,7 @@ def notices(facts: Facts) -> list[str]:
     covered, identical."""
     out: list[str] = []
     if not facts.accessible:
-        out.append(JAVA_NO_ACCESSIBILITY if facts.toolkit == "java" else NO_ACCESSIBILITY)
+        out.append(no_accessibility(facts.toolkit))
     elif facts.tree_complete and actionable_lines(facts.lines) <= SHELL_TREE_MAX_ACTIONABLE:
         out.append(SHELL_TREE_ADVICE)
     if facts.window is not None and facts.screen is not None:
@@ -177,6 +179,21 @@ def notices(facts: Facts) -> list[str]:
 def has_accessibility(toolkit: str | None) -> bool:
     """Whether apps of ``toolkit`` expose an accessibility tree when it is on."""
     return toolkit in A11Y_TOOLKITS
+
+
+def no_accessibility(toolkit: str | None) -> str:
+    """The notice of an app observed without a tree: its toolkit has none, or it has accessibility
+    turned off (then the fix for that toolkit: the app binds screenshot-only until restarted)."""
+    if toolkit == "java":
+        return JAVA_NO_ACCESSIBILITY
+    fix = _A11Y_FIX.get(toolkit or "")
+    if fix is None:
+        return NO_ACCESSIBILITY
+    return (
+        "Notice: this app is not on the accessibility bus: its toolkit has accessibility turned off. "
+        f"{fix}. Until then work from the screenshot: click, drag and scroll by its pixel coordinates, "
+        "and use keys and typing."
+    )
 
 
 def accessibility_off(app: str, pid: int, toolkit: str | None) -> str:

@@ -64,6 +64,7 @@ from deskhand.backends.linux.atspi.calls import (
     next_reply,
 )
 from deskhand.backends.linux.atspi.nodes import TEXT_VALUE_ROLES, Node, Snapshot
+from deskhand.backends.linux.atspi.popups import Popups
 from deskhand.backends.linux.atspi.tree import TreeReader
 from deskhand.core.errors import BackendUnavailable
 
@@ -253,13 +254,14 @@ class AtspiConnection:
 
     # -- tree reads -------------------------------------------------------------------------
 
-    def snapshot(self, bus: str, deadline: Deadline) -> Snapshot:
-        """The app's shown tree with details, from the cache or a walk, within ``deadline``."""
+    def snapshot(self, bus: str, deadline: Deadline, popups: Popups | None = None) -> Snapshot:
+        """The app's shown tree with details, from the cache or a walk, within ``deadline``
+        (``popups``: the app's mapped popup windows, see ``atspi.popups``)."""
         start = time.monotonic()
         self.register_cache_events()
         with self.lock:
             self._connect_peer(bus, deadline)
-            return self._tree.read(bus, deadline, self._links, start)
+            return self._tree.read(bus, deadline, self._links, start, popups)
 
     def _connect_peer(self, bus: str, deadline: Deadline) -> None:
         """Open the app's direct link once (atk-bridge apps have one; Qt answers with an error)."""

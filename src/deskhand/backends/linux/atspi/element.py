@@ -174,15 +174,19 @@ class A11y:
 
     # -- actions ------------------------------------------------------------------------------
     def actions(self, ref: Ref) -> list[str]:
-        """The element's action names. Gecko (Firefox) answers ``GetActions`` with each action's
-        key binding (";;") in all three fields, so a name equal to its key binding is asked for
-        again with ``GetName`` (Firefox's buttons then say "press", its links "jump")."""
+        """The element's action names. ``GetActions`` gives localized names, which some toolkits
+        leave empty or fill wrongly, so an empty name, or one equal to its key binding, is asked
+        for again with ``GetName``: Gecko (Firefox) puts the key binding (";;") in all three fields
+        (its buttons then say "press", its links "jump"); GTK 2 (gail) has no localized name for
+        a button's "click" (its first action, whose key binding is the mnemonic, ``<Alt>s``) and
+        none for "press" and "release", which alone press the button down or let it up: without
+        the name, "press" was taken for the click, and GIMP's dialog buttons stayed down, unclicked."""
         reply = self._call(ref, ACTION, "GetActions")
         if not reply:
             return []
         names = [str(a[0]) for a in reply[0]]
         for i, entry in enumerate(reply[0]):
-            if entry[0] == entry[2]:
+            if not entry[0] or entry[0] == entry[2]:
                 named = self._call(ref, ACTION, "GetName", "i", i)
                 if named and named[0]:
                     names[i] = str(named[0])

@@ -32,8 +32,8 @@ class Read:
     reply it got, and the calls still queued or waiting for a reply (by serial)."""
 
     __slots__ = (
-        "asked", "bus", "capped", "dead", "deadline", "hypertext", "link", "links", "queue", "replies", "used",
-        "visible_is_shown", "waiting",
+        "asked", "bus", "capped", "dead", "deadline", "hypertext", "link", "links", "open_menus", "queue", "replies",
+        "used", "visible_is_shown", "waiting",
     )  # fmt: skip
 
     def __init__(self, bus: str, deadline: Deadline, links: Links) -> None:
@@ -55,6 +55,9 @@ class Read:
         #: The app follows the hypertext model (Chromium, Gecko): each child that is not text is
         #: an embedded-object character in its parent's text (see ``Walker.inline_runs``).
         self.hypertext = False
+        #: Menus the display server shows open though their items are not SHOWING (GTK 2): their
+        #: VISIBLE items count as shown (``atspi.popups``).
+        self.open_menus: set[str] = set()
 
     def ask(self, calls: Sequence[Call], plan: Sequence[Call] = ()) -> list[Any]:
         """The replies to ``calls`` in this read (a ``Failed`` for an error, ``TIMED_OUT`` past

@@ -50,6 +50,7 @@ from deskhand.backends.linux.atspi.nodes import (
     shown,
     states_of,
 )
+from deskhand.backends.linux.atspi.popups import Popups, open_menus
 from deskhand.backends.linux.atspi.read import Read
 from deskhand.backends.linux.atspi.roles import FOCUSED, MANAGES_DESCENDANTS, ROLE_COMBO_BOX, ROLE_TO_AX, SHOWING
 from deskhand.backends.linux.atspi.walk import Probes, Walker, probe_menu, unlisted_menu
@@ -61,6 +62,10 @@ WALK_CACHE_ITEMS: Final = 1000
 WALK_CACHE_RATIO: Final = 4
 #: Passes over a cached tree completing what the cache does not list.
 COMPLETE_PASSES: Final = 4
+#: Toolkits (``Application.ToolkitName``, lower case) whose open menus' items do not say SHOWING:
+#: GTK 2's gail. Only their menus are matched with the app's popup windows (``atspi.popups``);
+#: the others' reads ask the display nothing.
+MENUS_WITHOUT_SHOWING: Final = frozenset({"gail"})
 #: Calls of an app's last read sent along with the first call of its next read (its plan).
 MAX_PLAN_CALLS: Final = 4096
 
@@ -82,7 +87,7 @@ class TreeReader:
         self._costs: dict[str, dict[str, float]] = {}
         self._toolkits: dict[str, tuple[str, str]] = {}
 
-    def read(self, bus: str, deadline: Deadline, links: Links, start: float) -> Snapshot:
+    def read(self, bus: str, deadline: Deadline, links: Links, start: float, popups: Popups | None = None) -> Snapshot:
         """One read in rounds (cache or walk, then the lazy children, then details), each round
         deciding its calls from the replies of the ones before.
 
@@ -91,7 +96,9 @@ class TreeReader:
         is read in one round trip. Each round still asks for exactly the calls it needs, and
         takes a reply from the plan only for the same call (same object, method and arguments)
         in this read; what the plan did not foresee is sent then. Plan replies are as fresh as
-        any: they answer calls sent during this read. Replies nobody asks for are dropped."""
+        any: they answer calls sent during this read. Replies nobody asks for are dropped.
+        ``popups`` gives the app's mapped popup windows: menus open there are read even when
+        their items do not say SHOWING (``atspi.popups``)."""
         r = Read(bus, deadline, links)
         name, version = self._toolkit(bus, r)
         r.visible_is_shown = name == "gtk" and version.startswith("4.")
@@ -119,6 +126,8 @@ class TreeReader:
                 for node in snap.nodes.values():
                     safe = not visible.must_not_enumerate(node.states, node.child_count)
                     self._walker.remember(bus, node.path, showing=node.showing and safe)
+        if not snap.timed_out and popups is not None and name in MENUS_WITHOUT_SHOWING:
+            snap.timed_out = not open_menus(snap, r, self._walker, popups)
         if not snap.timed_out:
             snap.timed_out = not self._enrich(snap, r)
         snap.capped = r.capped

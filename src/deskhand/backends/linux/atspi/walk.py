@@ -33,7 +33,7 @@ from deskhand.backends.linux.atspi.nodes import (
     variant,
 )
 from deskhand.backends.linux.atspi.read import Read
-from deskhand.backends.linux.atspi.roles import EXPANDED, MANAGES_DESCENDANTS, ROLE_MENU
+from deskhand.backends.linux.atspi.roles import EXPANDED, MANAGES_DESCENDANTS, ROLE_MENU, SHOWING, VISIBLE
 
 #: The whole text of an object (``Call`` arguments after bus and path).
 GET_TEXT: Final = (TEXT, "GetText", "ii", (0, -1))
@@ -148,6 +148,8 @@ class Walker:
                 if isinstance(state, Failed) or isinstance(role, Failed):
                     continue
                 states = states_of(state[0], visible_is_shown=r.visible_is_shown)
+                if parent in r.open_menus and states & VISIBLE:
+                    states |= SHOWING  # an item of a menu the display shows open (``atspi.popups``)
                 node = Node(path, int(role[0]), "", "", states, frozenset(), parent=parent, index=index)
                 nodes[path] = node
                 if r.hypertext:

@@ -1,9 +1,10 @@
 """An app's accessibility tree for one observation: its bus name, a bounded AT-SPI read, and
 the mapping of that read to the core's ``AppTree`` with each window matched to its X window.
 
-An app missing from the accessibility bus whose toolkit has no accessibility (Tk, SDL, Xt/Xaw,
-plain Xlib; ``procfs.toolkit``) has no tree (None). One whose toolkit has accessibility is
-``ax_failed`` with the fix for that toolkit (``notices.accessibility_off``). The read has
+An app missing from the accessibility bus has no tree (None): its toolkit has no accessibility
+(Tk, SDL, Xt/Xaw, plain Xlib; ``procfs.toolkit``), or has it turned off (a GTK 2 app started
+without ``GTK_MODULES=gail:atk-bridge``), and the executor's notice says which, with the fix
+for that toolkit (``notices.no_accessibility``). The read has
 ``observe_timeout_s`` in total and 2 s per call, so a hung app yields a truncated tree (with a
 notice) or an ``ax_failed`` error by then.
 
@@ -18,18 +19,17 @@ core's observer then skips its walk as well.
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Final, NamedTuple
 
 from deskhand.backends.base import ProcessIdentity, RunningApp
-from deskhand.backends.linux import procfs
 from deskhand.backends.linux.atspi import mapping, transients
 from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline, Snapshot
 from deskhand.backends.linux.atspi.enums import Role, State, role_set
 from deskhand.backends.linux.x11.windows import WindowInfo
-from deskhand.core.axtree import notices as advisory
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach_menu_bar
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
@@ -37,6 +37,9 @@ from deskhand.core.geometry import Rect
 #: Bus names (and toolkits) remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
 _WINDOW_ROLES: Final = role_set(Role.ALERT, Role.DIALOG, Role.FRAME, Role.INTERNAL_FRAME, Role.WINDOW)
+
+#: A pid's mapped popup windows (override-redirect) as (x, y, width, height).
+PidPopups = Callable[[int], Sequence[tuple[int, int, int, int]]]
 
 #: The app's windows and key window, as the capture worker read them.
 Seen = Future[tuple[list[WindowInfo], WindowInfo | None]]
@@ -65,9 +68,11 @@ class Mapped(NamedTuple):
 class TreeObserver:
     """Reads apps' trees over the shared AT-SPI connection, and remembers each pid's bus name."""
 
-    def __init__(self, atspi: AtspiConnection, timeout_s: float) -> None:
+    def __init__(self, atspi: AtspiConnection, timeout_s: float, popups: PidPopups | None = None) -> None:
         self.atspi = atspi
         self.timeout_s = timeout_s
+        #: pid -> its mapped popup windows (the display server's), for menus that do not say SHOWING
+        self.popups = popups
         #: pid -> the bus name it had on the accessibility bus (checked again before each use).
         self.buses: dict[int, str] = {}
         #: pid -> its last complete read (module docstring)
@@ -97,10 +102,7 @@ class TreeObserver:
         """
         bus = self.bus_of(app.pid)
         notices: list[str] = []
-        if bus is None:
-            kit = procfs.toolkit_of(identity)
-            if advisory.has_accessibility(kit):
-                raise NativeError("ax_failed", advisory.accessibility_off(app.display_name, app.pid, kit))
+        if bus is None:  # screenshot-only; the notice names the toolkit's fix (``notices.no_accessibility``)
             return None, notices, seen.result()[1]
         last = self._reads.get(app.pid)
         t0 = time.monotonic()
@@ -113,7 +115,8 @@ class TreeObserver:
             snap = last.snapshot
             self.reused += 1
         else:
-            snap = self.atspi.snapshot(bus, Deadline(self.timeout_s))
+            pid, find = app.pid, self.popups
+            snap = self.atspi.snapshot(bus, Deadline(self.timeout_s), None if find is None else lambda: find(pid))
             self._remember(app.pid, Read(identity, bus, t0, snap))
         # the seconds it really waited (a call's own cap or the cell's deadline may come first)
         waited = f"{time.monotonic() - t0:.1f}"
@@ -124,7 +127,10 @@ class TreeObserver:
                 f"{waited} s; the app may be hung. Nothing was read.",
             )
         xwins, key = seen.result()
-        tree, origin, by_path = self._map(app, snap, key, xwins)
+        own = [w for w in xwins if w.pid == app.pid]
+        tree, origin, by_path = self._map(app, snap, key, own)
+        if len(own) < len(xwins):
+            tree = self._with_children(app, tree, key, xwins)
         if origin is not None:
             self.atspi.origins[bus] = origin
         else:
@@ -140,6 +146,28 @@ class TreeObserver:
                 f"waited {waited} s (the app may be busy or hung)."
             )
         return tree, notices, key
+
+    def _with_children(
+        self, app: RunningApp, tree: AppTree, key: WindowInfo | None, xwins: list[WindowInfo]
+    ) -> AppTree:
+        """``tree`` with the windows of the app's child processes among ``xwins`` (a plug-in's
+        dialog, ``x11.windows.family``) read from each child's own bus, the key window first; a
+        child that is not on the bus or does not answer in time adds nothing."""
+        trees, focused = list(tree.windows), tree.focused
+        for pid in dict.fromkeys(w.pid for w in xwins if w.pid != app.pid):
+            bus = self.bus_of(pid)
+            if bus is None:
+                continue
+            snap = self.atspi.snapshot(bus, Deadline(self.timeout_s))
+            if snap.timed_out and not snap.nodes:
+                continue
+            child = app_tree(app, snap, key, [w for w in xwins if w.pid == pid])
+            trees.extend(child.windows)
+            if key is not None and key.pid == pid:
+                focused = child.focused
+        # open menus (window 0) over the key window, then the rest, as ``app_tree`` orders them
+        trees.sort(key=lambda t: 0 if t.window_id == 0 else 1 if key is not None and t.window_id == key.id else 2)
+        return dataclasses.replace(tree, windows=trees, focused=focused)
 
     def _map(
         self, app: RunningApp, snap: Snapshot, key: WindowInfo | None, xwins: list[WindowInfo]

@@ -19,6 +19,7 @@ from typing import Any
 from Xlib import X, Xatom, Xutil
 from Xlib.protocol import event, request
 
+from deskhand.backends.linux import procfs
 from deskhand.backends.linux.x11 import requests as wire
 from deskhand.backends.linux.x11.connection import PROPERTY_WORDS, XConnection, XError
 from deskhand.core import deadline as call_deadline
@@ -183,18 +184,76 @@ def _frame_window(x: XConnection, win: Any) -> Any:
 
 
 def windows_of(x: XConnection, pid: int) -> list[WindowInfo]:
-    """The pid's top-level windows, bottom to top."""
+    """The pid's top-level windows, bottom to top, with those of its child processes that are
+    transient for one of them (``family``: a GIMP plug-in's dialog is GIMP's window)."""
     with x.lock:
         ids = client_ids(x)
         pids = window_pids(x, ids)
+        mine = family(x, pid, ids, pids)
         out = []
         for i, wid in enumerate(ids):
-            if pids.get(wid) != pid:
+            if wid not in mine:
                 continue
-            w = info(x, wid, stacking=i, pid=pid)
+            w = info(x, wid, stacking=i, pid=pids[wid])
             if w is not None:
                 out.append(w)
     return out
+
+
+def family(x: XConnection, pid: int, ids: list[int], pids: dict[int, int]) -> set[int]:
+    """The windows of ``pid`` among ``ids``, and of the processes it started that are transient
+    for one of those (``WM_TRANSIENT_FOR``, followed from window to window): a plug-in of GIMP
+    runs in a child process, and its dialog (Export Image as PNG) is transient for GIMP's
+    Export Image dialog. A child process's own main windows (an app another app launched)
+    are transient for nothing and stay its own."""
+    mine = {w for w in ids if pids.get(w) == pid}
+    others = {w: p for w in ids if (p := pids.get(w)) is not None and p != pid}
+    if not mine or not others:
+        return mine
+    owners: dict[int, bool] = {}
+    grew = True
+    while grew:
+        grew = False
+        for wid, owner in list(others.items()):
+            parent = x.property(x.window(wid), "WM_TRANSIENT_FOR")
+            if parent is None or not len(parent) or int(parent[0]) not in mine:
+                continue
+            if owner not in owners:
+                owners[owner] = procfs.descends_from(owner, pid)
+            del others[wid]
+            if owners[owner]:
+                mine.add(wid)
+                grew = True
+    return mine
+
+
+def popups(x: XConnection, pid: int) -> list[tuple[int, int, int, int]]:
+    """The pid's mapped override-redirect windows (its open menus, tooltips and popups, which no
+    window manager lists) as root rectangles, bottom to top. The attributes and geometry of all
+    the root's children go out together (one round trip), then the owners of the few mapped
+    override-redirect ones."""
+    with x.lock:
+        children = x.root.query_tree().children
+        d = x.display.display
+        queued = [
+            (
+                child,
+                request.GetWindowAttributes(display=d, defer=True, window=child),
+                request.GetGeometry(display=d, defer=True, drawable=child),
+            )
+            for child in children
+        ]
+        shown = []
+        for child, attrs, g in queued:
+            try:
+                attrs.reply()
+                g.reply()
+            except XError:
+                continue  # destroyed since the listing
+            if attrs.map_state == X.IsViewable and attrs.override_redirect and g.width > 1 and g.height > 1:
+                shown.append((int(child.id), (int(g.x), int(g.y), int(g.width), int(g.height))))
+        owners = window_pids(x, [w for w, _rect in shown]) if shown else {}
+    return [rect for w, rect in shown if owners.get(w) == pid]
 
 
 def active_window(x: XConnection) -> int | None:
