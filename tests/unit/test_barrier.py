@@ -56,3 +56,18 @@ def test_a_refusal_names_the_calls_sent_since_the_observation() -> None:
     assert "2 earlier calls and call2, call3" in many and many.endswith(
         "call9 were sent; observe the app to see what they did."
     )
+
+
+def test_keys_into_a_single_line_field_go_one_a_round_trip() -> None:
+    # Dolphin's location bar rewrote its text under queued keys (its completion): one at a time
+    assert barrier.keys_per_burst("line", 30, 200) == 1
+    assert barrier.keys_per_burst("line", barrier.PACED_KEYS_MAX, 200) == 1
+
+
+@pytest.mark.parametrize("field", ["lines", "unknown"])
+def test_keys_elsewhere_go_in_chunks(field: barrier.Field) -> None:
+    assert barrier.keys_per_burst(field, 30, 200) == 200
+
+
+def test_a_long_text_goes_in_chunks_even_into_a_single_line_field() -> None:
+    assert barrier.keys_per_burst("line", barrier.PACED_KEYS_MAX + 1, 200) == 200

@@ -30,6 +30,15 @@ window the keys before them opened has the focus (``ctrl+shift+s`` then ``type_t
 calls already sent since the last observation are named (``refused_after``), so the agent knows
 what the app got and observes the new window before typing on.
 
+Within one action, typed keys keep pace with the app too (``keys_per_burst``): into a
+single-line field each key goes once the app has handled the one before (one round trip a key).
+Such fields complete what is typed, and a completion that arrives while keys are still queued
+rewrites the field under them: Dolphin's location bar, a Qt line edit whose completion lists the
+folder typed so far on a thread, lost keys of a path typed at once (``/tmp/p/...`` for
+``/tmp/kp/...``, 2 of 10 runs under two CPU hogs; one key a round trip, 10 of 10). Elsewhere
+(a document, or a field not known) keys go in chunks, each once the app answered for the one
+before, as long texts always did.
+
 When the barrier cannot tell that the app has handled the previous action (no answer in time, a
 window that takes no ping), the next result says so (``unsettled``): the action was still sent,
 as one a person makes without looking.
@@ -44,10 +53,13 @@ __all__ = (
     "BARRIER_CAP_S",
     "DEFERRED_ACTION_S",
     "ENTRY_COMPLETION_S",
+    "PACED_KEYS_MAX",
     "UNSETTLED",
+    "Field",
     "Sent",
     "Wait",
     "before",
+    "keys_per_burst",
     "refused_after",
 )
 
@@ -56,6 +68,11 @@ __all__ = (
 #: value (``a11y_edit``; ``a11y_entry``: of a single-line entry), an accessible action
 #: (``a11y_action``: press, select, secondary action).
 Sent = Literal["keys", "input", "a11y_edit", "a11y_entry", "a11y_action"]
+
+#: The field keys are typed into, as typing finds it: ``line``, one that holds a single line (an
+#: entry, a location bar: SINGLE_LINE, or EDITABLE without MULTI_LINE, as Qt's line edits are);
+#: ``lines``, a multi-line one (a document); ``unknown``, no focused text could be read.
+Field = Literal["line", "lines", "unknown"]
 
 #: Toolkits (lowercased ``ToolkitName`` prefixes) that perform a press action after the call
 #: returned, and how long after: Qt 5 and 6 run it as ``animateClick`` (100 ms), with a margin.
@@ -103,6 +120,17 @@ def before(previous: Sent | None, *, next_is_input: bool, toolkit: str) -> Wait:
     if previous == "a11y_entry":
         return Wait(processed=True, after_s=_by_toolkit(ENTRY_COMPLETION_S, toolkit), quiet=True)
     return Wait(processed=True, after_s=_by_toolkit(DEFERRED_ACTION_S, toolkit), quiet=True)
+
+
+#: A text longer than this goes in chunks whatever the field (one round trip a key would make
+#: a long text slow where a field's states say less than they should).
+PACED_KEYS_MAX: Final = 256
+
+
+def keys_per_burst(field: Field, keys: int, chunk: int) -> int:
+    """How many of ``keys`` typed keys go in one burst before the app is asked to answer for them
+    (module docstring): one into a single-line field (up to ``PACED_KEYS_MAX`` keys), else ``chunk``."""
+    return 1 if field == "line" and keys <= PACED_KEYS_MAX else chunk
 
 
 def _by_toolkit(table: dict[str, float], toolkit: str) -> float:
