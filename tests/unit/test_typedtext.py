@@ -89,13 +89,12 @@ def test_extra_characters_the_app_added_do_not_count_as_typed() -> None:
 def test_the_text_of_a_focused_combo_box_is_its_editable_child() -> None:
     # Dolphin: combo box (focused, no Text) > list, text (Text, EditableText)
     children = [Child(text=False, editable=False, focused=False), Child(text=True, editable=True, focused=False)]
-    assert text_child(True, children) == 1
-    assert text_child(False, children) is None  # elsewhere only a focused child counts
+    assert text_child(children) == 1
 
 
 def test_a_focused_child_with_text_is_preferred() -> None:
     children = [Child(text=True, editable=True, focused=False), Child(text=True, editable=False, focused=True)]
-    assert text_child(False, children) == 1
-    assert text_child(True, children) == 1
-    assert text_child(True, []) is None
-    assert text_child(True, [Child(text=False, editable=True, focused=True)]) is None
+    assert text_child(children) == 1
+    assert text_child([]) is None
+    assert text_child([Child(text=False, editable=True, focused=True)]) is None
+    assert text_child([Child(text=True, editable=False, focused=False)]) is None  # a label's text

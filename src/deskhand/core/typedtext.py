@@ -19,10 +19,10 @@ against the first segment in order; keys an app dropped (Dolphin's location bar,
 rewrote the field while keys were still coming: ``/tmp/p/...`` for ``/tmp/kp/...``) are the ones
 missing. A field rewritten around the span (the app replaced it all) gives no count.
 
-Where the text is (``text_child``): the element that has the focus may hold its text in a child.
-An editable combo box takes the focus while its line edit, a child, holds the text (Qt: Dolphin's
-location bar, focused as ``combo box`` with no Text interface); the child read is a focused one
-with a Text interface, else, in a combo box, the one with an EditableText interface.
+Where the text is (``text_child``): an editable combo box takes the focus while its line edit, a
+child, holds the text (Qt: Dolphin's location bar, focused as ``combo box`` with no Text
+interface); the child read is a focused one with a Text interface, else one with an EditableText
+interface.
 """
 
 from __future__ import annotations
@@ -113,12 +113,10 @@ class Child(NamedTuple):
     focused: bool  # its states say FOCUSED
 
 
-def text_child(combo: bool, children: Sequence[Child]) -> int | None:
-    """Which child of a focused element without text holds its text (module docstring): the
-    first focused one with text, else in a combo box (``combo``) the first editable one."""
+def text_child(children: Sequence[Child]) -> int | None:
+    """Which child of a focused combo box without text holds its text (module docstring): the
+    first focused one with text, else the first editable one."""
     for i, child in enumerate(children):
         if child.text and child.focused:
             return i
-    if combo:
-        return next((i for i, child in enumerate(children) if child.text and child.editable), None)
-    return None
+    return next((i for i, child in enumerate(children) if child.text and child.editable), None)

@@ -272,20 +272,19 @@ class Focus:
         return self.with_text(focused[0]) if focused else None
 
     def with_text(self, ref: Ref) -> Ref:
-        """``ref``, or when it has no Text interface the child that holds its text
-        (``core.typedtext.text_child``: an editable combo box's line edit, Dolphin's location bar)."""
+        """``ref``, or when it is a combo box without a Text interface the child that holds its text
+        (``core.typedtext.text_child``: its line edit, Dolphin's location bar). One call (its role)
+        for any other element."""
         a11y = self._s.a11y
-        if TEXT in a11y.interfaces(ref):
+        if a11y.role(ref) != Role.COMBO_BOX or TEXT in a11y.interfaces(ref):
             return ref
         children = a11y.children(ref)[:TEXT_CHILDREN]
-        if not children:
-            return ref
         read = []
         for child in children:
             kinds = a11y.interfaces(child)
             focused = TEXT in kinds and bool(a11y.states(child) & FOCUSED)
             read.append(typedtext.Child(TEXT in kinds, EDITABLE_TEXT in kinds, focused))
-        index = typedtext.text_child(a11y.role(ref) == Role.COMBO_BOX, read)
+        index = typedtext.text_child(read)
         return ref if index is None else children[index]
 
     def _focused(self, bus: str) -> tuple[list[Ref], bool]:
