@@ -6,7 +6,8 @@ then ``doClick``'s 68 ms press), and AWT answers the X ping from another thread,
 round trip there is an accessible getter (``core.barrier.LOOP_TOOLKITS``): Close runs after
 Replace All has replaced, and what follows Close sees the dialog gone. The keys pinned to the
 observed dialog are refused once it has closed (this call sent nothing, and the calls sent are
-named); the cell observes, as the guidance shows, and saves.
+named; or, while X still shows the closing dialog as the key window, the gate's "The target window
+changed before the action"); the cell observes, as the guidance shows, and saves.
 """
 
 from __future__ import annotations
@@ -89,8 +90,9 @@ def test_jedit_replace_all_close_and_save_in_one_cell_saves_the_replaced_text(
         assert found is not None, result.text
         out = json.loads(found.group(1))
         if out["refused"]:  # keys pinned to the dialog, which closed: nothing sent, the calls named
-            assert "this call sent nothing" in out["refused"], out
-            assert "click(" in out["refused"], out
+            said = out["refused"]
+            assert "this call sent nothing" in said or "The target window changed before the action" in said, out
+            assert "click(g" in said, out
         assert "unsettled" not in result.text, (run, result.text)
         text = text.replace(old, new)
         deadline = time.monotonic() + 30
