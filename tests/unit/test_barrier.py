@@ -56,3 +56,35 @@ def test_a_refusal_names_the_calls_sent_since_the_observation() -> None:
     assert "2 earlier calls and call2, call3" in many and many.endswith(
         "call9 were sent; observe the app to see what they did."
     )
+
+
+def test_keys_into_a_single_line_field_go_one_a_round_trip() -> None:
+    # Dolphin's location bar rewrote its text under queued keys (its completion): one at a time
+    assert barrier.keys_per_burst("line", 30, 200) == 1
+    assert barrier.keys_per_burst("line", barrier.PACED_KEYS_MAX, 200) == 1
+
+
+@pytest.mark.parametrize("field", ["lines", "unknown"])
+def test_keys_elsewhere_go_in_chunks(field: barrier.Field) -> None:
+    assert barrier.keys_per_burst(field, 30, 200) == 200
+
+
+def test_a_long_text_goes_in_chunks_even_into_a_single_line_field() -> None:
+    assert barrier.keys_per_burst("line", barrier.PACED_KEYS_MAX + 1, 200) == 200
+
+
+@pytest.mark.parametrize("previous", ["keys", "a11y_edit", "a11y_entry", "a11y_action"])
+def test_swing_round_trips_go_through_its_action_thread(previous: barrier.Sent) -> None:
+    # java-atk-wrapper runs a press action later on the event dispatch thread; AWT answers pings elsewhere
+    wait = barrier.before(previous, next_is_input=False, toolkit="j2se-access-bridge")
+    assert wait.processed and wait.loop and not wait.none
+
+
+def test_swing_input_after_input_still_waits_for_nothing() -> None:
+    assert barrier.before("input", next_is_input=True, toolkit="j2se-access-bridge").none
+    assert barrier.before(None, next_is_input=False, toolkit="j2se-access-bridge").none
+
+
+@pytest.mark.parametrize("toolkit", ["gtk", "qt", ""])
+def test_other_toolkits_take_no_action_thread_trip(toolkit: str) -> None:
+    assert not barrier.before("a11y_action", next_is_input=True, toolkit=toolkit).loop

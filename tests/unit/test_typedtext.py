@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deskhand.core.typedtext import ALL, SOME, inserted, segments, shown_by_change, shown_in
+from deskhand.core.typedtext import ALL, SOME, Child, arrived, inserted, segments, shown_by_change, shown_in, text_child
 
 URL = "http://127.0.0.1:8000/form?from=firefox"
 
@@ -63,3 +63,38 @@ def test_a_typed_segment_sharing_the_old_text_start_shows_all() -> None:
 def test_a_segment_already_there_shows_only_when_it_shows_once_more() -> None:
     assert shown_by_change("abc", "abc abc", "aabc abc") == SOME  # only the 'a' arrived
     assert shown_by_change("abc", "abc abc", "abcabc abc") == ALL
+
+
+def test_the_characters_that_arrived_are_counted_between_the_kept_text() -> None:
+    # Dolphin's location bar, all selected by ctrl+l: its completion ate 'k' of /tmp/kp/...
+    assert arrived("/tmp/kp/second-target-folder", "/tmp/p/second-target-folder") == 27
+    assert arrived("/tmp/kp/tutorial-materials-dir", "/tmp/rial-materials-dir") == 23
+    # typed at the caret between kept text: only the middle counts
+    assert arrived("abc", "head ac tail", "head ", " tail") == 2
+    assert arrived("abc", "head abc tail", "head ", " tail") == 3
+    assert arrived("abc", "head  tail", "head ", " tail") == 0
+
+
+def test_no_count_when_the_field_was_rewritten_around_the_typing() -> None:
+    assert arrived("abc", "something else", "head ", " tail") is None
+    assert arrived("abc", "he", "head", "") is None
+    assert arrived("abc", "ab", "ab", "b") is None  # the kept parts cannot overlap
+
+
+def test_extra_characters_the_app_added_do_not_count_as_typed() -> None:
+    assert arrived("/tmp/kp", "/tmp/kp/") == 7  # a completion's trailing slash
+    assert arrived("abc", "a/bc") == 3
+
+
+def test_the_text_of_a_focused_combo_box_is_its_editable_child() -> None:
+    # Dolphin: combo box (focused, no Text) > list, text (Text, EditableText)
+    children = [Child(text=False, editable=False, focused=False), Child(text=True, editable=True, focused=False)]
+    assert text_child(children) == 1
+
+
+def test_a_focused_child_with_text_is_preferred() -> None:
+    children = [Child(text=True, editable=True, focused=False), Child(text=True, editable=False, focused=True)]
+    assert text_child(children) == 1
+    assert text_child([]) is None
+    assert text_child([Child(text=False, editable=True, focused=True)]) is None
+    assert text_child([Child(text=True, editable=False, focused=False)]) is None  # a label's text

@@ -17,7 +17,14 @@ its own means, all bounded by ``BARRIER_CAP_S`` and the call's deadline:
   the action; measured on Kate 22: the document changed 103 ms after the call), or that completes
   an entry's text on a timer (``ENTRY_COMPLETION_S``);
 * ``quiet``: then until the app's own accessibility events and drawing have been quiet for the
-  settle's ``QUIET_S`` (the effect of an action may take several passes of its loop).
+  settle's ``QUIET_S`` (the effect of an action may take several passes of its loop);
+* ``loop``: after the round trip, one through the thread that runs the app's queued input and
+  accessible actions, where that is not the thread that answers the ping (``LOOP_TOOLKITS``).
+  Swing answers ``_NET_WM_PING`` from AWT's toolkit thread, which only queues input for the event
+  dispatch thread, and java-atk-wrapper runs an accessible action there later (``invokeLater``):
+  a ping proves nothing. Its accessible getters run on that thread and wait for it, behind what
+  is queued, so one getter is the round trip (jEdit: a state read right after Replace All's
+  action took 138 ms, ``doClick``'s 68 ms press and the replace included; the next one 12 ms).
 
 Input events after input events keep their order in the X server and in the app, so nothing is
 waited for between them (clicks and typed text cost nothing more), except after key chords: a
@@ -30,6 +37,15 @@ window the keys before them opened has the focus (``ctrl+shift+s`` then ``type_t
 calls already sent since the last observation are named (``refused_after``), so the agent knows
 what the app got and observes the new window before typing on.
 
+Within one action, typed keys keep pace with the app too (``keys_per_burst``): into a
+single-line field each key goes once the app has handled the one before (one round trip a key).
+Such fields complete what is typed, and a completion that arrives while keys are still queued
+rewrites the field under them: Dolphin's location bar, a Qt line edit whose completion lists the
+folder typed so far on a thread, lost keys of a path typed at once (``/tmp/p/...`` for
+``/tmp/kp/...``, 2 of 10 runs under two CPU hogs; one key a round trip, 10 of 10). Elsewhere
+(a document, or a field not known) keys go in chunks, each once the app answered for the one
+before, as long texts always did.
+
 When the barrier cannot tell that the app has handled the previous action (no answer in time, a
 window that takes no ping), the next result says so (``unsettled``): the action was still sent,
 as one a person makes without looking.
@@ -37,17 +53,21 @@ as one a person makes without looking.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 __all__ = (
     "BARRIER_CAP_S",
     "DEFERRED_ACTION_S",
     "ENTRY_COMPLETION_S",
+    "LOOP_TOOLKITS",
+    "PACED_KEYS_MAX",
     "UNSETTLED",
+    "Field",
     "Sent",
     "Wait",
     "before",
+    "keys_per_burst",
     "refused_after",
 )
 
@@ -57,6 +77,11 @@ __all__ = (
 #: (``a11y_action``: press, select, secondary action).
 Sent = Literal["keys", "input", "a11y_edit", "a11y_entry", "a11y_action"]
 
+#: The field keys are typed into, as typing finds it: ``line``, one that holds a single line (an
+#: entry, a location bar: SINGLE_LINE, or EDITABLE without MULTI_LINE, as Qt's line edits are);
+#: ``lines``, a multi-line one (a document); ``unknown``, no focused text could be read.
+Field = Literal["line", "lines", "unknown"]
+
 #: Toolkits (lowercased ``ToolkitName`` prefixes) that perform a press action after the call
 #: returned, and how long after: Qt 5 and 6 run it as ``animateClick`` (100 ms), with a margin.
 DEFERRED_ACTION_S: Final = {"qt": 0.12}
@@ -65,6 +90,10 @@ DEFERRED_ACTION_S: Final = {"qt": 0.12}
 #: before that is lost (gedit's and Mousepad's Save As: an accessible insert of the path, then
 #: Return 10 ms later, saved nothing 3 of 3 on a fresh gedit; 0.3 s later, it saved).
 ENTRY_COMPLETION_S: Final = {"gtk": 0.17}
+#: Toolkits whose ping is answered off the thread that runs queued input and accessible actions,
+#: so a round trip also goes through that thread (``loop``): Swing through java-atk-wrapper
+#: (``ToolkitName`` ``J2SE-access-bridge``).
+LOOP_TOOLKITS: Final = ("j2se",)
 #: The barrier never waits longer than this (nor past the call's deadline).
 BARRIER_CAP_S: Final = 2.0
 #: What a result says when the barrier could not tell the app had handled the action before it.
@@ -81,16 +110,25 @@ class Wait:
     processed: bool = False
     after_s: float = 0.0
     quiet: bool = False
+    loop: bool = False
     cap_s: float = BARRIER_CAP_S
 
     @property
     def none(self) -> bool:
-        return not self.processed and self.after_s <= 0 and not self.quiet
+        return not self.processed and self.after_s <= 0 and not self.quiet and not self.loop
 
 
 def before(previous: Sent | None, *, next_is_input: bool, toolkit: str) -> Wait:
     """The wait before the next action (input events when ``next_is_input``), after ``previous``
-    (None: nothing was sent since the last observation, or since the barrier last held)."""
+    (None: nothing was sent since the last observation, or since the barrier last held); every
+    round trip also goes through the action thread of a toolkit in ``LOOP_TOOLKITS``."""
+    wait = _before(previous, next_is_input=next_is_input, toolkit=toolkit)
+    if wait.processed and toolkit.startswith(LOOP_TOOLKITS):
+        return replace(wait, loop=True)
+    return wait
+
+
+def _before(previous: Sent | None, *, next_is_input: bool, toolkit: str) -> Wait:
     if previous is None:
         return Wait()
     if previous == "keys":
@@ -103,6 +141,17 @@ def before(previous: Sent | None, *, next_is_input: bool, toolkit: str) -> Wait:
     if previous == "a11y_entry":
         return Wait(processed=True, after_s=_by_toolkit(ENTRY_COMPLETION_S, toolkit), quiet=True)
     return Wait(processed=True, after_s=_by_toolkit(DEFERRED_ACTION_S, toolkit), quiet=True)
+
+
+#: A text longer than this goes in chunks whatever the field (one round trip a key would make
+#: a long text slow where a field's states say less than they should).
+PACED_KEYS_MAX: Final = 256
+
+
+def keys_per_burst(field: Field, keys: int, chunk: int) -> int:
+    """How many of ``keys`` typed keys go in one burst before the app is asked to answer for them
+    (module docstring): one into a single-line field (up to ``PACED_KEYS_MAX`` keys), else ``chunk``."""
+    return 1 if field == "line" and keys <= PACED_KEYS_MAX else chunk
 
 
 def _by_toolkit(table: dict[str, float], toolkit: str) -> float:

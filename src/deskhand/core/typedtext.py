@@ -12,14 +12,39 @@ inserted (what differs between the texts before and after, ``inserted``) must be
 An element that holds the text only after typing (a field the focus moved to) shows it when its
 text contains the text's longest segment, or its last one (where the caret ends), if at least
 ``MIN_SEGMENT_CHARS`` long.
+
+How much arrived (``arrived``): when the field's text around the typed span is known (what was
+before the selection the keys replaced, and after it), the characters between them are matched
+against the first segment in order; keys an app dropped (Dolphin's location bar, whose completion
+rewrote the field while keys were still coming: ``/tmp/p/...`` for ``/tmp/kp/...``) are the ones
+missing. A field rewritten around the span (the app replaced it all) gives no count.
+
+Where the text is (``text_child``): an editable combo box takes the focus while its line edit, a
+child, holds the text (Qt: Dolphin's location bar, focused as ``combo box`` with no Text
+interface); the child read is a focused one with a Text interface, else one with an EditableText
+interface.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Final, Literal
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from typing import Final, Literal, NamedTuple
 
-__all__ = ("ALL", "MIN_SEGMENT_CHARS", "SOME", "Shown", "inserted", "segments", "shown_by_change", "shown_in")
+__all__ = (
+    "ALL",
+    "MIN_SEGMENT_CHARS",
+    "SOME",
+    "Child",
+    "Shown",
+    "arrived",
+    "inserted",
+    "segments",
+    "shown_by_change",
+    "shown_in",
+    "text_child",
+)
 
 #: Characters that end a segment: each may take the caret into another element.
 _BREAKS: Final = re.compile(r"\r\n|[\r\n\t]")
@@ -67,3 +92,31 @@ def shown_in(text: str, found: str) -> bool:
         return False
     last = parts[-1]
     return max(parts, key=len) in found or (len(last) >= MIN_SEGMENT_CHARS and last in found)
+
+
+def arrived(text: str, after: str, head: str = "", tail: str = "") -> int | None:
+    """How many of ``text``'s characters show, in their order, in ``after`` between ``head`` and
+    ``tail`` (the field's text before and after the span the typing replaced); None when ``after``
+    no longer starts with ``head`` and ends with ``tail`` (module docstring)."""
+    if len(after) < len(head) + len(tail) or not after.startswith(head) or not after.endswith(tail):
+        return None
+    middle = after[len(head) : len(after) - len(tail)]
+    blocks = SequenceMatcher(None, text, middle, autojunk=False).get_matching_blocks()
+    return sum(block.size for block in blocks)
+
+
+class Child(NamedTuple):
+    """What ``text_child`` reads of one child of the focused element."""
+
+    text: bool  # it has the Text interface
+    editable: bool  # it has the EditableText interface
+    focused: bool  # its states say FOCUSED
+
+
+def text_child(children: Sequence[Child]) -> int | None:
+    """Which child of a focused combo box without text holds its text (module docstring): the
+    first focused one with text, else the first editable one."""
+    for i, child in enumerate(children):
+        if child.text and child.focused:
+            return i
+    return next((i for i, child in enumerate(children) if child.text and child.editable), None)

@@ -10,6 +10,12 @@ The core decides what to wait for; this module waits for it on one session:
   toolkit's own timer, not a synchronization: the round trip and the quiet below follow it); a
   text typed through EditableText counts as an entry's (``a11y_entry``) when the element focused
   now is SINGLE_LINE, read only when a next action comes and the toolkit completes entries;
+* the action thread's round trip (``loop``, Swing): a state read of the app's first window,
+  which java-atk-wrapper answers from the event dispatch thread once what was queued before it
+  ran (the press action, its ``doClick`` delay, the handler it called); no answer within the
+  barrier's time is ``unsettled``. It decides alone: Swing's dialogs take no ping. Keys are
+  queued for that thread by AWT's toolkit thread as it reads them from the X server, so after
+  keys to a window without ping the trip shows only what AWT had read by then;
 * the quiet: the settle's activity watch (``observe.quiet.Activity``) until the app's AT-SPI events and
   drawing have been quiet for ``QUIET_S`` since the previous action; returns at once when nothing
   was seen since then.
@@ -28,6 +34,7 @@ from typing import Final
 
 from deskhand.backends.base import ActionResult, RunningApp
 from deskhand.backends.linux.act.session import LinuxSession
+from deskhand.backends.linux.atspi.connection import ROOT_PATH
 from deskhand.backends.linux.atspi.element import Ref
 from deskhand.backends.linux.atspi.enums import State
 from deskhand.core import barrier
@@ -94,7 +101,7 @@ class Barrier:
 
     def _wait(self, app: RunningApp, previous: Sent, *, next_is_input: bool, since: float) -> bool:
         bus = self._s.observed.bus_of(app)
-        toolkit = self._s.a11y.toolkit(bus) if bus is not None and previous in ("a11y_action", "a11y_entry") else ""
+        toolkit = self._s.a11y.toolkit(bus) if bus is not None else ""
         if previous == "a11y_entry" and not self._entry(app, toolkit):
             previous = "a11y_edit"
         wait = barrier.before(previous, next_is_input=next_is_input, toolkit=toolkit)
@@ -103,7 +110,13 @@ class Barrier:
         end = time.monotonic() + call_deadline.bound(wait.cap_s)
         if wait.after_s > 0 and (left := since + wait.after_s - time.monotonic()) > 0:
             time.sleep(min(left, max(0.0, end - time.monotonic())))  # the toolkit's own timer (docstring)
-        settled = not wait.processed or self._round_trip(app, end)
+        if wait.loop and bus is not None:
+            # Swing's windows may take no ping (its dialogs list no _NET_WM_PING): the trip through
+            # its action thread decides
+            self._round_trip(app, end)
+            settled = self._loop_trip(bus, end)
+        else:
+            settled = not wait.processed or self._round_trip(app, end)
         if wait.quiet and settled:
             window = self._window(app)
             self._s.observed.settling.activity().wait_quiet(bus, window, since=since, floor_s=0.0)
@@ -135,3 +148,12 @@ class Barrier:
         if answered:
             self._s.input_unconfirmed = False
         return answered
+
+    def _loop_trip(self, bus: str, end: float) -> bool:
+        """A round trip through the thread that runs the app's queued actions (``core.barrier``'s
+        ``loop``): the states of its first window, read within the time left."""
+        a11y = self._s.a11y
+        windows = a11y.children(Ref(bus, ROOT_PATH))
+        if not windows:
+            return False
+        return a11y.states_within(windows[0], max(0.0, end - time.monotonic())) is not None

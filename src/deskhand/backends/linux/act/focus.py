@@ -39,7 +39,7 @@ from jeepney.io.blocking import DBusConnection, open_dbus_connection
 from jeepney.low_level import HeaderFields, MessageType
 
 from deskhand.backends.base import RunningApp
-from deskhand.backends.linux.atspi.connection import TEXT, Deadline
+from deskhand.backends.linux.atspi.connection import EDITABLE_TEXT, TEXT, Deadline
 from deskhand.backends.linux.atspi.element import Ref
 from deskhand.backends.linux.atspi.enums import Role, State
 from deskhand.backends.linux.atspi.roles import FOCUSED
@@ -75,6 +75,8 @@ FOCUS_SHORTCUT_CAP_S: Final = 6.0
 PAGE_HOPS: Final = 64
 #: Typing's read-back reads on at least this long while only part of the text shows.
 PARTIAL_WAIT_S: Final = 1.0
+#: At most this many children of a focused element without text are looked at for its text.
+TEXT_CHILDREN: Final = 8
 
 #: The AT-SPI event the registry is told about (toolkits emit only registered events).
 FOCUS_EVENT: Final = "object:state-changed:focused"
@@ -91,12 +93,14 @@ class Gained(NamedTuple):
 
 class Readback(NamedTuple):
     """Typing's read-back: what shows the text (None: nothing yet), whether a focused text was
-    readable, the texts read (focused now, focused before), and what shows only part of it."""
+    readable, the texts read (focused now, focused before), what shows only part of it, and then,
+    when it could be counted, how many characters of how many arrived (``core.typedtext.arrived``)."""
 
     found: str | None
     readable: bool
     texts: tuple[str | None, str | None]
     partial: str | None = None
+    arrived: tuple[int, int] | None = None
 
 
 class FocusWatch:
@@ -251,12 +255,13 @@ class Focus:
 
     def now(self, bus: str) -> Ref | None:
         """The element that gained the focus last (its event, when it still reads FOCUSED), else
-        the one the FOCUSED states show (preferring one with the Text interface)."""
+        the one the FOCUSED states show (preferring one with the Text interface); when it has no
+        text, the child that holds it (``with_text``)."""
         gained = self._watch.gained(bus)
         if gained is not None:
             ref = Ref(bus, gained.path)
             if self._s.a11y.states(ref) & FOCUSED:
-                return ref
+                return self.with_text(ref)
         # Watching from before the tree read, its answer stands in for a focus event at the read's
         # start: the next call proves it FOCUSED with one GetState instead of reading the tree.
         watching = self._watch.open()
@@ -264,7 +269,23 @@ class Focus:
         focused, complete = self._focused(bus)
         if focused and watching and complete:
             self._watch.seed(bus, Gained(focused[0].path, since))
-        return focused[0] if focused else None
+        return self.with_text(focused[0]) if focused else None
+
+    def with_text(self, ref: Ref) -> Ref:
+        """``ref``, or when it is a combo box without a Text interface the child that holds its text
+        (``core.typedtext.text_child``: its line edit, Dolphin's location bar). One call (its role)
+        for any other element."""
+        a11y = self._s.a11y
+        if a11y.role(ref) != Role.COMBO_BOX or TEXT in a11y.interfaces(ref):
+            return ref
+        children = a11y.children(ref)[:TEXT_CHILDREN]
+        read = []
+        for child in children:
+            kinds = a11y.interfaces(child)
+            focused = TEXT in kinds and bool(a11y.states(child) & FOCUSED)
+            read.append(typedtext.Child(TEXT in kinds, EDITABLE_TEXT in kinds, focused))
+        index = typedtext.text_child(read)
+        return ref if index is None else children[index]
 
     def _focused(self, bus: str) -> tuple[list[Ref], bool]:
         """The elements a tree read shows FOCUSED (with Text first), and whether it was complete."""
@@ -343,7 +364,15 @@ class Focus:
         return self._s.a11y.text(ref)
 
     def read_back(
-        self, bus: str | None, ref: Ref | None, before: str | None, text: str, *, wait_s: float, cap_s: float
+        self,
+        bus: str | None,
+        ref: Ref | None,
+        before: str | None,
+        text: str,
+        *,
+        wait_s: float,
+        cap_s: float,
+        span: tuple[int, int] | None = None,
     ) -> Readback:
         """``typed_readback`` repeated for ``wait_s`` until it finds the text, and for ``wait_s``
         more each time the texts it read changed since the last read (the app is still applying
@@ -355,7 +384,7 @@ class Focus:
         deadline = min(cap, start + call_deadline.bound(wait_s))
         last: tuple[str | None, str | None] | None = None
         while True:
-            got = self.typed_readback(bus, ref, before, text)
+            got = self.typed_readback(bus, ref, before, text, span)
             now = time.monotonic()
             if got.found is not None:
                 return got
@@ -376,10 +405,13 @@ class Focus:
                 return got._replace(found="a focused element holds the typed text", readable=True)
         return got
 
-    def typed_readback(self, bus: str | None, ref: Ref | None, before: str | None, text: str) -> Readback:
-        """After typing ``text`` into ``ref`` (which read ``before``): what shows it, if anything
-        (the element focused now holds it, or ``ref``'s text changed by as much as was typed:
-        ``core.typedtext``), what shows only part of it, whether some focused text was readable
+    def typed_readback(
+        self, bus: str | None, ref: Ref | None, before: str | None, text: str, span: tuple[int, int] | None = None
+    ) -> Readback:
+        """After typing ``text`` into ``ref`` (which read ``before``, the keys replacing ``span``
+        of it, in code points, when known): what shows it, if anything (the element focused now
+        holds it, or ``ref``'s text changed by as much as was typed: ``core.typedtext``), what
+        shows only part of it and how many characters, whether some focused text was readable
         at all, and the texts read."""
         now = self.now(bus) if bus is not None else None
         readable = before is not None
@@ -392,9 +424,21 @@ class Focus:
                     return Readback("the element focused now holds the typed text", True, (got, None))
         after = self.text(ref)
         shown = typedtext.shown_by_change(text, before, after) if before is not None and after is not None else None
+        count = None
+        if shown == typedtext.SOME and before is not None and after is not None and span is not None:
+            first = typedtext.segments(text)[0]
+            arrived = typedtext.arrived(first, after, before[: span[0]], before[span[1] :])
+            if arrived == len(first):
+                shown = typedtext.ALL
+            elif arrived is not None:
+                count = (arrived, len(first))
         if shown == typedtext.ALL:
             return Readback("the focused text changed", True, (got, after))
         if shown == typedtext.SOME:
             part = "the focused text changed by less than was typed: only part of the text arrived there"
-            return Readback(None, True, (got, after), part)
+            if count is not None:
+                came, typed = count
+                note = " before its first line break" if len(text) > typed else ""
+                part = f"the field shows {came} of the {typed} characters typed{note}; {typed - came} did not arrive"
+            return Readback(None, True, (got, after), part, count)
         return Readback(None, readable, (got, after))

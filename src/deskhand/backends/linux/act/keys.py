@@ -19,13 +19,19 @@ since the last answer (the click that focused a field), they first wait for an a
 answer before they have handled a key or a click (their page's process gets it), so there keys
 also wait for the focus to settle (``act.focus``). A long text goes in chunks of
 ``CHUNK_STROKES``, each once the app answered for the one before: a slow app is never buried under
-keys, and the count a deadline reports ("Typed N of M") is what the app has read.
+keys, and the count a deadline reports ("Typed N of M") is what the app has read. Into a
+single-line field keys go one by one, each once the app answered for the one before
+(``core.barrier.keys_per_burst``: a completion that arrives while keys are queued rewrites the
+field under them); an app that leaves a ping unanswered gets the rest without waits.
 
 Typing by key events is verified on the element focused when the keys have been processed, which
 may be another than the one focused before (a key can move the focus): the same element reads
-differently by as much as was typed (``core.typedtext``; less is ``partial``), or the element
-focused now holds the typed text. In a browser the page's process applies the keys after the ping
-is answered, so the read-back is repeated for up to ``READBACK_S`` while it shows nothing yet.
+differently by as much as was typed (``core.typedtext``; less is ``partial``, with the count of
+characters that arrived when the text around the replaced selection still reads as before), or
+the element focused now holds the typed text. A focused element without text is read through
+the child that holds it (``Focus.with_text``: an editable combo box's line edit). In a browser
+the page's process applies the keys after the ping is answered, so the read-back is repeated for
+up to ``READBACK_S`` while it shows nothing yet.
 """
 
 from __future__ import annotations
@@ -40,9 +46,10 @@ from deskhand.backends.linux.act.focus import Focus
 from deskhand.backends.linux.act.paste import paste_into
 from deskhand.backends.linux.act.session import LinuxSession, not_dispatched
 from deskhand.backends.linux.atspi.element import A11y, Ref
+from deskhand.backends.linux.atspi.enums import State
 from deskhand.backends.linux.x11.keymap import Keymap, Lease, Stroke, char_keysym, name_keysym
+from deskhand.core import barrier, effects, x11keys
 from deskhand.core import deadline as call_deadline
-from deskhand.core import effects, x11keys
 from deskhand.core import keys as corekeys
 from deskhand.core.errors import NativeError
 
@@ -166,18 +173,56 @@ class Typing:
             if typed is not None:
                 return ActionResult({"route": "accessible_text"}, typed)
         before = self.focus.text(focused, kinds)
+        span = self._span(focused, before)
         plan = [((), char_keysym(ch)) for ch in text]
+        burst = barrier.keys_per_burst(self._field(focused, before), len(plan), CHUNK_STROKES)
         try:
-            self._type_keysyms(app, window, plan)
+            self._type_keysyms(app, window, plan, burst=burst)
         except NativeError as err:
             if err.code != "unknown_key":
                 raise
             return self.paste(app, text, "text")
-        outcome = self._key_outcome(window, bus, focused, before, text)
+        outcome = self._key_outcome(window, bus, focused, before, text, span=span)
         return ActionResult({"route": "key_events"}, outcome)
 
+    def _field(self, ref: Ref | None, text: str | None) -> barrier.Field:
+        """The kind of field the keys go to (``core.barrier.Field``), by its states; ``text``: its
+        text, None when it has none that can be read."""
+        if ref is None or text is None:
+            return "unknown"
+        states = self._s.a11y.states(ref)
+        if states & State.MULTI_LINE:
+            return "lines"
+        return "line" if states & (State.SINGLE_LINE | State.EDITABLE) else "unknown"
+
+    def _span(self, ref: Ref | None, text: str | None) -> tuple[int, int] | None:
+        """What typed keys replace in ``ref`` (which reads ``text``): its selection, else the caret,
+        in code points; None when unknown."""
+        if ref is None or text is None:
+            return None
+        a11y = self._s.a11y
+        selection = a11y.selection(ref)
+        caret = a11y.caret(ref)
+        if selection is not None and selection[0] != selection[1]:
+            start, end = sorted(selection)
+        elif caret is not None:
+            start = end = caret
+        else:
+            return None
+        if a11y.utf16(ref):  # Qt counts UTF-16 units
+            units = text.encode("utf-16-le")
+            start, end = (len(units[: 2 * off].decode("utf-16-le", errors="ignore")) for off in (start, end))
+        return (start, end) if 0 <= start <= end <= len(text) else None
+
     def _key_outcome(
-        self, window: int, bus: str | None, ref: Ref | None, before: str | None, text: str
+        self,
+        window: int,
+        bus: str | None,
+        ref: Ref | None,
+        before: str | None,
+        text: str,
+        *,
+        span: tuple[int, int] | None = None,
     ) -> effects.Outcome:
         """After key events: the app answered a ping (a receipt), and the element focused now
         shows the text (module docstring); in a browser the read-back is repeated a while. An
@@ -188,13 +233,13 @@ class Typing:
         if processed:
             seen.append(effects.Evidence("event_receipt", "the app processed the key events"))
         wait = READBACK_S if bus is not None and self.focus.is_async(bus) else 0.0
-        got = self.focus.read_back(bus, ref, before, text, wait_s=wait, cap_s=READBACK_CAP_S)
+        got = self.focus.read_back(bus, ref, before, text, wait_s=wait, cap_s=READBACK_CAP_S, span=span)
         if got.found is not None:
             seen.append(effects.Evidence("value_readback", got.found))
         elif got.partial is not None:
-            return effects.Outcome(
-                "partial", "synthetic_events", (*seen, effects.Evidence("value_readback", got.partial))
-            )
+            measured = {"arrived": got.arrived[0], "typed": got.arrived[1]} if got.arrived is not None else {}
+            evidence = (*seen, effects.Evidence("value_readback", got.partial))
+            return effects.Outcome("partial", "synthetic_events", evidence, measured)
         return effects.judge("synthetic_events", seen, expected_change=got.readable and processed)
 
     # -- focus and EditableText ---------------------------------------------------------------
@@ -261,8 +306,9 @@ class Typing:
         return effects.judge("accessibility", [effects.Evidence("value_readback", "the field reads back as typed")])
 
     # -- key bursts ---------------------------------------------------------------------------
-    def _type_keysyms(self, app: RunningApp, window: int, plan: _Plan) -> None:
-        """Post chords as one burst per group of distinct keysyms that fit the temporary keycodes."""
+    def _type_keysyms(self, app: RunningApp, window: int, plan: _Plan, *, burst: int = CHUNK_STROKES) -> None:
+        """Post chords as one burst per group of at most ``burst`` keys whose distinct keysyms fit
+        the temporary keycodes, each group once the app answered for the one before."""
         keymap = self.keymap
         limit = max(1, len(keymap.spare) + len(keymap.temporary))
         groups: list[list[tuple[tuple[int, ...], int]]] = [[]]
@@ -270,7 +316,7 @@ class Typing:
         # once per distinct keysym: a long text repeats a few dozen of them
         needs = {k: bool(keymap.missing([k])) for k in dict.fromkeys(k for _, k in plan)}
         for mods, keysym in plan:
-            if len(groups[-1]) >= CHUNK_STROKES:  # a long text goes in chunks (deadline checks)
+            if len(groups[-1]) >= burst:  # a long text goes in chunks (deadline checks)
                 groups.append([])
                 missing = set()
             if keysym not in missing and needs[keysym]:
@@ -280,6 +326,7 @@ class Typing:
                 missing.add(keysym)
             groups[-1].append((mods, keysym))
         done = 0
+        waits = True  # until the app leaves a ping unanswered: then the rest goes without waits
         for i, group in enumerate(groups):
             if i > 0 and call_deadline.expired():
                 msg = (
@@ -311,8 +358,9 @@ class Typing:
                 if lease.bound:
                     self._settle(window, lease)
             done += len(group)
-            if i + 1 < len(groups):  # a long text keeps pace with the app: "typed" is what it read
+            if i + 1 < len(groups) and waits:  # keys keep pace with the app: "typed" is what it read
                 self._confirm_input(window)
+                waits = not self._unanswered
 
     def _stroke(self, mods: tuple[int, ...], keysym: int, lease: Lease) -> Stroke:
         stroke = self.keymap.stroke(keysym, (), lease)

@@ -125,6 +125,14 @@ class A11y:
         words = reply[0]
         return int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
 
+    def states_within(self, ref: Ref, timeout_s: float) -> int | None:
+        """The element's states, or None when the app did not answer within ``timeout_s``."""
+        reply = self._conn.call(Call(ref.bus, ref.path, ACCESSIBLE, "GetState"), timeout_s=timeout_s)
+        if isinstance(reply, Failed) or not reply:
+            return None
+        words = reply[0]
+        return int(words[0]) | (int(words[1]) << 32 if len(words) > 1 else 0)
+
     def editable(self, ref: Ref) -> bool:
         """Whether the element's states say EDITABLE (0 states when it does not answer)."""
         return bool(self.states(ref) & State.EDITABLE)
