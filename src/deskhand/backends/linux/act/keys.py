@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
 from deskhand.backends.linux.act.focus import Focus
-from deskhand.backends.linux.act.paste import paste_into
+from deskhand.backends.linux.act.paste import X11Clipboard, paste_into
 from deskhand.backends.linux.act.session import LinuxSession, not_dispatched
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.x11.keymap import Keymap, Lease, Stroke, char_keysym, name_keysym
@@ -47,7 +47,7 @@ from deskhand.core import keys as corekeys
 from deskhand.core.errors import NativeError
 
 if TYPE_CHECKING:
-    from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner
+    from deskhand.core.paste import Clipboard
 
 __all__ = ("Typing",)
 
@@ -109,8 +109,8 @@ class Typing:
     def register_events(self, names: Iterable[str]) -> None:
         self._s.register_events(names)
 
-    def clipboard(self) -> ClipboardOwner:
-        return self._s.clipboard()
+    def paste_clipboard(self) -> Clipboard:
+        return X11Clipboard(self._s.clipboard())
 
     def focused_text(self, app: RunningApp) -> Ref | None:
         """The element focused now (no wait): the paste's read-back."""

@@ -1,0 +1,246 @@
+"""Acting on a Wayland app (a wlroots compositor): the Executor's action calls on one session.
+
+``WaylandActor`` is created by ``WaylandExecutor`` and receives its action calls with the same
+signatures. Whatever speaks only AT-SPI is the X11 actor's own code, run on ``act.wl_session``:
+scroll (``act.scroll``: the scroll bar's Value, else the wheel measured on the content by
+``act.scroll_witness``), text selection, values and secondary actions (``act.values``), the paste
+transaction (``act.paste`` with ``wayland._clipserver`` as its clipboard). What is Wayland's is
+here: clicks and drags through the virtual pointer (the contract's 5-event drag, ``core.pointer``),
+keys and text through the virtual keyboard with deskhand's keymap (``WaylandKeys``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import partial
+
+from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
+from deskhand.backends.linux.act import outcomes
+from deskhand.backends.linux.act.focus import Focus
+from deskhand.backends.linux.act.paste import paste_into
+from deskhand.backends.linux.act.scroll import Scrolling
+from deskhand.backends.linux.act.values import Values
+from deskhand.backends.linux.act.wl_session import WaylandSession, WlObserved
+from deskhand.backends.linux.atspi.element import A11y, Ref
+from deskhand.backends.linux.wayland._clipserver import ClipboardServer
+from deskhand.backends.linux.wayland._devices import Devices
+from deskhand.core import effects
+from deskhand.core import pointer as corepointer
+from deskhand.core.errors import DeskhandError, NativeError
+from deskhand.core.keys import parse_keys
+from deskhand.core.paste import Clipboard
+
+__all__ = ("WaylandActor", "WaylandKeys")
+
+
+class WaylandKeys:
+    """Keys, text and paste on the session's virtual keyboard; also the paste's ``PasteSeam``."""
+
+    def __init__(self, session: WaylandSession) -> None:
+        self._s = session
+        self.focus = Focus(session)
+        self._clipboard: ClipboardServer | None = None
+
+    def close(self) -> None:
+        try:
+            if self._clipboard is not None:
+                self._clipboard.close()
+                self._clipboard = None
+        finally:
+            self.focus.close()
+
+    # -- the keyboard -------------------------------------------------------------------------
+    def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        if not text:
+            return ActionResult()
+        self._s.bind_keyboard(app)
+        d = self._s.devices
+        self._s.post([lambda: d.type_text(text)])
+        return ActionResult(structured={"length": len(text)})
+
+    def press_key(self, app: RunningApp, key: str) -> ActionResult:
+        chords = parse_keys(key)  # bad keys are refused before any gate
+        self._s.bind_keyboard(app)
+        d = self._s.devices
+        self._s.post([partial(d.chord, c.ordered_modifiers(), c.key) for c in chords])
+        return ActionResult()
+
+    def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
+        window = self._s.bind_keyboard(app)
+        return paste_into(self, app, window, text, fmt)
+
+    # -- the paste seam -----------------------------------------------------------------------
+    @property
+    def a11y(self) -> A11y:
+        return self._s.a11y
+
+    @property
+    def a11y_address(self) -> str:
+        return self._s.a11y_address
+
+    def register_events(self, names: Iterable[str]) -> None:
+        self._s.register_events(names)
+
+    def focused_text(self, app: RunningApp) -> Ref | None:
+        bus = self.focus.bus(app)
+        return self.focus.now(bus) if bus is not None else None
+
+    def focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
+        del window  # the compositor handled every event sent (each burst ends in a roundtrip)
+        return self.focused_text(app)
+
+    def paste_clipboard(self) -> Clipboard:
+        if self._clipboard is None:
+            self._clipboard = ClipboardServer(self._s.observed.env)
+        return self._clipboard
+
+    @property
+    def clipboard_server(self) -> ClipboardServer | None:
+        """The clipboard server if a paste made one (``paste_clipboard`` does)."""
+        return self._clipboard
+
+    def post_chord(self, app: RunningApp, window: int, key: str) -> None:
+        """The paste's ctrl+v, after the keyboard gate proved ``window`` holds the focus."""
+        if self._s.bind_keyboard(app) != window:
+            raise NativeError("target_window_changed", "The key window changed before the paste.", dispatched=False)
+        chord = parse_keys(key)[0]
+        d = self._s.devices
+        self._s.post([lambda: d.chord(chord.ordered_modifiers(), chord.key)])
+
+
+class WaylandActor:
+    """The action half of ``WaylandExecutor``; see the module docstring."""
+
+    def __init__(self, executor: WlObserved, devices: Devices) -> None:
+        self.session = WaylandSession(executor, devices)
+        self.keys = WaylandKeys(self.session)
+        self.scrolling = Scrolling(self.session)
+        self.values = Values(self.session, self.scrolling, self.keys)
+        self.numbers = corepointer.event_numbers()
+
+    def close(self) -> None:
+        with self.session.lock:
+            self.keys.close()
+
+    def _act(self, app: RunningApp, action: Callable[[], ActionResult]) -> ActionResult:
+        """Run one action under the session's lock; unless it was refused before dispatch, the
+        app's next observation settles first; the result always carries an outcome."""
+        with self.session.lock:
+            try:
+                result = action()
+            except DeskhandError as err:
+                if err.dispatched is not False:
+                    self.session.mark_mutation(app)
+                raise
+            except BaseException:
+                self.session.mark_mutation(app)
+                raise
+            self.session.mark_mutation(app)
+            return outcomes.with_outcome(result)
+
+    # -- pointer ------------------------------------------------------------------------------
+    def click(
+        self,
+        app: RunningApp,
+        *,
+        element: Handle | None = None,
+        point: tuple[float, float] | None = None,
+        button: MouseButton = "left",
+        count: int = 1,
+    ) -> ActionResult:
+        corepointer.check_click_count(count)
+        code = corepointer.X_BUTTONS[button]
+        s = self.session
+
+        def click() -> ActionResult:
+            if element is not None:
+                found, _ref = s.ref(app, element)
+                if found.frame is None:
+                    raise NativeError("stale_element", "The element has no bounds on the screen.", dispatched=False)
+                at = found.frame.center
+            elif point is not None:
+                at = s.to_global(app, point)
+            else:
+                raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
+            s.bind_pointer(app, at)
+            d = s.devices
+            s.post([lambda: d.click(at.x, at.y, code, count)])
+            return ActionResult(structured={"x": at.x, "y": at.y})
+
+        return self._act(app, click)
+
+    def drag(
+        self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
+    ) -> ActionResult:
+        """The contract's five events (6.4): down at the origin, dragged at the origin, the
+        midpoint and the destination, up there; bound at the origin, the destination unclamped."""
+        s = self.session
+        code = corepointer.X_BUTTONS[button]
+
+        def drag() -> ActionResult:
+            a, b = s.to_global(app, start), s.to_global(app, end)
+            events = corepointer.drag_events(a, b, button, self.numbers)
+            s.bind_pointer(app, a)
+            d = s.devices
+
+            def send(ev: corepointer.PointerEvent) -> None:
+                if ev.kind == "down":
+                    d.move(ev.point.x, ev.point.y)
+                    d.button(code, True)
+                elif ev.kind == "up":
+                    d.button(code, False)  # at the destination: the last motion's point
+                else:
+                    d.move(ev.point.x, ev.point.y)
+
+            s.post([partial(send, ev) for ev in events])
+            structured = {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)}
+            return ActionResult(structured, effects.judge("synthetic_events", []))
+
+        return self._act(app, drag)
+
+    def scroll(
+        self,
+        app: RunningApp,
+        *,
+        direction: Direction,
+        pages: float,
+        element: Handle | None = None,
+        point: tuple[float, float] | None = None,
+    ) -> ActionResult:
+        return self._act(
+            app, lambda: self.scrolling.scroll(app, direction=direction, pages=pages, element=element, point=point)
+        )
+
+    # -- keyboard -----------------------------------------------------------------------------
+    def press_key(self, app: RunningApp, key: str) -> ActionResult:
+        return self._act(app, lambda: self.keys.press_key(app, key))
+
+    def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        return self._act(app, lambda: self.keys.type_text(app, text))
+
+    def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
+        return self._act(app, lambda: self.keys.paste(app, text, fmt))
+
+    # -- text, values, actions ----------------------------------------------------------------
+    def select_text(
+        self,
+        app: RunningApp,
+        element: Handle,
+        text: str,
+        *,
+        prefix: str | None = None,
+        suffix: str | None = None,
+        selection_type: SelectionType = "text",
+    ) -> ActionResult:
+        return self._act(
+            app,
+            lambda: self.values.select_text(
+                app, element, text, prefix=prefix, suffix=suffix, selection_type=selection_type
+            ),
+        )
+
+    def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
+        return self._act(app, lambda: self.values.set_value(app, element, value))
+
+    def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
+        return self._act(app, lambda: self.values.perform_secondary_action(app, element, action))
