@@ -247,9 +247,7 @@ def test_set_value_select_text_and_secondary_actions_reach_the_app(fixture_app: 
 # -- drag -----------------------------------------------------------------------------------------
 def test_drag_sends_the_five_events_in_order_on_the_canvas(fixture_app: tuple[Running, WlBound]) -> None:
     running, bound = fixture_app
-    canvas = bound.frame(
-        bound.handle("canvas Canvas") if " canvas Canvas" in bound.text else bound.handle("filler Canvas")
-    )
+    canvas = bound.frame(bound.handle(r"(?:canvas|container|filler) Canvas"))
     a = (canvas.x + 40, canvas.y + 30)
     b = (canvas.x + 240, canvas.y + 130)
     since = time.monotonic()
@@ -257,13 +255,19 @@ def test_drag_sends_the_five_events_in_order_on_the_canvas(fixture_app: tuple[Ru
     assert result.structured["events"] == 5
     release = running.events.wait_for("release", since=since)
     log = [e for e in running.events.read() if e["t"] >= since and e["type"] in ("press", "motion", "release")]
+    first = next(i for i, e in enumerate(log) if e["type"] == "press")
+    assert all((e["x"], e["y"]) == (40, 30) for e in log[:first])  # the pointer put at the origin first
+    log = log[first:]
     kinds = [e["type"] for e in log]
     assert kinds[0] == "press" and kinds[-1] == "release" and kinds.count("press") == 1
     press = log[0]
     assert (press["button"], press["x"], press["y"]) == (1, 40, 30)
     motions = [(e["x"], e["y"]) for e in log if e["type"] == "motion"]
-    assert (140, 80) in motions and motions[-1] == (240, 130)  # the midpoint, then the destination
-    assert motions.index((140, 80)) < len(motions) - 1
+    assert motions[-1] == (240, 130)
+    if running.events.of_type("ready")[0]["toolkit"] != "qt":
+        # the midpoint, then the destination; Qt on Wayland folds the motions it reads in one
+        # batch into the last one (its high-frequency event compression), so it logs only that
+        assert (140, 80) in motions and motions.index((140, 80)) < len(motions) - 1
     assert (release["x"], release["y"]) == (240, 130)
 
 
