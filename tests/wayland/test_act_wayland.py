@@ -220,6 +220,40 @@ def test_paste_with_an_empty_clipboard_leaves_it_empty(
     assert _clipboard_now(wl_desktop) == {}
 
 
+def test_a_copy_made_during_the_paste_wins(
+    gtk: tuple[Running, WlBound], wl_desktop: VirtualDesktop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    running, bound = gtk
+    bound.ex.click(bound.app, element=bound.handle(r"text \(settable, string\) Name"))
+    running.events.wait_for("focus", name="Name")
+    user = UserClipboard(wl_desktop, {"text/plain;charset=utf-8": b"before"})
+    server = bound.ex.actor.keys.paste_clipboard()
+    original = server.data_requests_since
+    calls: list[object] = []
+    meanwhile: list[UserClipboard] = []
+
+    def copy_while_pasting(token: object) -> list[str]:
+        # the core polls the requests after posting ctrl+v: another client copies right then
+        calls.append(token)
+        if len(calls) == 2:
+            meanwhile.append(UserClipboard(wl_desktop, {"text/plain;charset=utf-8": b"copied meanwhile"}))
+            deadline = time.monotonic() + 2.0
+            while server.owns and time.monotonic() < deadline:
+                time.sleep(POLL_S)
+        return list(original(token))
+
+    monkeypatch.setattr(server, "data_requests_since", copy_while_pasting)
+    try:
+        with pytest.raises(NativeError) as info:
+            bound.ex.paste(bound.app, "pasted")
+        assert info.value.code == "clipboard_changed"
+        assert _clipboard_now(wl_desktop) == {"text/plain;charset=utf-8": b"copied meanwhile"}
+    finally:
+        user.close()
+        for other in meanwhile:
+            other.close()
+
+
 # -- selectText, setValue, performSecondaryAction -------------------------------------------------
 def test_set_value_select_text_and_secondary_actions_reach_the_app(fixture_app: tuple[Running, WlBound]) -> None:
     running, bound = fixture_app

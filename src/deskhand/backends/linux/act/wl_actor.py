@@ -1,12 +1,13 @@
 """Acting on a Wayland app (a wlroots compositor): the Executor's action calls on one session.
 
 ``WaylandActor`` is created by ``WaylandExecutor`` and receives its action calls with the same
-signatures. Whatever speaks only AT-SPI is the X11 actor's own code, run on ``act.wl_session``:
-scroll (``act.scroll``: the scroll bar's Value, else the wheel measured on the content by
-``act.scroll_witness``), text selection, values and secondary actions (``act.values``), the paste
-transaction (``act.paste`` with ``wayland._clipserver`` as its clipboard). What is Wayland's is
-here: clicks and drags through the virtual pointer (the contract's 5-event drag, ``core.pointer``),
-keys and text through the virtual keyboard with deskhand's keymap (``WaylandKeys``).
+signatures, written once in ``act.base.Actor``. Whatever speaks only AT-SPI is the X11 actor's
+own code, run on ``act.wl_session``: scroll (``act.scroll``: the scroll bar's Value, else the
+wheel measured on the content by ``act.scroll_witness``), text selection, values and secondary
+actions (``act.values``), the paste transaction (``act.paste`` with ``wayland._clipserver`` as
+its clipboard). What is Wayland's is here: clicks and drags through the virtual pointer (the
+contract's 5-event drag, ``core.pointer``), keys and text through the virtual keyboard with
+deskhand's keymap (``WaylandKeys``).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import partial
 
-from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
+from deskhand.backends.base import ActionResult, Handle, MouseButton, PasteFormat, RunningApp
 from deskhand.backends.linux.act import outcomes
+from deskhand.backends.linux.act.base import Actor
 from deskhand.backends.linux.act.focus import Focus
 from deskhand.backends.linux.act.paste import paste_into
 from deskhand.backends.linux.act.scroll import Scrolling
@@ -26,7 +28,9 @@ from deskhand.backends.linux.wayland._clipserver import ClipboardServer
 from deskhand.backends.linux.wayland._devices import Devices
 from deskhand.core import effects
 from deskhand.core import pointer as corepointer
+from deskhand.core.barrier import Sent
 from deskhand.core.errors import DeskhandError, NativeError
+from deskhand.core.geometry import Point
 from deskhand.core.keys import parse_keys
 from deskhand.core.paste import Clipboard
 
@@ -108,23 +112,37 @@ class WaylandKeys:
         self._s.post([lambda: d.chord(chord.ordered_modifiers(), chord.key)])
 
 
-class WaylandActor:
+class WaylandActor(Actor):
     """The action half of ``WaylandExecutor``; see the module docstring."""
 
     def __init__(self, executor: WlObserved, devices: Devices) -> None:
         self.session = WaylandSession(executor, devices)
-        self.keys = WaylandKeys(self.session)
+        self._keys = WaylandKeys(self.session)
         self.scrolling = Scrolling(self.session)
-        self.values = Values(self.session, self.scrolling, self.keys)
+        self.values = Values(self.session, self.scrolling, self._keys)
         self.numbers = corepointer.event_numbers()
+
+    @property
+    def keys(self) -> WaylandKeys:
+        return self._keys
 
     def close(self) -> None:
         with self.session.lock:
-            self.keys.close()
+            self._keys.close()
 
-    def _act(self, app: RunningApp, action: Callable[[], ActionResult]) -> ActionResult:
+    def _act(
+        self,
+        app: RunningApp,
+        action: Callable[[], ActionResult],
+        what: str,
+        *,
+        sends: Sent = "input",
+        keys: bool = False,
+    ) -> ActionResult:
         """Run one action under the session's lock; unless it was refused before dispatch, the
-        app's next observation settles first; the result always carries an outcome."""
+        app's next observation settles first; the result always carries an outcome. (No barrier
+        between actions yet: each burst ends when the compositor has handled it.)"""
+        del what, sends, keys
         with self.session.lock:
             try:
                 result = action()
@@ -138,109 +156,45 @@ class WaylandActor:
             self.session.mark_mutation(app)
             return outcomes.with_outcome(result)
 
-    # -- pointer ------------------------------------------------------------------------------
-    def click(
-        self,
-        app: RunningApp,
-        *,
-        element: Handle | None = None,
-        point: tuple[float, float] | None = None,
-        button: MouseButton = "left",
-        count: int = 1,
-    ) -> ActionResult:
-        corepointer.check_click_count(count)
-        code = corepointer.X_BUTTONS[button]
+    # -- the display server's parts (``act.base.Actor``) ----------------------------------
+    def click_element(self, app: RunningApp, element: Handle, button: MouseButton, count: int) -> ActionResult:
+        found, _ref = self.session.ref(app, element)
+        if found.frame is None:
+            raise NativeError("stale_element", "The element has no bounds on the screen.", dispatched=False)
+        return self._click(app, found.frame.center, button, count)
+
+    def click_point(self, app: RunningApp, at: tuple[float, float], button: MouseButton, count: int) -> ActionResult:
+        return self._click(app, self.session.to_global(app, at), button, count)
+
+    def _click(self, app: RunningApp, at: Point, button: MouseButton, count: int) -> ActionResult:
         s = self.session
+        code = corepointer.X_BUTTONS[button]
+        s.bind_pointer(app, at)
+        d = s.devices
+        s.post([lambda: d.click(at.x, at.y, code, count)])
+        return ActionResult(structured={"x": at.x, "y": at.y})
 
-        def click() -> ActionResult:
-            if element is not None:
-                found, _ref = s.ref(app, element)
-                if found.frame is None:
-                    raise NativeError("stale_element", "The element has no bounds on the screen.", dispatched=False)
-                at = found.frame.center
-            elif point is not None:
-                at = s.to_global(app, point)
-            else:
-                raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
-            s.bind_pointer(app, at)
-            d = s.devices
-            s.post([lambda: d.click(at.x, at.y, code, count)])
-            return ActionResult(structured={"x": at.x, "y": at.y})
-
-        return self._act(app, click)
-
-    def drag(
-        self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
+    def drag_points(
+        self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], button: MouseButton
     ) -> ActionResult:
         """The contract's five events (6.4): down at the origin, dragged at the origin, the
         midpoint and the destination, up there; bound at the origin, the destination unclamped."""
         s = self.session
         code = corepointer.X_BUTTONS[button]
+        a, b = s.to_global(app, start), s.to_global(app, end)
+        events = corepointer.drag_events(a, b, button, self.numbers)
+        s.bind_pointer(app, a)
+        d = s.devices
 
-        def drag() -> ActionResult:
-            a, b = s.to_global(app, start), s.to_global(app, end)
-            events = corepointer.drag_events(a, b, button, self.numbers)
-            s.bind_pointer(app, a)
-            d = s.devices
+        def send(ev: corepointer.PointerEvent) -> None:
+            if ev.kind == "down":
+                d.move(ev.point.x, ev.point.y)
+                d.button(code, True)
+            elif ev.kind == "up":
+                d.button(code, False)  # at the destination: the last motion's point
+            else:
+                d.move(ev.point.x, ev.point.y)
 
-            def send(ev: corepointer.PointerEvent) -> None:
-                if ev.kind == "down":
-                    d.move(ev.point.x, ev.point.y)
-                    d.button(code, True)
-                elif ev.kind == "up":
-                    d.button(code, False)  # at the destination: the last motion's point
-                else:
-                    d.move(ev.point.x, ev.point.y)
-
-            s.post([partial(send, ev) for ev in events])
-            structured = {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)}
-            return ActionResult(structured, effects.judge("synthetic_events", []))
-
-        return self._act(app, drag)
-
-    def scroll(
-        self,
-        app: RunningApp,
-        *,
-        direction: Direction,
-        pages: float,
-        element: Handle | None = None,
-        point: tuple[float, float] | None = None,
-    ) -> ActionResult:
-        return self._act(
-            app, lambda: self.scrolling.scroll(app, direction=direction, pages=pages, element=element, point=point)
-        )
-
-    # -- keyboard -----------------------------------------------------------------------------
-    def press_key(self, app: RunningApp, key: str) -> ActionResult:
-        return self._act(app, lambda: self.keys.press_key(app, key))
-
-    def type_text(self, app: RunningApp, text: str) -> ActionResult:
-        return self._act(app, lambda: self.keys.type_text(app, text))
-
-    def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
-        return self._act(app, lambda: self.keys.paste(app, text, fmt))
-
-    # -- text, values, actions ----------------------------------------------------------------
-    def select_text(
-        self,
-        app: RunningApp,
-        element: Handle,
-        text: str,
-        *,
-        prefix: str | None = None,
-        suffix: str | None = None,
-        selection_type: SelectionType = "text",
-    ) -> ActionResult:
-        return self._act(
-            app,
-            lambda: self.values.select_text(
-                app, element, text, prefix=prefix, suffix=suffix, selection_type=selection_type
-            ),
-        )
-
-    def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
-        return self._act(app, lambda: self.values.set_value(app, element, value))
-
-    def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
-        return self._act(app, lambda: self.values.perform_secondary_action(app, element, action))
+        s.post([partial(send, ev) for ev in events])
+        structured = {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)}
+        return ActionResult(structured, effects.judge("synthetic_events", []))
