@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -59,12 +58,8 @@ class WlBound:
 
 
 @pytest.fixture
-def ex(wl_desktop: VirtualDesktop) -> Iterator[WaylandExecutor]:
-    executor = WaylandExecutor(wl_desktop.env)
-    try:
-        yield executor
-    finally:
-        executor.close()
+def ex(wl_ex: WaylandExecutor) -> WaylandExecutor:
+    return wl_ex
 
 
 def _start(
