@@ -249,6 +249,16 @@ def test_a_copy_made_during_the_paste_wins(
             other.close()
 
 
+def test_typed_text_is_confirmed_by_reading_the_focused_field_back(fixture_app: tuple[Running, WlBound]) -> None:
+    running, bound = fixture_app
+    bound.ex.click(bound.app, element=bound.handle(r"text \(settable, string\) Name"))
+    running.events.wait_for("focus", name="Name")
+    result = bound.ex.type_text(bound.app, "typed ✓ Grüße")
+    running.events.wait_for("text", name="Name", text="typed ✓ Grüße")
+    assert result.outcome is not None and result.outcome.effect == "confirmed", result
+    assert result.structured["route"] == "key_events"
+
+
 # -- selectText, setValue, performSecondaryAction -------------------------------------------------
 def test_set_value_select_text_and_secondary_actions_reach_the_app(fixture_app: tuple[Running, WlBound]) -> None:
     running, bound = fixture_app

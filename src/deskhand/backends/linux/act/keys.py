@@ -36,6 +36,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
+from deskhand.backends.linux.act import outcomes
 from deskhand.backends.linux.act.focus import Focus
 from deskhand.backends.linux.act.paste import X11Clipboard, paste_into
 from deskhand.backends.linux.act.session import LinuxSession, not_dispatched
@@ -189,13 +190,7 @@ class Typing:
             seen.append(effects.Evidence("event_receipt", "the app processed the key events"))
         wait = READBACK_S if bus is not None and self.focus.is_async(bus) else 0.0
         got = self.focus.read_back(bus, ref, before, text, wait_s=wait, cap_s=READBACK_CAP_S)
-        if got.found is not None:
-            seen.append(effects.Evidence("value_readback", got.found))
-        elif got.partial is not None:
-            return effects.Outcome(
-                "partial", "synthetic_events", (*seen, effects.Evidence("value_readback", got.partial))
-            )
-        return effects.judge("synthetic_events", seen, expected_change=got.readable and processed)
+        return outcomes.typed(got, seen, processed=processed)
 
     # -- focus and EditableText ---------------------------------------------------------------
     def _focused_after_input(self, app: RunningApp, window: int, *, give_up_unanswered: bool = False) -> Ref | None:

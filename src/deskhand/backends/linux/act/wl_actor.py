@@ -19,6 +19,7 @@ from deskhand.backends.base import ActionResult, Handle, MouseButton, PasteForma
 from deskhand.backends.linux.act import outcomes
 from deskhand.backends.linux.act.base import Actor
 from deskhand.backends.linux.act.focus import Focus
+from deskhand.backends.linux.act.keys import READBACK_S
 from deskhand.backends.linux.act.paste import paste_into
 from deskhand.backends.linux.act.scroll import Scrolling
 from deskhand.backends.linux.act.values import Values
@@ -55,12 +56,23 @@ class WaylandKeys:
 
     # -- the keyboard -------------------------------------------------------------------------
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        """Key events with deskhand's keymap, then the focused text read back as on X11
+        (``Focus.read_back``): confirmed when it shows the text. No ping tells when the app has
+        read the keys, so a focused text is read for up to ``READBACK_S`` and an unchanged one is
+        ``unverifiable``, never ``suspected_noop``."""
         if not text:
-            return ActionResult()
+            return ActionResult({"route": "none"}, effects.judge("none", []))
         self._s.bind_keyboard(app)
+        self.focus.open()  # before the keys: the focus change they may cause is not missed
+        focused = self.focused_text(app)
+        bus = focused.bus if focused is not None else self.focus.bus(app)
+        before = self.focus.text(focused)
+        self._s.bind_keyboard(app)  # proven again right before the burst (the reads took a while)
         d = self._s.devices
         self._s.post([lambda: d.type_text(text)])
-        return ActionResult(structured={"length": len(text)})
+        wait = READBACK_S if before is not None else 0.0
+        got = self.focus.read_back(bus, focused, before, text, wait_s=wait, cap_s=READBACK_S)
+        return ActionResult({"route": "key_events", "length": len(text)}, outcomes.typed(got, [], processed=False))
 
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
         chords = parse_keys(key)  # bad keys are refused before any gate
