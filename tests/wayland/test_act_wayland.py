@@ -19,6 +19,7 @@ from _wl_support import WaylandLauncher, focused_pid, placed, stacking
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._dataclip import DataClipboard
+from deskhand.backends.linux.wayland._ipc import SwayIPC
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
@@ -347,3 +348,29 @@ def test_observing_a_covered_window_neither_raises_nor_focuses_it(
     below.events.wait_for("scroll", lambda e: e["y"] > 0, since=since)
     assert focused_pid(desktop) == below.pid
     assert not top.events.of_type("scroll", since=since) and not top.events.of_type("wheel", since=since)
+
+
+def test_paste_and_drag_go_only_to_the_observed_app_when_another_is_on_top(
+    gtk: tuple[Running, WlBound], wl_launch: WaylandLauncher
+) -> None:
+    running, bound = gtk
+    desktop = wl_launch.desktop
+    name = bound.handle(r"text \(settable, string\) Name")
+    canvas = bound.frame(bound.handle(r"(?:canvas|container|filler) Canvas"))
+    bound.ex.click(bound.app, element=name)
+    running.events.wait_for("focus", name="Name")
+    other = wl_launch.gtk_fixture()  # opens over it and takes the focus
+    other.events.wait_for("ready")
+    placed(desktop, other.pid, RECT)
+    assert focused_pid(desktop) == other.pid
+    since = time.monotonic()
+    bound.ex.paste(bound.app, "only here ✓")
+    running.events.wait_for("text", name="Name", text="only here ✓", since=since)
+    placed(desktop, other.pid, RECT)  # on top again
+    with SwayIPC(env=desktop.env) as ipc:
+        ipc.focus(next(v.con_id for v in ipc.views() if v.pid == other.pid))
+    bound.ex.drag(bound.app, bound.pixels(canvas.x + 20, canvas.y + 20), bound.pixels(canvas.x + 60, canvas.y + 40))
+    running.events.wait_for("release", since=since)
+    assert focused_pid(desktop) == running.pid
+    for kind in ("text", "press", "release", "key_press"):
+        assert not other.events.of_type(kind, since=since), kind
