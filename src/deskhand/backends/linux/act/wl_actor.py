@@ -12,6 +12,7 @@ deskhand's keymap (``WaylandKeys``).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from functools import partial
 
@@ -19,7 +20,7 @@ from deskhand.backends.base import ActionResult, Handle, MouseButton, PasteForma
 from deskhand.backends.linux.act import outcomes
 from deskhand.backends.linux.act.base import Actor
 from deskhand.backends.linux.act.focus import Focus
-from deskhand.backends.linux.act.keys import READBACK_S
+from deskhand.backends.linux.act.keys import FOCUS_SETTLE_S, READBACK_S
 from deskhand.backends.linux.act.paste import paste_into
 from deskhand.backends.linux.act.scroll import Scrolling
 from deskhand.backends.linux.act.values import Values
@@ -27,6 +28,7 @@ from deskhand.backends.linux.act.wl_session import WaylandSession, WlObserved
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.wayland._clipserver import ClipboardServer
 from deskhand.backends.linux.wayland._devices import Devices
+from deskhand.core import deadline as call_deadline
 from deskhand.core import effects
 from deskhand.core import pointer as corepointer
 from deskhand.core.barrier import Sent
@@ -64,8 +66,8 @@ class WaylandKeys:
             return ActionResult({"route": "none"}, effects.judge("none", []))
         self._s.bind_keyboard(app)
         self.focus.open()  # before the keys: the focus change they may cause is not missed
-        focused = self.focused_text(app)
-        bus = focused.bus if focused is not None else self.focus.bus(app)
+        bus = self.focus.bus(app)
+        focused = self._settled_focus(bus)
         before = self.focus.text(focused)
         self._s.bind_keyboard(app)  # proven again right before the burst (the reads took a while)
         d = self._s.devices
@@ -80,6 +82,17 @@ class WaylandKeys:
         d = self._s.devices
         self._s.post([partial(d.chord, c.ordered_modifiers(), c.key) for c in chords])
         return ActionResult()
+
+    def _settled_focus(self, bus: str | None) -> Ref | None:
+        """The focused element; right after the window took the focus GTK marks none FOCUSED
+        until its idle callback runs, so an empty answer is read again for ``FOCUS_SETTLE_S``."""
+        if bus is None:
+            return None
+        focused = self.focus.now(bus)
+        deadline = time.monotonic() + call_deadline.bound(FOCUS_SETTLE_S)
+        while focused is None and time.monotonic() < deadline:
+            focused = self.focus.now(bus)
+        return focused
 
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
         window = self._s.bind_keyboard(app)

@@ -55,6 +55,14 @@ class WlObserved(Protocol):
     def mark_mutation(self, app: RunningApp) -> None: ...
 
 
+def _above(views: list[View], view: View, at: Point) -> bool:
+    """Whether a visible window above ``view`` (sway's tree order: floating ones bottom to top)
+    holds the point."""
+    later = views[views.index(view) + 1 :]
+    return any(v.visible and v.rect[0] <= at.x < v.rect[0] + v.rect[2] and v.rect[1] <= at.y < v.rect[1] + v.rect[3]
+               for v in later)  # fmt: skip
+
+
 def _refused(code: str, message: str) -> NativeError:
     return NativeError(code, message, dispatched=False)
 
@@ -121,17 +129,23 @@ class WaylandSession:
         return Rect(*view.rect)
 
     # -- the gates ----------------------------------------------------------------------------
-    def focus(self, app: RunningApp, con_id: int) -> View:
-        """Focus (and so raise) the window through IPC and read the focus back; the view now."""
+    def focus(self, app: RunningApp, con_id: int, at: Point | None = None) -> View:
+        """Focus (and so raise) the window through IPC unless it has the focus (and, with ``at``,
+        no other window lies over that point), and read it back; the view now."""
         deadline = time.monotonic() + call_deadline.bound(FOCUS_TIMEOUT_S)
         with SwayIPC(env=self.observed.env) as ipc:
-            ipc.focus(con_id)
+            asked = False
             while True:
-                view = next((v for v in ipc.views() if v.con_id == con_id), None)
+                views = ipc.views()
+                view = next((v for v in views if v.con_id == con_id), None)
                 if view is None or view.pid != app.pid:
                     raise _refused("stale_window", "The observed window is gone; observe the app again.")
-                if view.focused:
+                if view.focused and (at is None or not _above(views, view, at)):
                     return view
+                if not asked:  # only when it is not focused: a focus command makes the app
+                    ipc.focus(con_id)  # leave and enter again, and GTK drops FOCUSED meanwhile
+                    asked = True
+                    continue
                 if time.monotonic() >= deadline:
                     raise _refused("target_window_changed", "The observed window did not take the focus.")
                 time.sleep(_POLL_S)  # polling sway for the focus, with a deadline
@@ -151,7 +165,7 @@ class WaylandSession:
         if call_deadline.expired():
             raise _refused("cancelled", "The call's deadline passed before any input; nothing was sent.")
         self.verify_identity(app)
-        view = self.focus(app, self.observed_key(app))
+        view = self.focus(app, self.observed_key(app), at)
         vx, vy, vw, vh = view.rect
         if not (vx <= at.x < vx + vw and vy <= at.y < vy + vh):
             raise _refused("point_outside_target_window", "The point is outside the observed window.")
