@@ -374,3 +374,27 @@ def test_paste_and_drag_go_only_to_the_observed_app_when_another_is_on_top(
     assert focused_pid(desktop) == running.pid
     for kind in ("text", "press", "release", "key_press"):
         assert not other.events.of_type(kind, since=since), kind
+
+
+def test_a_drag_that_fails_half_way_releases_the_button(
+    gtk: tuple[Running, WlBound], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    running, bound = gtk
+    canvas = bound.frame(bound.handle(r"(?:canvas|container|filler) Canvas"))
+    devices = bound.ex.devices
+    real_move = devices.move
+    moves: list[tuple[float, float]] = []
+
+    def broken_move(x: float, y: float) -> None:
+        moves.append((x, y))
+        if len(moves) == 3:  # after the press and the motion at the origin
+            raise OSError("the compositor went away")
+        real_move(x, y)
+
+    monkeypatch.setattr(devices, "move", broken_move)
+    since = time.monotonic()
+    with pytest.raises(OSError, match="went away"):
+        bound.ex.drag(bound.app, bound.pixels(canvas.x + 20, canvas.y + 20), bound.pixels(canvas.x + 80, canvas.y + 60))
+    release = running.events.wait_for("release", since=since)  # the app saw the button go up
+    assert (release["x"], release["y"]) == (20, 20) and not devices.buttons
+    assert [e["type"] for e in running.events.of_type("press", since=since)] == ["press"]
