@@ -6,7 +6,9 @@
   as an observation sends it) against ``grim out.png`` / ``grim -g "x,y wxh" out.png``;
 * typing: 20 characters from dispatch until the GTK fixture's entry logs the whole text, through
   the session's virtual keyboard against ``wtype TEXT`` (a new keyboard per call). The fixture's
-  event log stamps ``time.monotonic()``, the same clock as ours.
+  event log stamps ``time.monotonic()``, the same clock as ours;
+* the executor's actions (paste against ``wl-copy`` + ``wtype``, setValue, selectText, scroll,
+  drag), each until the fixture logs its effect (``bench/_wayland_act.py``).
 
 Skipped (with the reason) where sway, grim or wtype is not installed.
 """
@@ -22,6 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench import _wayland_act
 from bench._poll import poll
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._devices import Devices
@@ -135,4 +138,5 @@ def main() -> int:
                 if wrong:
                     print(f"  {name}: {len(wrong)} of {RUNS} runs typed something else, e.g. {wrong[0]!r}")
             devices.close()
+        _wayland_act.run(vd.env, env, log, app.pid)
     return 0

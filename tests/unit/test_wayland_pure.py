@@ -106,3 +106,20 @@ def test_a_covered_window_is_refused_before_any_capture() -> None:
         capture_view(cast(Client, None), [covered, above], covered)  # no client: nothing is captured
     assert refused.value.code == "capture_failed" and refused.value.dispatched is False
     assert "app6 (pid 60)" in refused.value.message
+
+
+def _view(con_id: int, rect: tuple[int, int, int, int], *, visible: bool = True) -> _ipc.View:
+    return _ipc.View(con_id, 100 + con_id, "app", "t", rect, False, visible, True, "xdg_shell")
+
+
+def test_a_point_is_covered_only_by_a_visible_window_above_that_holds_it() -> None:
+    from deskhand.backends.linux.act.wl_session import _above  # noqa: PLC0415
+    from deskhand.core.geometry import Point  # noqa: PLC0415
+
+    below, target = _view(1, (0, 0, 500, 500)), _view(2, (100, 100, 400, 300))
+    over, hidden = _view(3, (300, 200, 100, 100)), _view(4, (100, 100, 50, 50), visible=False)
+    views = [below, target, over, hidden]
+    assert _above(views, target, Point(350, 250))  # under ``over``
+    assert not _above(views, target, Point(120, 120))  # only the hidden one is there
+    assert not _above(views, target, Point(400, 300))  # the right and bottom edges are outside
+    assert not _above([below, over, target], target, Point(350, 250))  # ``over`` is below it now

@@ -37,3 +37,34 @@ class WaylandLauncher(Launcher):
         assert found.pid is not None
         wait_view(self.desktop, found.pid, timeout_s)
         return found
+
+
+def place_view(ipc: SwayIPC, view: View, rect: tuple[int, int, int, int], timeout_s: float = 5.0) -> View:
+    """``view`` floated at ``rect`` (content x, y, width, height), polled until sway shows it there."""
+    ipc.place(view.con_id, *rect)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        now = next(v for v in ipc.views() if v.con_id == view.con_id)
+        if now.rect == rect:
+            return now
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"sway did not give {view.app_id} the rect {rect}: {now.rect}")
+        time.sleep(POLL_S)
+
+
+def placed(desktop: VirtualDesktop, pid: int, rect: tuple[int, int, int, int]) -> View:
+    """The app's window (waited for) floated at ``rect``."""
+    view = wait_view(desktop, pid)
+    with SwayIPC(env=desktop.env) as ipc:
+        return place_view(ipc, view, rect)
+
+
+def focused_pid(desktop: VirtualDesktop) -> int | None:
+    with SwayIPC(env=desktop.env) as ipc:
+        return next((v.pid for v in ipc.views() if v.focused), None)
+
+
+def stacking(desktop: VirtualDesktop) -> list[int]:
+    """The views' con_ids bottom to top (sway's tree order of floating windows)."""
+    with SwayIPC(env=desktop.env) as ipc:
+        return [v.con_id for v in ipc.views()]

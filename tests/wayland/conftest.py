@@ -6,6 +6,7 @@ wl_launch    start an app natively on Wayland and wait until it is on the AT-SPI
 wl_client    a Wayland client with the seat's globals bound; ``wl_devices`` its one virtual
              pointer and keyboard (the session's devices, never one per action)
 ipc          a connection to sway's IPC
+wl_ex        a ``WaylandExecutor`` on the desktop, closed after the test
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from _wl_support import WaylandLauncher, sway_missing
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._devices import Devices
 from deskhand.backends.linux.wayland._ipc import SwayIPC
+from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.desktop import VirtualDesktop
 
 WL_SIZE = (1280, 800, 24)
@@ -65,3 +67,12 @@ def wl_devices(wl_client: Client) -> Iterator[Devices]:
 def ipc(wl_desktop: VirtualDesktop) -> Iterator[SwayIPC]:
     with SwayIPC(env=wl_desktop.env) as conn:
         yield conn
+
+
+@pytest.fixture
+def wl_ex(wl_desktop: VirtualDesktop) -> Iterator[WaylandExecutor]:
+    executor = WaylandExecutor(wl_desktop.env)
+    try:
+        yield executor
+    finally:
+        executor.close()

@@ -4,7 +4,6 @@ nothing to another app's window, coordinates only from an observation."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from _wl_support import WaylandLauncher
@@ -16,12 +15,8 @@ from deskhand.desktop import VirtualDesktop
 
 
 @pytest.fixture
-def ex(wl_desktop: VirtualDesktop) -> Iterator[WaylandExecutor]:
-    executor = WaylandExecutor(wl_desktop.env)
-    try:
-        yield executor
-    finally:
-        executor.close()
+def ex(wl_ex: WaylandExecutor) -> WaylandExecutor:
+    return wl_ex
 
 
 def test_keys_and_points_need_an_observation_first(wl_launch: WaylandLauncher, ex: WaylandExecutor) -> None:

@@ -13,7 +13,6 @@ import pytest
 from _wl_support import sway_missing
 
 from deskhand import Computer
-from deskhand.core.errors import NativeError
 from desktop_support import APPS_DIR, SYSTEM_PYTHON, EventLog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "linux"))
@@ -46,9 +45,11 @@ def test_mousepad_on_wayland_types_and_the_tree_shows_it(tmp_path: Path) -> None
             assert time.monotonic() < deadline, text
         image = app.get_screenshot()
         assert image[:3] == b"\xff\xd8\xff"
-        with pytest.raises(NativeError) as refused:
-            app.scroll(doc.group(1), "down")
-        assert refused.value.code == "unsupported_platform" and refused.value.dispatched is False
+        app.select_text(doc.group(1), "second")  # AT-SPI, as on X11
+        app.paste("pasted ✓")  # the clipboard transaction through data-control
+        deadline = time.monotonic() + 10.0
+        while (text := _doc_text(app.get_ax_state(disable_diffing=True))) != "First\\npasted ✓ line":
+            assert time.monotonic() < deadline, text
     assert computer.desktop is not None and not computer.desktop.running
 
 

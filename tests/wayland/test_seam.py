@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from _wl_support import WaylandLauncher, wait_view
+from _wl_support import WaylandLauncher, place_view, wait_view
 
 from deskhand.backends.linux.atspi.calls import Deadline
 from deskhand.backends.linux.atspi.connection import AtspiConnection
@@ -35,18 +35,6 @@ QUADRANTS = {  # canvas-relative centres of the four quadrants, and their colour
     (100, 225): (30, 70, 220),
     (300, 225): (240, 200, 20),
 }
-
-
-def _placed(ipc: SwayIPC, view: View, rect: tuple[int, int, int, int]) -> View:
-    ipc.place(view.con_id, *rect)
-    deadline = time.monotonic() + 5.0
-    while True:
-        now = next(v for v in ipc.views() if v.con_id == view.con_id)
-        if now.rect == rect:
-            return now
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"sway did not give {view.app_id} the rect {rect}: {now.rect}")
-        time.sleep(POLL_S)
 
 
 def _extents(desktop: VirtualDesktop, app: Running, name: str) -> tuple[int, int, int, int]:
@@ -75,7 +63,7 @@ def _global_centre(view: View, ext: tuple[int, int, int, int]) -> tuple[int, int
 def gtk(wl_launch: WaylandLauncher, ipc: SwayIPC) -> Iterator[tuple[Running, View]]:
     app = wl_launch.gtk_fixture()
     app.events.wait_for("ready")
-    view = _placed(ipc, wait_view(wl_launch.desktop, app.pid), RECT)
+    view = place_view(ipc, wait_view(wl_launch.desktop, app.pid), RECT)
     yield app, view
 
 
@@ -151,7 +139,7 @@ def test_capture_of_a_covered_window_is_refused_and_the_top_one_is_captured(
     _app, view = gtk
     other = wl_launch.gtk_fixture()
     other.events.wait_for("ready")
-    top = _placed(ipc, wait_view(wl_launch.desktop, other.pid), (RECT[0] + 200, RECT[1] + 100, 600, 400))
+    top = place_view(ipc, wait_view(wl_launch.desktop, other.pid), (RECT[0] + 200, RECT[1] + 100, 600, 400))
     views = ipc.views()
     with pytest.raises(NativeError) as refused:
         capture_view(wl_client, views, next(v for v in views if v.con_id == view.con_id))
@@ -198,7 +186,7 @@ def test_qt_app_runs_native_and_takes_clicks_and_typing(
 ) -> None:
     app = wl_launch.qt_fixture()
     app.events.wait_for("ready")
-    view = _placed(ipc, wait_view(wl_desktop, app.pid), RECT)
+    view = place_view(ipc, wait_view(wl_desktop, app.pid), RECT)
     assert view.shell == "xdg_shell"  # QT_QPA_PLATFORM=wayland: no XWayland
     since = time.monotonic()
     wl_devices.click(*_global_centre(view, _extents(wl_desktop, app, "Apply")))

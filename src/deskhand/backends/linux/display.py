@@ -10,6 +10,11 @@ clipboard (``ClipboardOwner``) and the drag protocol (``DragWatch``).
 structurally, and ``x11/seam.py`` has mypy prove it. The protocols are generic over what each
 server defines for itself: its connection, its window record, a capture, a clipboard snapshot and
 item. A second display server (``wayland/``) provides the same names with its own types.
+
+One layer up, the acting modules both servers share (scroll, values and secondary actions, the
+paste transaction, the focus) are written against ``act.seam.ActSession``, which
+``act.session.LinuxSession`` (X11) and ``act.wl_session.WaylandSession`` implement, and the
+Executor's action calls once in ``act.base.Actor``.
 """
 
 from __future__ import annotations

@@ -21,7 +21,6 @@ xclock).
 
 from __future__ import annotations
 
-import dataclasses
 from concurrent import futures
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Final
@@ -41,10 +40,10 @@ from deskhand.backends.base import (
     WindowEntry,
 )
 from deskhand.backends.linux import inventory, procfs
-from deskhand.backends.linux.atspi import mapping, transients
 from deskhand.backends.linux.atspi.connection import AtspiConnection
 from deskhand.backends.linux.lost import guard
 from deskhand.backends.linux.observe.discovery import Discovery
+from deskhand.backends.linux.observe.handles import checked_element
 from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.observe.shot import Shots
 from deskhand.backends.linux.observe.tree import Seen, TreeObserver
@@ -53,7 +52,6 @@ from deskhand.backends.linux.x11 import windows
 from deskhand.backends.linux.x11.connection import XConnection
 from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core import screenshot
-from deskhand.core.axtree.handles import Fingerprint, check_fingerprint
 from deskhand.core.axtree.model import AppTree, Element
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.axtree.render import full_text
@@ -159,9 +157,8 @@ class LinuxExecutor(Reconnects):
     def element(self, app: RunningApp, handle: Handle) -> Element:
         """The element behind a ``gN:id`` handle; ``element.ref`` is its ``atspi.mapping.AtspiRef``.
 
-        The element is fetched again from the app and must still be the one observed (same
-        role and name, still on screen; section 3.3 step 6), so an action never lands on what
-        replaced it; one that moved is returned with its bounds now.
+        The element is fetched again from the app and must still be the one observed
+        (``observe.handles``), so an action never lands on what replaced it.
 
         Raises:
             NativeError: ``stale_snapshot``, ``stale_process``, ``bad_index`` (checked in the
@@ -169,16 +166,7 @@ class LinuxExecutor(Reconnects):
                 ``stale_element`` when the element is gone or changed (``ax_failed`` when the
                 app does not answer).
         """
-        current = procfs.read_identity(app.pid, self._desktop_ids())
-        found = self.observer.element(app.view, handle, identity=current or app.identity)
-        if current is None:
-            raise NativeError("process_gone", f"{app.display_name} (pid {app.pid}) is no longer running.")
-        if isinstance(found.ref, mapping.AtspiRef):
-            observed = Fingerprint(found.ref.role, found.ref.name, found.frame)
-            now = check_fingerprint(handle, observed, transients.refetch(self.atspi, app, found.ref))
-            if now is not found.frame:
-                found = dataclasses.replace(found, frame=now)  # it moved: act where it is now
-        return found
+        return checked_element(self.observer, self.atspi, app, handle, self._desktop_ids())
 
     def observed_key_window(self, app: RunningApp) -> int | None:
         """The key window of the app's last observation (keyboard and paste go only there).

@@ -1,26 +1,30 @@
-"""``WaylandExecutor``: the Executor protocol on a wlroots compositor (sway) + AT-SPI, first cut.
+"""``WaylandExecutor``: the Executor protocol on a wlroots compositor (sway) + AT-SPI.
 
 The accessibility layer is the X11 backend's own (the AT-SPI connection and reads, the mapping to
-the core's tree, the core's observer); the display server is Wayland's: windows from sway's IPC,
-capture by screencopy, input through the session's one virtual pointer and keyboard.
+the core's tree, the core's observer, the handle check in ``observe.handles``); the display server
+is Wayland's: windows from sway's IPC, capture by screencopy, input through the session's one
+virtual pointer and keyboard. Every action goes to ``act.wl_actor.WaylandActor``, which runs the
+X11 actor's AT-SPI modules on a Wayland session (``act.seam``).
 
 * Coordinates: a Wayland client does not know where its window is, so its AT-SPI bounds are
-  relative to the window; global = the window's rect from IPC + those bounds (every observed
-  window is placed so, as GTK 4 windows are on X11).
-* Gates: the identity is proven from the pid sway reports and ``/proc`` before every burst;
-  keys go only to the observed key window, which must hold the keyboard focus when they are sent
-  (it is focused through IPC and the focus read back first); a click goes only inside the
-  observed key window, which is raised first and must be the top window under the point.
-* Capture: the key window's rect after it is raised; a window still covered is refused
-  (``_screencopy.capture_view``).
-* Effects are ``unverifiable`` (no witness yet on Wayland); drags, scrolls, paste, text selection,
-  values and secondary actions are refused before dispatch (``unsupported_platform``).
+  relative to the window; global = the window's rect from IPC + those bounds. Every observed
+  window is placed so, as GTK 4 windows are on X11, and its origin is kept on the bus connection
+  (``AtspiConnection.origins``), so the actor's hit tests and bounds are global too.
+* Gates (``act.wl_session``): the identity is proven from the pid sway reports and ``/proc``
+  before every burst; keys go only to the observed key window, which must hold the keyboard
+  focus when they are sent (it is focused through IPC and the focus read back first); pointer
+  input goes only inside the observed key window, which is raised first.
+* Capture: an observation never changes the stacking or the focus. wlroots has no per-window
+  capture, so the key window is captured as its rect on the screen when nothing lies over it;
+  a covered window's state comes without a screenshot and says so (``COVERED_NOTICE``), and a
+  screenshot alone (``image_only``) is refused (``capture_failed``, ``_screencopy.capture_view``).
+  Any action raises the window, after which it can be captured.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
+from concurrent.futures import Future
 from typing import Final
 
 from deskhand.backends.base import (
@@ -40,9 +44,11 @@ from deskhand.backends.base import (
 )
 from deskhand.backends.inventory import RunningProcess, resolve, running_entries
 from deskhand.backends.linux import procfs
+from deskhand.backends.linux.act.wl_actor import WaylandActor
 from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline
+from deskhand.backends.linux.observe.handles import checked_element
 from deskhand.backends.linux.observe.settle import Settling
-from deskhand.backends.linux.observe.tree import TreeObserver, app_tree
+from deskhand.backends.linux.observe.tree import Seen, TreeObserver
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._devices import Devices
 from deskhand.backends.linux.wayland._ipc import SwayIPC, View
@@ -51,25 +57,21 @@ from deskhand.backends.linux.x11.capture import encode
 from deskhand.backends.linux.x11.shm import Pixels
 from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core import screenshot
+from deskhand.core.axtree.model import Element
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.errors import NativeError
-from deskhand.core.geometry import Rect
-from deskhand.core.keys import parse_keys
+from deskhand.core.geometry import Point, Rect
 
 __all__ = ["WaylandExecutor"]
 
 OBSERVE_TIMEOUT_S: Final = 3.0
 #: A display name no X server answers: the settle watch's damage half stops at once.
 NO_X_DISPLAY: Final = ":none"
-FOCUS_TIMEOUT_S: Final = 1.0
-_BUTTONS: Final = {"left": 1, "middle": 2, "right": 3}
-_POLL_S: Final = 0.005
-
-
-def _unsupported(what: str) -> NativeError:
-    return NativeError(
-        "unsupported_platform", f"{what} is not available on Wayland yet; nothing was sent.", dispatched=False
-    )
+#: The state's notice when the key window is covered: no screenshot, and why.
+COVERED_NOTICE: Final = (
+    "No screenshot: {reason}. Observing never raises a window; any action on the app raises it, "
+    "and the next observation captures it."
+)
 
 
 def window_info(view: View, stacking: int) -> WindowInfo:
@@ -99,10 +101,13 @@ class WaylandExecutor:
         self.observer = Observer()
         #: the settle rule after an action, from AT-SPI activity alone (no X server: no damage watch)
         self.settling = Settling(str(self.atspi.address), NO_X_DISPLAY)
-        self.transforms: dict[int, screenshot.ShotTransform] = {}
+        #: per view (``RunningApp.view``): the last screenshot's mapping to global coordinates
+        self.transforms: dict[object, screenshot.ShotTransform] = {}
+        self.actor = WaylandActor(self, self.devices)
 
     def close(self) -> None:
         try:
+            self.actor.close()
             self.devices.close()
             self.settling.close()
         finally:
@@ -114,7 +119,8 @@ class WaylandExecutor:
         with SwayIPC(env=self.env) as ipc:
             return ipc.views()
 
-    def _key_view(self, pid: int, views: list[View]) -> View | None:
+    @staticmethod
+    def _key_view(pid: int, views: list[View]) -> View | None:
         mine = [v for v in views if v.pid == pid]
         return next((v for v in mine if v.focused), mine[-1] if mine else None)
 
@@ -148,9 +154,31 @@ class WaylandExecutor:
     def resolve(self, selector: str) -> RunningApp:
         return resolve(selector, self._running())
 
+    # -- helpers for the actor (public, ``act.wl_session.WlObserved``) -------------------------
     def verify_identity(self, app: RunningApp) -> ProcessIdentity:
         """The pid's identity read again from /proc, exactly the resolved one (before every burst)."""
         return procfs.verify(app.identity, {})
+
+    def element(self, app: RunningApp, handle: Handle) -> Element:
+        """The element behind a handle, checked against the app now (``observe.handles``)."""
+        return checked_element(self.observer, self.atspi, app, handle, {})
+
+    def observed_key_window(self, app: RunningApp) -> int | None:
+        """The key window of the app's last observation (``stale_snapshot`` before any)."""
+        return self.observer.key_window(app.view, identity=procfs.read_identity(app.pid, {}))
+
+    def to_global(self, app: RunningApp, x: float, y: float) -> Point:
+        """Screenshot pixels of the latest observation -> global coordinates (section 6.2)."""
+        return screenshot.to_global(
+            self.transforms.get(app.view), x, y, identity=procfs.read_identity(app.pid, {}),
+            key_window_id=self.observed_key_window(app),
+        )  # fmt: skip
+
+    def bus_of(self, app: RunningApp) -> str | None:
+        return self.trees.bus_of(app.pid)
+
+    def mark_mutation(self, app: RunningApp) -> None:
+        self.settling.mark_mutation(app.view)
 
     # -- observation -------------------------------------------------------------------------
     def get_app_state(
@@ -162,82 +190,53 @@ class WaylandExecutor:
         image_only: bool = False,
         text_only: bool = False,
     ) -> AppState:
-        del wait_for_change_s, image_only  # the settle rules are X11's for now
+        del wait_for_change_s  # the settle rules are X11's for now
         identity = self.verify_identity(app)
         views = self.views()
         key = self._key_view(app.pid, views)
         if key is None:
             raise NativeError("stale_window", f"{app.display_name} has no window on the screen.")
-        bus = self.trees.bus_of(app.pid)
-        if bus is None:
-            raise NativeError("ax_failed", f"{app.display_name} (pid {app.pid}) is not on the accessibility bus.")
-        self.settling.settle(app.view, bus, None)  # after an action: the settle rule
-        snap = self.atspi.snapshot(bus, Deadline(self.trees.timeout_s))
-        snap.window_relative = True  # Wayland clients know no global position (module docstring)
+        self.settling.settle(app.view, self.trees.bus_of(app.pid), None)  # after an action: the settle rule
         wins = [window_info(v, z) for z, v in enumerate(views) if v.pid == app.pid]
         key_info = next(w for w in wins if w.id == key.con_id)
-        tree = app_tree(app, snap, key_info, wins)
+        seen: Seen = Future()
+        seen.set_result((wins, key_info))
+        tree, notices, _key = self.trees.read(app, identity, seen, window_relative=True)
+        if tree is None:
+            raise NativeError("ax_failed", f"{app.display_name} (pid {app.pid}) is not on the accessibility bus.")
         obs = self.observer.observe(
             tree, app_key=app.view, identity=identity, key_window_id=key.con_id, disable_diff=disable_diff
         )
         image = None
-        self.transforms.pop(app.pid, None)
+        self.transforms.pop(app.view, None)
         if not text_only:
-            image = self._shot(app, identity, key)
+            try:
+                image = self._shot(app, identity, key, views)
+            except NativeError as err:
+                if image_only or err.code != "capture_failed":
+                    raise
+                notices.append(COVERED_NOTICE.format(reason=err.message.removeprefix("wayland: ")))
         text = obs.text.rstrip()
+        if notices:
+            text += "\n\n" + "\n".join(notices)
         return AppState(text=text, image=image, window_title=key.title)
 
-    def _shot(self, app: RunningApp, identity: ProcessIdentity, key: View) -> Image:
-        """The key window's pixels after raising it; refused when something still covers it."""
-        with SwayIPC(env=self.env) as ipc:
-            ipc.focus(key.con_id)
-            views = ipc.views()
-        now = next((v for v in views if v.con_id == key.con_id), None)
-        if now is None:
-            raise NativeError("stale_window", "The window closed while it was captured.")
-        frame = capture_view(self.client, views, now)
+    def _shot(self, app: RunningApp, identity: ProcessIdentity, key: View, views: list[View]) -> Image:
+        """The key window's pixels as they are on the screen, with no change to the stacking;
+        refused while something covers it (``capture_view``)."""
+        frame = capture_view(self.client, views, key)
         fitted = screenshot.fitted_size(frame.width, frame.height)
         data = encode(Pixels(frame.data, frame.width, frame.height), fitted.width, fitted.height)
         if self.verify_identity(app) != identity:
             raise NativeError("stale_process", screenshot.STALE_PROCESS_MESSAGE)
-        self.transforms[app.pid] = screenshot.ShotTransform(
-            origin_x=now.rect[0], origin_y=now.rect[1], point_width=now.rect[2], point_height=now.rect[3],
+        self.transforms[app.view] = screenshot.ShotTransform(
+            origin_x=key.rect[0], origin_y=key.rect[1], point_width=key.rect[2], point_height=key.rect[3],
             pixels_per_point=fitted.pixels_per_point, image_width=fitted.width, image_height=fitted.height,
-            window_id=now.con_id, identity=identity,
+            window_id=key.con_id, identity=identity,
         )  # fmt: skip
         return Image(data, screenshot.MIME_TYPE, fitted.width, fitted.height)
 
-    # -- gates ---------------------------------------------------------------------------------
-    def _observed_key(self, app: RunningApp, identity: ProcessIdentity) -> int:
-        key = self.observer.key_window(app.view, identity=identity)
-        if key is None:
-            raise NativeError("window_not_key", "The observed app has no key window.", dispatched=False)
-        return key
-
-    def _focus(self, app: RunningApp, con_id: int) -> View:
-        """Focus the observed key window through IPC and read the focus back; the view now."""
-        deadline = time.monotonic() + FOCUS_TIMEOUT_S
-        with SwayIPC(env=self.env) as ipc:
-            ipc.focus(con_id)
-            while True:
-                views = ipc.views()
-                view = next((v for v in views if v.con_id == con_id), None)
-                if view is None or view.pid != app.pid:
-                    raise NativeError("stale_window", "The observed window is gone.", dispatched=False)
-                if view.focused:
-                    return view
-                if time.monotonic() >= deadline:
-                    raise NativeError(
-                        "target_window_changed", "The observed window did not take the focus.", dispatched=False
-                    )
-                time.sleep(_POLL_S)
-
-    def _keys_gate(self, app: RunningApp) -> None:
-        identity = self.verify_identity(app)
-        self._focus(app, self._observed_key(app, identity))
-        self.verify_identity(app)  # proven again right before the burst
-
-    # -- actions -------------------------------------------------------------------------------
+    # -- actions: delegated to the actor -------------------------------------------------------
     def click(
         self,
         app: RunningApp,
@@ -247,64 +246,18 @@ class WaylandExecutor:
         button: MouseButton = "left",
         count: int = 1,
     ) -> ActionResult:
-        code = _BUTTONS.get(button)
-        if code is None:
-            raise _unsupported(f"the {button} button")
-        identity = self.verify_identity(app)
-        key = self._observed_key(app, identity)
-        if element is not None:
-            found = self.observer.element(app.view, element, identity=identity)
-            if found.frame is None:
-                raise NativeError("stale_element", "The element has no bounds on the screen.", dispatched=False)
-            x, y = found.frame.x + found.frame.width / 2, found.frame.y + found.frame.height / 2
-        elif point is not None:
-            p = screenshot.to_global(self.transforms.get(app.pid), *point, identity=identity, key_window_id=key)
-            x, y = p.x, p.y
-        else:
-            raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
-        view = self._focus(app, key)  # raised: the top window, so the point is the app's
-        vx, vy, vw, vh = view.rect
-        if not (vx <= x < vx + vw and vy <= y < vy + vh):
-            raise NativeError(
-                "point_outside_target_window", "The point is outside the observed window.", dispatched=False
-            )
-        self.verify_identity(app)
-        try:
-            self.devices.click(x, y, code, count)
-            self.devices.flush()
-        finally:
-            self.devices.release_all()
-            self.settling.mark_mutation(app.view)
-        return ActionResult(structured={"x": x, "y": y})
+        return self.actor.click(app, element=element, point=point, button=button, count=count)
 
     def type_text(self, app: RunningApp, text: str) -> ActionResult:
-        if not text:
-            return ActionResult()
-        self._keys_gate(app)
-        try:
-            self.devices.type_text(text)
-            self.devices.flush()
-        finally:
-            self.devices.release_all()
-            self.settling.mark_mutation(app.view)
-        return ActionResult(structured={"length": len(text)})
+        return self.actor.type_text(app, text)
 
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
-        chords = parse_keys(key)
-        self._keys_gate(app)
-        try:
-            for chord in chords:
-                self.devices.chord(chord.ordered_modifiers(), chord.key)
-            self.devices.flush()
-        finally:
-            self.devices.release_all()
-            self.settling.mark_mutation(app.view)
-        return ActionResult()
+        return self.actor.press_key(app, key)
 
     def drag(
         self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
     ) -> ActionResult:
-        raise _unsupported("drag")
+        return self.actor.drag(app, start, end, button=button)
 
     def scroll(
         self,
@@ -315,10 +268,10 @@ class WaylandExecutor:
         element: Handle | None = None,
         point: tuple[float, float] | None = None,
     ) -> ActionResult:
-        raise _unsupported("scroll")
+        return self.actor.scroll(app, direction=direction, pages=pages, element=element, point=point)
 
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
-        raise _unsupported("paste")
+        return self.actor.paste(app, text, fmt)
 
     def select_text(
         self,
@@ -330,10 +283,10 @@ class WaylandExecutor:
         suffix: str | None = None,
         selection_type: SelectionType = "text",
     ) -> ActionResult:
-        raise _unsupported("select_text")
+        return self.actor.select_text(app, element, text, prefix=prefix, suffix=suffix, selection_type=selection_type)
 
     def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
-        raise _unsupported("set_value")
+        return self.actor.set_value(app, element, value)
 
     def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
-        raise _unsupported("perform_secondary_action")
+        return self.actor.perform_secondary_action(app, element, action)

@@ -1,7 +1,8 @@
-"""Acting on a Linux app: the Executor's action calls, each run under the session's lock.
+"""Acting on a Linux app on X11: the Executor's action calls, each run under the session's lock.
 
 ``LinuxActor`` is created by ``LinuxExecutor`` (the observation side) and receives the Executor's
-action calls with the same signatures (``deskhand.backends.base.Executor``). Every decision the
+action calls with the same signatures (``deskhand.backends.base.Executor``), written once in
+``act.base.Actor``; this class supplies X11's parts and the barrier between actions. Every decision the
 contract fixes (event lists, click pairs, scroll deltas, text matches, the paste state machine)
 comes from ``deskhand.core``; the modules below translate it into X11 and AT-SPI calls, one
 concern each, all on one ``act.session.LinuxSession`` (connections, gates, element lookup):
@@ -19,9 +20,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Final
 
-from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
+from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
 from deskhand.backends.linux.act import outcomes
 from deskhand.backends.linux.act.barrier import Barrier, sent_by
+from deskhand.backends.linux.act.base import Actor
 from deskhand.backends.linux.act.clicks import ElementClicks
 from deskhand.backends.linux.act.keys import Typing
 from deskhand.backends.linux.act.pointer import Pointer
@@ -31,9 +33,8 @@ from deskhand.backends.linux.act.values import Values
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.x11.keymap import Keymap
 from deskhand.core import barrier
-from deskhand.core import pointer as corepointer
 from deskhand.core.barrier import Sent
-from deskhand.core.errors import DeskhandError, NativeError
+from deskhand.core.errors import DeskhandError
 
 __all__ = ("LinuxActor",)
 
@@ -42,7 +43,7 @@ __all__ = ("LinuxActor",)
 REFUSALS_AFTER: Final = frozenset({"stale_window", "target_window_changed"})
 
 
-class LinuxActor:
+class LinuxActor(Actor):
     """The action half of ``LinuxExecutor``; see the module docstring."""
 
     def __init__(self, executor: Observed, *, display_name: str | None = None) -> None:
@@ -113,98 +114,26 @@ class LinuxActor:
                 result = replace(result, structured={**result.structured, "unsettled": barrier.UNSETTLED})
             return outcomes.with_outcome(result)
 
-    # -- pointer ------------------------------------------------------------------------------
-    def click(
-        self,
-        app: RunningApp,
-        *,
-        element: Handle | None = None,
-        point: tuple[float, float] | None = None,
-        button: MouseButton = "left",
-        count: int = 1,
+    # -- the display server's parts (``act.base.Actor``) ----------------------------------
+    @property
+    def keys(self) -> Typing:
+        return self.typing
+
+    def click_element(self, app: RunningApp, element: Handle, button: MouseButton, count: int) -> ActionResult:
+        return self.clicks.click(app, element, button, count)
+
+    def click_point(self, app: RunningApp, at: tuple[float, float], button: MouseButton, count: int) -> ActionResult:
+        return self.pointer.click_point(app, at, button, count)
+
+    def drag_points(
+        self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], button: MouseButton
     ) -> ActionResult:
-        corepointer.check_click_count(count)
-        if element is not None:
-            clicked = self._act(
-                app, lambda: self.clicks.click(app, element, button, count), f"click({element})", sends="a11y_action"
-            )
-            return self._clicked(clicked, target=self.clicks.clicked)
-        if point is None:
-            raise NativeError("bad_payload", "click needs an element or a point.", dispatched=False)
-        at = point
-        return self._clicked(
-            self._act(app, lambda: self.pointer.click_point(app, at, button, count), f"click({at})", keys=True)
-        )
+        return self.pointer.drag(app, start, end, button)
+
+    def clicked_target(self) -> Ref | None:
+        return self.clicks.clicked
 
     def _clicked(self, result: ActionResult, *, target: Ref | None = None) -> ActionResult:
         """The next key waits for the focus this click may move (``act.focus.Focus.input_posted``)."""
         self.typing.focus.input_posted(target=target)
         return result
-
-    def drag(
-        self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], *, button: MouseButton = "left"
-    ) -> ActionResult:
-        return self._act(app, lambda: self.pointer.drag(app, start, end, button), "drag", keys=True)
-
-    def scroll(
-        self,
-        app: RunningApp,
-        *,
-        direction: Direction,
-        pages: float,
-        element: Handle | None = None,
-        point: tuple[float, float] | None = None,
-    ) -> ActionResult:
-        return self._act(
-            app,
-            lambda: self.scrolling.scroll(app, direction=direction, pages=pages, element=element, point=point),
-            "scroll",
-            keys=element is None,
-        )
-
-    # -- keyboard -----------------------------------------------------------------------------
-    def press_key(self, app: RunningApp, key: str) -> ActionResult:
-        return self._act(app, lambda: self.typing.press_key(app, key), f"press_key({key!r})", sends="keys", keys=True)
-
-    def type_text(self, app: RunningApp, text: str) -> ActionResult:
-        return self._act(
-            app, lambda: self.typing.type_text(app, text), f"type_text ({len(text)} characters)", keys=True
-        )
-
-    def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
-        return self._act(app, lambda: self.typing.paste(app, text, fmt), f"paste ({len(text)} characters)", keys=True)
-
-    # -- text, values, actions ----------------------------------------------------------------
-    def select_text(
-        self,
-        app: RunningApp,
-        element: Handle,
-        text: str,
-        *,
-        prefix: str | None = None,
-        suffix: str | None = None,
-        selection_type: SelectionType = "text",
-    ) -> ActionResult:
-        return self._act(
-            app,
-            lambda: self.values.select_text(
-                app, element, text, prefix=prefix, suffix=suffix, selection_type=selection_type
-            ),
-            f"select_text({element})",
-            sends="a11y_edit",
-        )
-
-    def set_value(self, app: RunningApp, element: Handle, value: str) -> ActionResult:
-        return self._act(
-            app, lambda: self.values.set_value(app, element, value), f"set_value({element})", sends="a11y_edit"
-        )
-
-    def perform_secondary_action(self, app: RunningApp, element: Handle, action: str) -> ActionResult:
-        return self._clicked(
-            self._act(
-                app,
-                lambda: self.values.perform_secondary_action(app, element, action),
-                f"perform_secondary_action({element}, {action!r})",
-                sends="a11y_action",
-            )
-        )

@@ -47,7 +47,7 @@ from deskhand.core import deadline as call_deadline
 from deskhand.core import typedtext
 
 if TYPE_CHECKING:
-    from deskhand.backends.linux.act.session import LinuxSession
+    from deskhand.backends.linux.act.seam import ActSession
 
 __all__ = ("FOCUS_EVENT", "Focus", "FocusWatch", "Gained", "Readback")
 
@@ -209,7 +209,7 @@ class FocusWatch:
 class Focus:
     """Where an app's keyboard focus is, for the typist and the paste (module docstring)."""
 
-    def __init__(self, session: LinuxSession) -> None:
+    def __init__(self, session: ActSession) -> None:
         self._s = session
         self._watch = FocusWatch(session.a11y_address)
         #: when ``press_key`` last posted a key (typing waits for the focus it may move), and

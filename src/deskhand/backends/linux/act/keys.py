@@ -42,8 +42,9 @@ from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
+from deskhand.backends.linux.act import outcomes
 from deskhand.backends.linux.act.focus import Focus
-from deskhand.backends.linux.act.paste import paste_into
+from deskhand.backends.linux.act.paste import X11Clipboard, paste_into
 from deskhand.backends.linux.act.session import LinuxSession, not_dispatched
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.atspi.enums import State
@@ -54,7 +55,7 @@ from deskhand.core import keys as corekeys
 from deskhand.core.errors import NativeError
 
 if TYPE_CHECKING:
-    from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner
+    from deskhand.core.paste import Clipboard
 
 __all__ = ("Typing",)
 
@@ -116,8 +117,8 @@ class Typing:
     def register_events(self, names: Iterable[str]) -> None:
         self._s.register_events(names)
 
-    def clipboard(self) -> ClipboardOwner:
-        return self._s.clipboard()
+    def paste_clipboard(self) -> Clipboard:
+        return X11Clipboard(self._s.clipboard())
 
     def focused_text(self, app: RunningApp) -> Ref | None:
         """The element focused now (no wait): the paste's read-back."""
@@ -234,13 +235,7 @@ class Typing:
             seen.append(effects.Evidence("event_receipt", "the app processed the key events"))
         wait = READBACK_S if bus is not None and self.focus.is_async(bus) else 0.0
         got = self.focus.read_back(bus, ref, before, text, wait_s=wait, cap_s=READBACK_CAP_S, span=span)
-        if got.found is not None:
-            seen.append(effects.Evidence("value_readback", got.found))
-        elif got.partial is not None:
-            measured = {"arrived": got.arrived[0], "typed": got.arrived[1]} if got.arrived is not None else {}
-            evidence = (*seen, effects.Evidence("value_readback", got.partial))
-            return effects.Outcome("partial", "synthetic_events", evidence, measured)
-        return effects.judge("synthetic_events", seen, expected_change=got.readable and processed)
+        return outcomes.typed(got, seen, processed=processed)
 
     # -- focus and EditableText ---------------------------------------------------------------
     def _focused_after_input(self, app: RunningApp, window: int, *, give_up_unanswered: bool = False) -> Ref | None:

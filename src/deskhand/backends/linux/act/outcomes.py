@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Final
 
 from deskhand.backends.base import ActionResult
+from deskhand.backends.linux.act.focus import Readback
 from deskhand.core import effects
 from deskhand.core.effects import Evidence
 
@@ -72,3 +73,16 @@ def _paste(structured: dict[str, object]) -> effects.Outcome:
     # seed 2 (sdk-contract.md 6.3): a paste is never reported as confirmed; the evidence says what was seen
     effect: effects.Effect = "unverifiable" if facts.get("pastePosted") else "refused"
     return effects.Outcome(effect, "clipboard_paste", tuple(seen))
+
+
+def typed(got: Readback, seen: list[Evidence], *, processed: bool) -> effects.Outcome:
+    """Key events' outcome from the focused text read back (``Focus.read_back``) and what else was
+    ``seen``: part of the text is ``partial``; unchanged text is ``suspected_noop`` only once the
+    app is known to have ``processed`` the keys, else ``unverifiable``."""
+    if got.found is not None:
+        seen = [*seen, Evidence("value_readback", got.found)]
+    elif got.partial is not None:
+        measured = {"arrived": got.arrived[0], "typed": got.arrived[1]} if got.arrived is not None else {}
+        evidence = (*seen, Evidence("value_readback", got.partial))
+        return effects.Outcome("partial", "synthetic_events", evidence, measured)
+    return effects.judge("synthetic_events", seen, expected_change=got.readable and processed)

@@ -1,10 +1,11 @@
-"""The core paste transaction on X11: the CLIPBOARD owner thread and the focused AT-SPI text element.
+"""The core paste transaction on Linux: the display server's clipboard and the focused AT-SPI text element.
 
 ``deskhand.core.paste`` decides everything (order, timeouts, what counts as a read, restore rules);
 this module supplies its three small interfaces on Linux:
 
-* ``X11Clipboard``: snapshot of every target of the current owner, ownership served from the
-  owner thread (``x11.clipboard.owner.ClipboardOwner``), restore only while we still own the selection;
+* ``X11Clipboard`` (Wayland's is ``wayland._clipserver.ClipboardServer``): snapshot of every
+  target of the current owner, ownership served from the owner thread
+  (``x11.clipboard.owner.ClipboardOwner``), restore only while we still own the selection;
 * ``AtspiPasteTarget``: the focused element's ``CharacterCount`` as the baseline (re-read through
   AT-SPI), its ``object:text-changed`` events (``TextEvents``, counted on a second bus connection;
   caret moves are no sign of a paste), and ctrl+v posted through the actor's gates;
@@ -38,7 +39,7 @@ from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner, Item, Sn
 from deskhand.core import deadline as call_deadline
 from deskhand.core import effects
 from deskhand.core.errors import NativeError
-from deskhand.core.paste import READ_TIMEOUT_S, PastePayload, PasteReceipt, PasteTransaction
+from deskhand.core.paste import READ_TIMEOUT_S, Clipboard, PastePayload, PasteReceipt, PasteTransaction
 
 __all__ = ("AtspiPasteTarget", "PasteSeam", "TextEvents", "X11Clipboard", "paste_into")
 
@@ -64,7 +65,9 @@ _TYPES = {"STRING": "STRING", "TEXT": "UTF8_STRING"}
 
 
 class PasteSeam(Protocol):
-    """What the paste needs from the actor: the bus, the app's focused text, the owner, ctrl+v."""
+    """What the paste needs from the actor: the bus, the app's focused text, the clipboard, ctrl+v.
+
+    X11 (``act.keys.Typing``) and Wayland (``act.wl_actor``) each supply it."""
 
     @property
     def a11y(self) -> A11y: ...
@@ -73,7 +76,11 @@ class PasteSeam(Protocol):
     def register_events(self, names: Iterable[str]) -> None: ...
     def focused_text(self, app: RunningApp) -> Ref | None: ...
     def focused_after_input(self, app: RunningApp, window: int) -> Ref | None: ...
-    def clipboard(self) -> ClipboardOwner: ...
+    def paste_clipboard(self) -> Clipboard:
+        """The display server's clipboard as the core's transaction uses it (its owner serves it
+        from a thread of its own; a restored clipboard stays served after the call)."""
+        ...
+
     def post_chord(self, app: RunningApp, window: int, key: str) -> None: ...
 
 
@@ -296,7 +303,7 @@ def paste_into(actor: PasteSeam, app: RunningApp, window: int, text: str, fmt: P
     # the read and target windows never outlast the call's deadline (a js cell's timeout_ms)
     timeout_s = max(0.05, call_deadline.bound(READ_TIMEOUT_S))
     target_s = max(0.05, call_deadline.bound(TARGET_TIMEOUT_S))
-    clipboard = X11Clipboard(actor.clipboard())
+    clipboard = actor.paste_clipboard()
     receipt = PasteTransaction(payload, clipboard, target, timeout_s=timeout_s, target_timeout_s=target_s).run()
     error = receipt.error()
     if error is not None:

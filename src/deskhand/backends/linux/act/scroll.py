@@ -1,6 +1,7 @@
 """Scrolling on Linux: pixel-exact through a scroll bar's AT-SPI Value, else wheel buttons 4-7.
 
-An element scroll first moves the nearest scroll bar along the axis by the core's delta
+Written once for every display server against ``act.seam.ActSession`` (its ``wheel`` is the only
+input it sends). An element scroll first moves the nearest scroll bar along the axis by the core's delta
 (``core.scroll.plan_indexed``) and reports the achieved distance; without a usable bar, and for a
 scroll at a point, the wheel goes to the plan's point after the gate. X wheels have no pixel
 unit: the app decides the distance per notch, so a wheel scroll is measured on the content
@@ -12,18 +13,18 @@ the request and held still.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Final
 
 from deskhand.backends.base import ActionResult, Direction, Handle, RunningApp
 from deskhand.backends.linux.act.scroll_witness import Converged, converge, find_witness
-from deskhand.backends.linux.act.session import LinuxSession, not_dispatched
+from deskhand.backends.linux.act.seam import ActSession
+from deskhand.backends.linux.act.session import not_dispatched
 from deskhand.backends.linux.atspi.element import Ref
 from deskhand.backends.linux.atspi.enums import Role
 from deskhand.core import effects
 from deskhand.core import scroll as corescroll
 from deskhand.core.errors import NativeError
-from deskhand.core.geometry import Point, Rect
+from deskhand.core.geometry import Rect
 
 __all__ = ("Scrolling",)
 
@@ -40,7 +41,7 @@ FIRST_NOTCH_PX: Final = 150
 class Scrolling:
     """Scroll for one session (the caller holds ``session.lock``)."""
 
-    def __init__(self, session: LinuxSession) -> None:
+    def __init__(self, session: ActSession) -> None:
         self._s = session
 
     def scroll(
@@ -195,7 +196,8 @@ class Scrolling:
     def scroll_wheel(
         self, app: RunningApp, plan: corescroll.ScrollPlan, direction: Direction, ref: Ref | None = None
     ) -> ActionResult:
-        """Wheel buttons 4-7 at the plan's point, measured and converged (module docstring).
+        """Wheel notches (X buttons 4-7, Wayland axis steps) at the plan's point, measured and
+        converged (module docstring).
 
         X wheels have no pixel unit: the app decides the step (GTK about 53 px at a 210 px page,
         the browsers 100-120 px). So a first batch at ``FIRST_NOTCH_PX`` a notch goes first, the
@@ -207,20 +209,19 @@ class Scrolling:
         """
         vertical = direction in ("up", "down")
         amount = abs(plan.delta.dy if vertical else plan.delta.dx)
-        button = corescroll.X_WHEEL_BUTTONS[direction]
         requested = [plan.delta.dx, plan.delta.dy]
         witness = find_witness(self._s, app, plan.point, ref, direction)
         if witness is None:
             clicks = max(1, round(amount / WHEEL_NOTCH_PX))  # at least one notch
-            self._wheel(app, plan.point, button, clicks)
+            self._s.wheel(app, plan.point, direction, clicks)
             return ActionResult(
                 {"route": "wheel", "requested": requested, "clicks": clicks, "exact": False},
                 effects.judge("wheel", []),
             )
-        back = corescroll.X_WHEEL_BUTTONS[corescroll.OPPOSITE[direction]]
+        back = corescroll.OPPOSITE[direction]
 
         def wheel(n: int) -> None:
-            self._wheel(app, plan.point, button if n > 0 else back, abs(n))
+            self._s.wheel(app, plan.point, direction if n > 0 else back, abs(n))
 
         done = converge(wheel, witness, amount, max(1, amount // FIRST_NOTCH_PX))
         _log.debug("wheel: %d notches moved %d of %d (stable: %s)", done.notches, done.moved, amount, done.stable)
@@ -249,13 +250,3 @@ class Scrolling:
             {"route": "wheel", "requested": requested, "achieved": achieved, "clicks": done.notches, "exact": exact},
             outcome,
         )
-
-    def _wheel(self, app: RunningApp, at: Point, button: int, clicks: int) -> None:
-        s = self._s
-        s.gate(app)  # one gate right before each burst; nothing slow happens in between
-        steps: list[Callable[[], None]] = []
-        here = s.input.pointer()
-        if (here.x, here.y) != (round(at.x), round(at.y)):
-            steps.append(lambda: s.input.move(at.x, at.y))
-        steps.append(lambda: s.input.wheel(button, clicks))
-        s.post(steps)

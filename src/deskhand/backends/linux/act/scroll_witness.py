@@ -31,7 +31,7 @@ from typing import Final
 
 from deskhand.backends.base import Direction, RunningApp
 from deskhand.backends.linux import procfs
-from deskhand.backends.linux.act.session import LinuxSession
+from deskhand.backends.linux.act.seam import ActSession
 from deskhand.backends.linux.atspi.connection import ROOT_PATH, Deadline
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.atspi.enums import Role, State, role_set
@@ -230,7 +230,7 @@ def converge(wheel: Callable[[int], None], witness: Witness, amount: int, first:
     return Converged(moved, net, per, stable)
 
 
-def find_witness(s: LinuxSession, app: RunningApp, at: Point, ref: Ref | None, direction: Direction) -> Witness | None:
+def find_witness(s: ActSession, app: RunningApp, at: Point, ref: Ref | None, direction: Direction) -> Witness | None:
     """The deepest element under the point inside ``ref`` (or the app's window there), when
     it is not that start itself: the content that moves as it scrolls. In a native text view,
     whose bounds stay put, the character under the point; None (nothing to measure) when that
@@ -369,7 +369,7 @@ def _child_under(a11y: A11y, doc: Ref, at: Point) -> Ref | None:
     return first
 
 
-def _window_at(s: LinuxSession, app: RunningApp, at: Point) -> Ref | None:
+def _window_at(s: ActSession, app: RunningApp, at: Point) -> Ref | None:
     """The app's top-level accessible (frame, dialog) whose extents hold the point."""
     a11y = s.a11y
     conn = s.observed.atspi

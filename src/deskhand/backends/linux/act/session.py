@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from Xlib import display
 
-from deskhand.backends.base import Handle, ProcessIdentity, RunningApp
-from deskhand.backends.linux.atspi.connection import AtspiConnection, Call, Failed
+from deskhand.backends.base import Direction, Handle, ProcessIdentity, RunningApp
+from deskhand.backends.linux.act.seam import ref_of
+from deskhand.backends.linux.atspi.connection import AtspiConnection
 from deskhand.backends.linux.atspi.element import A11y, Ref
-from deskhand.backends.linux.atspi.mapping import AtspiRef
 from deskhand.backends.linux.x11.connection import XConnection, close_display
 from deskhand.backends.linux.x11.gate import WindowProbe
 from deskhand.backends.linux.x11.grabs import ReplayWaiter
@@ -44,6 +44,7 @@ from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core import deadline as call_deadline
 from deskhand.core import pointer as corepointer
 from deskhand.core import screenshot
+from deskhand.core import scroll as corescroll
 from deskhand.core.axtree.model import Element
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point, Rect
@@ -124,7 +125,6 @@ class LinuxSession:
         self._x11 = WindowProbe(self.d, self.root)
         self._probed_mods = 0
         self._replay: ReplayWaiter | None = None
-        self._registered_events: set[str] = set()
         self._ping: AppPing | None = None
 
     def close(self) -> None:
@@ -181,16 +181,8 @@ class LinuxSession:
         return str(self.observed.atspi.address)
 
     def register_events(self, names: Iterable[str]) -> None:
-        """Register AT-SPI event names with the registry, once each (atk-bridge emits only those)."""
-        for name in names:
-            if name in self._registered_events:
-                continue
-            reply = self.observed.atspi.call(
-                Call("org.a11y.atspi.Registry", "/org/a11y/atspi/registry", "org.a11y.atspi.Registry",
-                     "RegisterEvent", "sass", (name, [], ""))
-            )  # fmt: skip
-            if not isinstance(reply, Failed):
-                self._registered_events.add(name)
+        """Register AT-SPI event names with the registry, once each (``A11y.register_events``)."""
+        self.a11y.register_events(names)
 
     # -- identity, windows, elements, coordinates ---------------------------------------------
     def verify_identity(self, app: RunningApp) -> ProcessIdentity:
@@ -217,12 +209,7 @@ class LinuxSession:
     def ref(self, app: RunningApp, handle: Handle) -> tuple[Element, Ref]:
         """The element behind a handle and its accessible object (``stale_element`` without one)."""
         element = self.observed.element(app, handle)
-        ref = element.ref
-        if isinstance(ref, Ref):
-            return element, ref
-        if isinstance(ref, AtspiRef):
-            return element, Ref(ref.bus, ref.path)
-        raise not_dispatched("stale_element", "The element is stale. Observe the app again.")
+        return element, ref_of(element)
 
     # -- the gate -----------------------------------------------------------------------------
     def bind(self, app: RunningApp) -> int:
@@ -351,6 +338,17 @@ class LinuxSession:
         return self._x11.accepts_drops(window, round(at.x), round(at.y))
 
     # -- posting ------------------------------------------------------------------------------
+    def wheel(self, app: RunningApp, at: Point, direction: Direction, clicks: int) -> None:
+        """One gate right before the burst (nothing slow between), then the pointer to ``at`` and
+        ``clicks`` presses of the direction's wheel button (4-7)."""
+        self.gate(app)
+        steps: list[Callable[[], None]] = []
+        here = self.input.pointer()
+        if (here.x, here.y) != (round(at.x), round(at.y)):
+            steps.append(lambda: self.input.move(at.x, at.y))
+        steps.append(lambda: self.input.wheel(corescroll.X_WHEEL_BUTTONS[direction], clicks))
+        self.post(steps)
+
     def post(self, steps: Sequence[Callable[[], None]]) -> None:
         """Queue a burst and flush it once; on any failure release whatever is held."""
         self.input_unconfirmed = True

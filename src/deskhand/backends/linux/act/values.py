@@ -19,9 +19,10 @@ from collections.abc import Callable
 from typing import Final
 
 from deskhand.backends.base import ActionResult, Handle, RunningApp, SelectionType
-from deskhand.backends.linux.act.keys import LINE_BREAKS, READBACK_S, Typing
+from deskhand.backends.linux.act.keys import LINE_BREAKS, READBACK_S
 from deskhand.backends.linux.act.scroll import Scrolling
-from deskhand.backends.linux.act.session import LinuxSession, not_dispatched
+from deskhand.backends.linux.act.seam import ActSession, KeyInput
+from deskhand.backends.linux.act.session import not_dispatched
 from deskhand.backends.linux.act.value_witness import Witness
 from deskhand.backends.linux.atspi.element import Ref
 from deskhand.backends.linux.atspi.enums import State
@@ -42,9 +43,10 @@ _KEYED_STATES: Final = State.EDITABLE.value | State.FOCUSABLE.value
 
 
 class Values:
-    """selectText, setValue and performSecondaryAction for one session (the caller holds its lock)."""
+    """selectText, setValue and performSecondaryAction for one session (the caller holds its lock),
+    on any display server (``act.seam``)."""
 
-    def __init__(self, session: LinuxSession, scrolling: Scrolling, typing: Typing) -> None:
+    def __init__(self, session: ActSession, scrolling: Scrolling, typing: KeyInput) -> None:
         self._s = session
         self._scrolling = scrolling
         self._typing = typing

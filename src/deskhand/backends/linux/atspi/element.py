@@ -8,6 +8,7 @@ Qt counts UTF-16 units (``A11y.utf16``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -65,6 +66,7 @@ class A11y:
     def __init__(self, conn: Any) -> None:
         self._conn = conn
         self._toolkits: dict[str, str] = {}
+        self._registered_events: set[str] = set()
 
     def _call(self, ref: Ref, iface: str, method: str, sig: str | None = None, *body: Any) -> Any:
         reply = self._conn.call(Call(ref.bus, ref.path, iface, method, sig, tuple(body)))
@@ -75,6 +77,18 @@ class A11y:
         (GTK 4): its own window's origin (``AtspiConnection.origin_of``)."""
         origin_of = getattr(self._conn, "origin_of", None)
         return origin_of(ref.bus, ref.path) if origin_of is not None else (0, 0)
+
+    def register_events(self, names: Iterable[str]) -> None:
+        """Register AT-SPI event names with the registry, once each (atk-bridge emits only those)."""
+        for name in names:
+            if name in self._registered_events:
+                continue
+            reply = self._conn.call(
+                Call("org.a11y.atspi.Registry", "/org/a11y/atspi/registry", "org.a11y.atspi.Registry",
+                     "RegisterEvent", "sass", (name, [], ""))
+            )  # fmt: skip
+            if not isinstance(reply, Failed):
+                self._registered_events.add(name)
 
     def _prop(self, ref: Ref, iface: str, name: str) -> Any:
         reply = self._call(ref, PROPERTIES, "Get", "ss", iface, name)

@@ -90,11 +90,13 @@ class TreeObserver:
         seen: Seen,
         *,
         unchanged_since: Callable[[str, float], bool] | None = None,
+        window_relative: bool = False,
     ) -> tuple[AppTree | None, list[str], WindowInfo | None]:
         """The app's tree (None: its toolkit has no accessibility), notices about it, and its key
         window (``seen``: the app's windows and key window, read by the capture worker while the
         tree is read). With ``unchanged_since(bus, began)``, the last complete read is taken
         again when it says the app has not changed since that read began (module docstring).
+        ``window_relative``: every window's bounds are relative to it (a Wayland client's).
 
         Raises:
             NativeError: ``ax_failed`` when the app's toolkit has accessibility but the app is not
@@ -117,6 +119,7 @@ class TreeObserver:
         else:
             pid, find = app.pid, self.popups
             snap = self.atspi.snapshot(bus, Deadline(self.timeout_s), None if find is None else lambda: find(pid))
+            snap.window_relative = snap.window_relative or window_relative
             self._remember(app.pid, Read(identity, bus, t0, snap))
         # the seconds it really waited (a call's own cap or the cell's deadline may come first)
         waited = f"{time.monotonic() - t0:.1f}"

@@ -1,0 +1,225 @@
+"""Acting on a Wayland app (a wlroots compositor): the Executor's action calls on one session.
+
+``WaylandActor`` is created by ``WaylandExecutor`` and receives its action calls with the same
+signatures, written once in ``act.base.Actor``. Whatever speaks only AT-SPI is the X11 actor's
+own code, run on ``act.wl_session``: scroll (``act.scroll``: the scroll bar's Value, else the
+wheel measured on the content by ``act.scroll_witness``), text selection, values and secondary
+actions (``act.values``), the paste transaction (``act.paste`` with ``wayland._clipserver`` as
+its clipboard). What is Wayland's is here: clicks and drags through the virtual pointer (the
+contract's 5-event drag, ``core.pointer``), keys and text through the virtual keyboard with
+deskhand's keymap (``WaylandKeys``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from functools import partial
+
+from deskhand.backends.base import ActionResult, Handle, MouseButton, PasteFormat, RunningApp
+from deskhand.backends.linux.act import outcomes
+from deskhand.backends.linux.act.base import Actor
+from deskhand.backends.linux.act.focus import Focus
+from deskhand.backends.linux.act.keys import FOCUS_SETTLE_S, READBACK_S
+from deskhand.backends.linux.act.paste import paste_into
+from deskhand.backends.linux.act.scroll import Scrolling
+from deskhand.backends.linux.act.values import Values
+from deskhand.backends.linux.act.wl_session import WaylandSession, WlObserved
+from deskhand.backends.linux.atspi.element import A11y, Ref
+from deskhand.backends.linux.wayland._clipserver import ClipboardServer
+from deskhand.backends.linux.wayland._devices import Devices
+from deskhand.core import deadline as call_deadline
+from deskhand.core import effects
+from deskhand.core import pointer as corepointer
+from deskhand.core.barrier import Sent
+from deskhand.core.errors import DeskhandError, NativeError
+from deskhand.core.geometry import Point
+from deskhand.core.keys import parse_keys
+from deskhand.core.paste import Clipboard
+
+__all__ = ("WaylandActor", "WaylandKeys")
+
+
+class WaylandKeys:
+    """Keys, text and paste on the session's virtual keyboard; also the paste's ``PasteSeam``."""
+
+    def __init__(self, session: WaylandSession) -> None:
+        self._s = session
+        self.focus = Focus(session)
+        self._clipboard: ClipboardServer | None = None
+
+    def close(self) -> None:
+        try:
+            if self._clipboard is not None:
+                self._clipboard.close()
+                self._clipboard = None
+        finally:
+            self.focus.close()
+
+    # -- the keyboard -------------------------------------------------------------------------
+    def type_text(self, app: RunningApp, text: str) -> ActionResult:
+        """Key events with deskhand's keymap, then the focused text read back as on X11
+        (``Focus.read_back``): confirmed when it shows the text. No ping tells when the app has
+        read the keys, so a focused text is read for up to ``READBACK_S`` and an unchanged one is
+        ``unverifiable``, never ``suspected_noop``."""
+        if not text:
+            return ActionResult({"route": "none"}, effects.judge("none", []))
+        self._s.bind_keyboard(app)
+        self.focus.open()  # before the keys: the focus change they may cause is not missed
+        bus = self.focus.bus(app)
+        focused = self._settled_focus(bus)
+        before = self.focus.text(focused)
+        self._s.bind_keyboard(app)  # proven again right before the burst (the reads took a while)
+        d = self._s.devices
+        self._s.post([lambda: d.type_text(text)])
+        wait = READBACK_S if before is not None else 0.0
+        got = self.focus.read_back(bus, focused, before, text, wait_s=wait, cap_s=READBACK_S)
+        return ActionResult({"route": "key_events", "length": len(text)}, outcomes.typed(got, [], processed=False))
+
+    def press_key(self, app: RunningApp, key: str) -> ActionResult:
+        chords = parse_keys(key)  # bad keys are refused before any gate
+        self._s.bind_keyboard(app)
+        d = self._s.devices
+        self._s.post([partial(d.chord, c.ordered_modifiers(), c.key) for c in chords])
+        return ActionResult()
+
+    def _settled_focus(self, bus: str | None) -> Ref | None:
+        """The focused element; right after the window took the focus GTK marks none FOCUSED
+        until its idle callback runs, so an empty answer is read again for ``FOCUS_SETTLE_S``."""
+        if bus is None:
+            return None
+        focused = self.focus.now(bus)
+        deadline = time.monotonic() + call_deadline.bound(FOCUS_SETTLE_S)
+        while focused is None and time.monotonic() < deadline:
+            focused = self.focus.now(bus)
+        return focused
+
+    def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
+        window = self._s.bind_keyboard(app)
+        return paste_into(self, app, window, text, fmt)
+
+    # -- the paste seam -----------------------------------------------------------------------
+    @property
+    def a11y(self) -> A11y:
+        return self._s.a11y
+
+    @property
+    def a11y_address(self) -> str:
+        return self._s.a11y_address
+
+    def register_events(self, names: Iterable[str]) -> None:
+        self._s.register_events(names)
+
+    def focused_text(self, app: RunningApp) -> Ref | None:
+        bus = self.focus.bus(app)
+        return self.focus.now(bus) if bus is not None else None
+
+    def focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
+        del window  # the compositor handled every event sent (each burst ends in a roundtrip)
+        return self.focused_text(app)
+
+    def paste_clipboard(self) -> Clipboard:
+        if self._clipboard is None:
+            self._clipboard = ClipboardServer(self._s.observed.env)
+        return self._clipboard
+
+    @property
+    def clipboard_server(self) -> ClipboardServer | None:
+        """The clipboard server if a paste made one (``paste_clipboard`` does)."""
+        return self._clipboard
+
+    def post_chord(self, app: RunningApp, window: int, key: str) -> None:
+        """The paste's ctrl+v, after the keyboard gate proved ``window`` holds the focus."""
+        if self._s.bind_keyboard(app) != window:
+            raise NativeError("target_window_changed", "The key window changed before the paste.", dispatched=False)
+        chord = parse_keys(key)[0]
+        d = self._s.devices
+        self._s.post([lambda: d.chord(chord.ordered_modifiers(), chord.key)])
+
+
+class WaylandActor(Actor):
+    """The action half of ``WaylandExecutor``; see the module docstring."""
+
+    def __init__(self, executor: WlObserved, devices: Devices) -> None:
+        self.session = WaylandSession(executor, devices)
+        self._keys = WaylandKeys(self.session)
+        self.scrolling = Scrolling(self.session)
+        self.values = Values(self.session, self.scrolling, self._keys)
+        self.numbers = corepointer.event_numbers()
+
+    @property
+    def keys(self) -> WaylandKeys:
+        return self._keys
+
+    def close(self) -> None:
+        with self.session.lock:
+            self._keys.close()
+
+    def _act(
+        self,
+        app: RunningApp,
+        action: Callable[[], ActionResult],
+        what: str,
+        *,
+        sends: Sent = "input",
+        keys: bool = False,
+    ) -> ActionResult:
+        """Run one action under the session's lock; unless it was refused before dispatch, the
+        app's next observation settles first; the result always carries an outcome. (No barrier
+        between actions yet: each burst ends when the compositor has handled it.)"""
+        del what, sends, keys
+        with self.session.lock:
+            try:
+                result = action()
+            except DeskhandError as err:
+                if err.dispatched is not False:
+                    self.session.mark_mutation(app)
+                raise
+            except BaseException:
+                self.session.mark_mutation(app)
+                raise
+            self.session.mark_mutation(app)
+            return outcomes.with_outcome(result)
+
+    # -- the display server's parts (``act.base.Actor``) ----------------------------------
+    def click_element(self, app: RunningApp, element: Handle, button: MouseButton, count: int) -> ActionResult:
+        found, _ref = self.session.ref(app, element)
+        if found.frame is None:
+            raise NativeError("stale_element", "The element has no bounds on the screen.", dispatched=False)
+        return self._click(app, found.frame.center, button, count)
+
+    def click_point(self, app: RunningApp, at: tuple[float, float], button: MouseButton, count: int) -> ActionResult:
+        return self._click(app, self.session.to_global(app, at), button, count)
+
+    def _click(self, app: RunningApp, at: Point, button: MouseButton, count: int) -> ActionResult:
+        s = self.session
+        code = corepointer.X_BUTTONS[button]
+        s.bind_pointer(app, at)
+        d = s.devices
+        s.post([lambda: d.click(at.x, at.y, code, count)])
+        return ActionResult(structured={"x": at.x, "y": at.y})
+
+    def drag_points(
+        self, app: RunningApp, start: tuple[float, float], end: tuple[float, float], button: MouseButton
+    ) -> ActionResult:
+        """The contract's five events (6.4): down at the origin, dragged at the origin, the
+        midpoint and the destination, up there; bound at the origin, the destination unclamped."""
+        s = self.session
+        code = corepointer.X_BUTTONS[button]
+        a, b = s.to_global(app, start), s.to_global(app, end)
+        events = corepointer.drag_events(a, b, button, self.numbers)
+        s.bind_pointer(app, a)
+        d = s.devices
+
+        def send(ev: corepointer.PointerEvent) -> None:
+            if ev.kind == "down":
+                d.move(ev.point.x, ev.point.y)
+                d.button(code, True)
+            elif ev.kind == "up":
+                d.button(code, False)  # at the destination: the last motion's point
+            else:
+                d.move(ev.point.x, ev.point.y)
+
+        s.post([partial(send, ev) for ev in events])
+        structured = {"from": [a.x, a.y], "to": [b.x, b.y], "events": len(events)}
+        return ActionResult(structured, effects.judge("synthetic_events", []))

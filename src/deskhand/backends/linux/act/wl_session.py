@@ -1,0 +1,192 @@
+"""The Wayland actor's session: the gates before each burst, coordinates, the session's devices.
+
+``WaylandSession`` is the ``act.seam.ActSession`` of a wlroots compositor, so the shared modules
+(``act.scroll``, ``act.values``, ``act.focus``, ``act.paste``) run on it unchanged. It reaches the
+observation side through ``WlObserved`` (``WaylandExecutor``'s public helpers) and sends input
+through the session's one virtual pointer and keyboard (``wayland._devices``).
+
+Gates. Before each burst: the process identity is the observed one (``stale_process``); the
+observed key window still exists and is the app's (``stale_window``); it is focused through
+sway's IPC and the focus is read back (``target_window_changed`` when it does not arrive); a
+pointer burst's first point lies inside it, where sway has raised it to the top
+(``point_outside_target_window``); the identity is read once more right before the burst. A
+failure there is ``dispatched=False``. A burst that fails half way lifts every held button and key
+(``Devices.release_all``) and is never replayed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Final, Protocol
+
+from deskhand.backends.base import Direction, Handle, ProcessIdentity, RunningApp
+from deskhand.backends.linux.act.seam import ref_of
+from deskhand.backends.linux.atspi.connection import AtspiConnection
+from deskhand.backends.linux.atspi.element import A11y, Ref
+from deskhand.backends.linux.wayland._devices import Devices
+from deskhand.backends.linux.wayland._ipc import SwayIPC, View
+from deskhand.core import deadline as call_deadline
+from deskhand.core.axtree.model import Element
+from deskhand.core.errors import NativeError
+from deskhand.core.geometry import Point, Rect
+
+__all__ = ("WaylandSession", "WlObserved")
+
+FOCUS_TIMEOUT_S: Final = 1.0
+_POLL_S: Final = 0.005
+#: Wheel notches toward each direction as (vertical, horizontal) axis steps (positive: down, right).
+_WHEEL: Final[Mapping[Direction, tuple[int, int]]] = {"down": (1, 0), "up": (-1, 0), "right": (0, 1), "left": (0, -1)}
+
+
+class WlObserved(Protocol):
+    """What the session needs from the observation side (``WaylandExecutor``'s public helpers)."""
+
+    @property
+    def env(self) -> dict[str, str]: ...
+    @property
+    def atspi(self) -> AtspiConnection: ...
+    def verify_identity(self, app: RunningApp) -> ProcessIdentity: ...
+    def element(self, app: RunningApp, handle: Handle) -> Element: ...
+    def observed_key_window(self, app: RunningApp) -> int | None: ...
+    def to_global(self, app: RunningApp, x: float, y: float) -> Point: ...
+    def bus_of(self, app: RunningApp) -> str | None: ...
+    def mark_mutation(self, app: RunningApp) -> None: ...
+
+
+def _above(views: list[View], view: View, at: Point) -> bool:
+    """Whether a visible window above ``view`` (sway's tree order: floating ones bottom to top)
+    holds the point."""
+    later = views[views.index(view) + 1 :]
+    return any(v.visible and v.rect[0] <= at.x < v.rect[0] + v.rect[2] and v.rect[1] <= at.y < v.rect[1] + v.rect[3]
+               for v in later)  # fmt: skip
+
+
+def _refused(code: str, message: str) -> NativeError:
+    return NativeError(code, message, dispatched=False)
+
+
+class WaylandSession:
+    """The gates, coordinates and devices every acting module shares on Wayland (module docstring)."""
+
+    def __init__(self, executor: WlObserved, devices: Devices) -> None:
+        self.observed = executor
+        self.devices = devices
+        #: Held for a whole action: the host serializes per session, this guards the devices.
+        self.lock = threading.RLock()
+        self._a11y: A11y | None = None
+
+    # -- the bus ------------------------------------------------------------------------------
+    @property
+    def a11y(self) -> A11y:
+        if self._a11y is None:
+            self._a11y = A11y(self.observed.atspi)
+        return self._a11y
+
+    @property
+    def a11y_address(self) -> str:
+        return str(self.observed.atspi.address)
+
+    def register_events(self, names: Iterable[str]) -> None:
+        self.a11y.register_events(names)
+
+    # -- identity, windows, elements, coordinates ---------------------------------------------
+    def verify_identity(self, app: RunningApp) -> ProcessIdentity:
+        try:
+            return self.observed.verify_identity(app)
+        except NativeError as err:
+            if err.dispatched is None:
+                err.dispatched = False  # the gates run before the burst: nothing was sent
+            raise
+
+    def mark_mutation(self, app: RunningApp) -> None:
+        self.observed.mark_mutation(app)
+
+    def ref(self, app: RunningApp, handle: Handle) -> tuple[Element, Ref]:
+        element = self.observed.element(app, handle)
+        return element, ref_of(element)
+
+    def to_global(self, app: RunningApp, point: tuple[float, float]) -> Point:
+        return self.observed.to_global(app, point[0], point[1])
+
+    def views(self) -> list[View]:
+        with SwayIPC(env=self.observed.env) as ipc:
+            return ipc.views()
+
+    def observed_key(self, app: RunningApp) -> int:
+        """The key window of the app's last observation (``stale_snapshot`` before any)."""
+        key = self.observed.observed_key_window(app)
+        if key is None:
+            raise _refused("window_not_key", "The observed app has no key window; observe it again.")
+        return key
+
+    def window_frame(self, app: RunningApp) -> Rect:
+        key = self.observed_key(app)
+        view = next((v for v in self.views() if v.con_id == key), None)
+        if view is None or view.pid != app.pid:
+            raise _refused("stale_window", "The observed window is gone; observe the app again.")
+        return Rect(*view.rect)
+
+    # -- the gates ----------------------------------------------------------------------------
+    def focus(self, app: RunningApp, con_id: int, at: Point | None = None) -> View:
+        """Focus (and so raise) the window through IPC unless it has the focus (and, with ``at``,
+        no other window lies over that point), and read it back; the view now."""
+        deadline = time.monotonic() + call_deadline.bound(FOCUS_TIMEOUT_S)
+        with SwayIPC(env=self.observed.env) as ipc:
+            asked = False
+            while True:
+                views = ipc.views()
+                view = next((v for v in views if v.con_id == con_id), None)
+                if view is None or view.pid != app.pid:
+                    raise _refused("stale_window", "The observed window is gone; observe the app again.")
+                if view.focused and (at is None or not _above(views, view, at)):
+                    return view
+                if not asked:  # only when it is not focused: a focus command makes the app
+                    ipc.focus(con_id)  # leave and enter again, and GTK drops FOCUSED meanwhile
+                    asked = True
+                    continue
+                if time.monotonic() >= deadline:
+                    raise _refused("target_window_changed", "The observed window did not take the focus.")
+                time.sleep(_POLL_S)  # polling sway for the focus, with a deadline
+
+    def bind_keyboard(self, app: RunningApp) -> int:
+        """Keys go only to the observed key window, focused and proven now (module docstring)."""
+        if call_deadline.expired():
+            raise _refused("cancelled", "The call's deadline passed before any input; nothing was sent.")
+        self.verify_identity(app)
+        key = self.observed_key(app)
+        self.focus(app, key)
+        self.verify_identity(app)  # proven again right before the burst
+        return key
+
+    def bind_pointer(self, app: RunningApp, at: Point) -> View:
+        """The observed key window focused and on top, holding ``at``; the identity proven."""
+        if call_deadline.expired():
+            raise _refused("cancelled", "The call's deadline passed before any input; nothing was sent.")
+        self.verify_identity(app)
+        view = self.focus(app, self.observed_key(app), at)
+        vx, vy, vw, vh = view.rect
+        if not (vx <= at.x < vx + vw and vy <= at.y < vy + vh):
+            raise _refused("point_outside_target_window", "The point is outside the observed window.")
+        self.verify_identity(app)
+        return view
+
+    # -- posting ------------------------------------------------------------------------------
+    def post(self, steps: Iterable[Callable[[], None]]) -> None:
+        """Send a burst and wait until the compositor has handled it; lift whatever is held on
+        any failure (nothing stays pressed)."""
+        try:
+            for step in steps:
+                step()
+            self.devices.flush()
+        except BaseException:
+            self.devices.release_all()
+            self.devices.flush()
+            raise
+
+    def wheel(self, app: RunningApp, at: Point, direction: Direction, clicks: int) -> None:
+        self.bind_pointer(app, at)
+        dy, dx = _WHEEL[direction]
+        d = self.devices
+        self.post([lambda: d.move(at.x, at.y), lambda: d.wheel(dy * clicks, dx * clicks)])
