@@ -32,7 +32,7 @@ def _focus(
     focus = Focus.__new__(Focus)
     reads: list[float] = []
 
-    def typed_readback(bus: object, ref: object, before: object, text: str) -> Readback:
+    def typed_readback(bus: object, ref: object, before: object, text: str, span: object = None) -> Readback:
         reads.append(clock.t)
         found = found_at is not None and clock.t - 100.0 >= found_at
         return Readback(
@@ -82,7 +82,7 @@ def test_part_of_the_text_keeps_the_read_back_going_even_without_a_wait(monkeypa
     monkeypatch.setattr(_focuswatch, "time", clock)
     focus = Focus.__new__(Focus)
 
-    def typed_readback(bus: object, ref: object, before: object, text: str) -> Readback:
+    def typed_readback(bus: object, ref: object, before: object, text: str, span: object = None) -> Readback:
         t = clock.t - 100.0
         if t >= 0.5:  # the rest of the keys arrived
             return Readback("the focused text changed", True, (None, "abc"))

@@ -450,6 +450,7 @@ class WebPage(FakeApp):
         super().__init__()
         self.tree = dict(self.TREE)
         self.hypertext, self.visible_is_shown, self.dead = True, False, False
+        self.open_menus: set[str] = set()  # no menu the display shows open (``atspi.popups``)
 
     def grouped(self, groups: list[list[Call]]) -> list[list[Any]]:
         return [self.ask(g) for g in groups]
