@@ -35,7 +35,7 @@ MatrixExecutor = LinuxExecutor | WaylandExecutor
 
 #: What the Wayland executor refuses before dispatch today (``unsupported_platform``); branch
 #: ``wlact`` builds these, so a row xfailed for one of them is not strict.
-NOT_YET_ON_WAYLAND = "{} is refused on Wayland (unsupported_platform, nothing sent) until the Wayland executor has it"
+NOT_YET_ON_WAYLAND = "the Wayland executor refuses {} before dispatch today (unsupported_platform), until it has it"
 
 
 def on_sway(reason: str, *, strict: bool = True) -> pytest.MarkDecorator:
