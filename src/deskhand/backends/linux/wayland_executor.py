@@ -164,14 +164,14 @@ class WaylandExecutor:
     ) -> AppState:
         del wait_for_change_s, image_only  # the settle rules are X11's for now
         identity = self.verify_identity(app)
-        views = self.views()
-        key = self._key_view(app.pid, views)
-        if key is None:
-            raise NativeError("stale_window", f"{app.display_name} has no window on the screen.")
         bus = self.trees.bus_of(app.pid)
         if bus is None:
             raise NativeError("ax_failed", f"{app.display_name} (pid {app.pid}) is not on the accessibility bus.")
         self.settling.settle(app.view, bus, None)  # after an action: the settle rule
+        views = self.views()  # after the settle: a dialog the action opened is mapped by then
+        key = self._key_view(app.pid, views)
+        if key is None:
+            raise NativeError("stale_window", f"{app.display_name} has no window on the screen.")
         snap = self.atspi.snapshot(bus, Deadline(self.trees.timeout_s))
         snap.window_relative = True  # Wayland clients know no global position (module docstring)
         wins = [window_info(v, z) for z, v in enumerate(views) if v.pid == app.pid]
@@ -190,7 +190,8 @@ class WaylandExecutor:
     def _shot(self, app: RunningApp, identity: ProcessIdentity, key: View) -> Image:
         """The key window's pixels after raising it; refused when something still covers it."""
         with SwayIPC(env=self.env) as ipc:
-            ipc.focus(key.con_id)
+            if not key.focused:  # a focused floating view is on top; focusing it again could take the
+                ipc.focus(key.con_id)  # focus back from a window of the app mapped since (a dialog)
             views = ipc.views()
         now = next((v for v in views if v.con_id == key.con_id), None)
         if now is None:
