@@ -40,7 +40,7 @@ from deskhand.backends.base import (
 )
 from deskhand.backends.inventory import RunningProcess, resolve, running_entries
 from deskhand.backends.linux import procfs
-from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline
+from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline, Snapshot
 from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.observe.tree import TreeObserver, app_tree
 from deskhand.backends.linux.wayland._client import Client
@@ -168,31 +168,48 @@ class WaylandExecutor:
         if bus is None:
             raise NativeError("ax_failed", f"{app.display_name} (pid {app.pid}) is not on the accessibility bus.")
         self.settling.settle(app.view, bus, None)  # after an action: the settle rule
-        views = self.views()  # after the settle: a dialog the action opened is mapped by then
-        key = self._key_view(app.pid, views)
-        if key is None:
-            raise NativeError("stale_window", f"{app.display_name} has no window on the screen.")
-        snap = self.atspi.snapshot(bus, Deadline(self.trees.timeout_s))
-        snap.window_relative = True  # Wayland clients know no global position (module docstring)
+        views, key, snap, image = self._observe_once(app, identity, bus, text_only)
+        if key is None:  # a window of the app took the focus while it was read: observe that one
+            views, key, snap, image = self._observe_once(app, identity, bus, text_only)
+            if key is None:
+                raise NativeError("stale_window", "The app's key window changed while it was observed.")
         wins = [window_info(v, z) for z, v in enumerate(views) if v.pid == app.pid]
         key_info = next(w for w in wins if w.id == key.con_id)
         tree = app_tree(app, snap, key_info, wins)
         obs = self.observer.observe(
             tree, app_key=app.view, identity=identity, key_window_id=key.con_id, disable_diff=disable_diff
         )
-        image = None
-        self.transforms.pop(app.pid, None)
-        if not text_only:
-            image = self._shot(app, identity, key)
-        text = obs.text.rstrip()
-        return AppState(text=text, image=image, window_title=key.title)
+        return AppState(text=obs.text.rstrip(), image=image, window_title=key.title)
 
-    def _shot(self, app: RunningApp, identity: ProcessIdentity, key: View) -> Image:
-        """The key window's pixels after raising it; refused when something still covers it."""
+    def _observe_once(
+        self, app: RunningApp, identity: ProcessIdentity, bus: str, text_only: bool
+    ) -> tuple[list[View], View | None, Snapshot, Image | None]:
+        """Sway's views, the app's key view, its accessibility snapshot and the view's pixels; no
+        key view when another window of the app took the focus before the capture."""
+        views = self.views()  # after the settle: a dialog the action opened is mapped by then
+        key = self._key_view(app.pid, views)
+        if key is None:
+            raise NativeError("stale_window", f"{app.display_name} has no window on the screen.")
+        snap = self.atspi.snapshot(bus, Deadline(self.trees.timeout_s))
+        snap.window_relative = True  # Wayland clients know no global position (module docstring)
+        self.transforms.pop(app.pid, None)
+        if text_only:
+            return views, key, snap, None
+        image = self._shot(app, identity, key)
+        return views, key if image is not None else None, snap, image
+
+    def _shot(self, app: RunningApp, identity: ProcessIdentity, key: View) -> Image | None:
+        """The key window's pixels after raising it; refused when something still covers it, and
+        None when another window of the app took the focus since ``key`` was read (a dialog that
+        mapped meanwhile, which covers it: observe that one instead)."""
         with SwayIPC(env=self.env) as ipc:
-            if not key.focused:  # a focused floating view is on top; focusing it again could take the
-                ipc.focus(key.con_id)  # focus back from a window of the app mapped since (a dialog)
             views = ipc.views()
+            now_key = self._key_view(app.pid, views)
+            if now_key is not None and now_key.con_id != key.con_id and now_key.focused:
+                return None
+            if not key.focused:  # a focused floating view is on top already
+                ipc.focus(key.con_id)
+                views = ipc.views()
         now = next((v for v in views if v.con_id == key.con_id), None)
         if now is None:
             raise NativeError("stale_window", "The window closed while it was captured.")
