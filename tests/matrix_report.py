@@ -6,7 +6,8 @@ A test says which apps and operations it proves with ``@pytest.mark.matrix("Calc
 test in the X11 one. With ``--matrix-report out/matrix.md`` the run writes a Markdown table of
 app and operation by display server: ``pass`` when every test marking that cell passed, ``FAIL``
 when one failed, ``xfail [n]`` when an xfail records a known gap there (note ``n`` under the table
-gives its reason), ``skip`` when all were skipped, blank when no test covers it. ``make matrix``
+gives its reason), ``xpass [n]`` when a non-strict one passed this time, ``skip`` when all were
+skipped, blank when no test covers it. ``make matrix``
 puts that table into README.md between its markers.
 
 A task of the task suite says its app with ``@pytest.mark.task("Calc")``; with ``--task-report
@@ -65,16 +66,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
             column = display_column(item)
             for op in ops:
                 _OUTCOMES[(app, op, column)].append(_outcome(report))
-                if _outcome(report) == "xfail":
+                if _outcome(report) in ("xfail", "xpass"):
                     _REASONS[(app, op, column)].append(str(report.wasxfail))
         if task is not None and task.args:
-            _TASKS[task.args[0]].append(_outcome(report))
+            got = _outcome(report)
+            _TASKS[task.args[0]].append("pass" if got == "xpass" else got)  # solved, gap or not
     return report
 
 
 def _outcome(report: pytest.TestReport) -> str:
-    if hasattr(report, "wasxfail") and report.skipped:
-        return "xfail"
+    if hasattr(report, "wasxfail"):
+        return "xfail" if report.skipped else "xpass"  # xpass: a non-strict xfail that passed this time
     return "pass" if report.passed else "skip" if report.skipped else "FAIL"
 
 
@@ -101,13 +103,13 @@ def table(
         cells = []
         for column in columns:
             cell = _cell(outcomes.get((app, op, column), []))
-            if cell == "xfail":
+            if cell in ("xfail", "xpass"):
                 why = "; ".join(dict.fromkeys((reasons or {}).get((app, op, column), [])))
                 if why:
                     note = f"{column}: {why}"
                     if note not in notes:
                         notes.append(note)
-                    cell = f"xfail [{notes.index(note) + 1}]"
+                    cell = f"{cell} [{notes.index(note) + 1}]"
             cells.append(cell)
         lines.append(f"| {app} | {op} | " + " | ".join(cells) + " |")
     if notes:
@@ -116,7 +118,7 @@ def table(
 
 
 def _cell(outcomes: list[str]) -> str:
-    for worst in ("FAIL", "xfail"):
+    for worst in ("FAIL", "xfail", "xpass"):
         if worst in outcomes:
             return worst
     if not outcomes:

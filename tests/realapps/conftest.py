@@ -36,8 +36,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test on the matrix's desktop gets the module-scoped ``display`` parameter (``x11``
+    alone unless marked), so pytest tears a module's apps and executor down when its server
+    changes: a test left on the default fixture would get the executor cached for the last one."""
+    if "display" not in metafunc.fixturenames:
+        return
     marker = metafunc.definition.get_closest_marker("displays")
-    if marker is None or "display" not in metafunc.fixturenames:
+    if marker is None:
+        metafunc.parametrize("display", ["x11"], scope="module")
         return
     servers = marker.args or DISPLAYS
     unknown = set(servers) - set(DISPLAYS) | set(marker.kwargs) - set(servers)
@@ -48,7 +54,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="module")
 def display() -> str:
-    """The display server of a test not marked ``displays``: the X11 session desktop."""
+    """The display server (always parametrised by ``pytest_generate_tests``)."""
     return "x11"
 
 

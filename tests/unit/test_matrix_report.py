@@ -17,10 +17,12 @@ def test_table_has_a_row_per_app_and_operation_and_a_column_per_display_server()
             ("Calc", "select", "sway"): ["xfail", "pass"],
             ("Thunar", "select", "sway"): ["xfail"],
             ("Thunar", "select", "X11"): ["xfail"],
+            ("Thunar", "chain", "sway"): ["xpass", "pass"],
         },
         {
             ("Calc", "select", "sway"): ["refused: unsupported_platform"],
             ("Thunar", "select", "sway"): ["refused: unsupported_platform"],
+            ("Thunar", "chain", "sway"): ["a race"],
         },
     )
     assert got.splitlines() == [
@@ -31,8 +33,10 @@ def test_table_has_a_row_per_app_and_operation_and_a_column_per_display_server()
         "| Calc | select |  | xfail [1] |",
         "| Thunar | observe | skip | pass |",
         "| Thunar | select | xfail | xfail [1] |",
+        "| Thunar | chain |  | xpass [2] |",
         "",
         "- [1] sway: refused: unsupported_platform",
+        "- [2] sway: a race",
     ]
 
 
