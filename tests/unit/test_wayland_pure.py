@@ -12,6 +12,7 @@ import pytest
 
 from deskhand.backends.linux.wayland import _ipc, _keymap, _wire
 from deskhand.backends.linux.wayland._client import Client
+from deskhand.backends.linux.wayland._doctor import qt_check
 from deskhand.backends.linux.wayland._screencopy import capture_view
 from deskhand.core.errors import NativeError
 
@@ -116,3 +117,16 @@ def test_a_covered_window_is_refused_before_any_capture() -> None:
         capture_view(cast(Client, None), [covered, above], covered)  # no client: nothing is captured
     assert refused.value.code == "capture_failed" and refused.value.dispatched is False
     assert "app6 (pid 60)" in refused.value.message
+
+
+def test_doctor_names_qt5_without_its_wayland_plugin_with_the_package_to_install(tmp_path: Path) -> None:
+    platforms = tmp_path / "lib" / "x86_64-linux-gnu" / "qt5" / "plugins" / "platforms"
+    patterns = [str(tmp_path / "lib" / "*" / "qt5" / "plugins" / "platforms")]
+    assert qt_check(patterns).ok is True  # no Qt 5 at all: nothing to start
+    platforms.mkdir(parents=True)
+    (platforms / "libqxcb.so").write_bytes(b"")
+    missing = qt_check(patterns)
+    assert missing.ok is False and missing.fix is not None and "apt-get install qtwayland5" in missing.fix
+    (platforms / "libqwayland-generic.so").write_bytes(b"")
+    found = qt_check(patterns)
+    assert found.ok is True and found.data["plugins"] == [str(platforms / "libqwayland-generic.so")]
