@@ -1,11 +1,14 @@
 """The real-app matrix report: a pytest plugin (loaded by ``tests/conftest.py``).
 
 A test says which apps and operations it proves with ``@pytest.mark.matrix("Calc", "type",
-"save")`` (the app first). With ``--matrix-report out/matrix.md`` the run writes a Markdown table
-of apps x operations: ``pass`` when every test marking that cell passed, ``FAIL`` when one
-failed, ``xfail`` when a strict xfail records a known gap there, ``skip`` when all were skipped,
-blank when no test covers it. ``make matrix`` puts that
-table into README.md between its markers.
+"save")`` (the app first). A test parametrised by display server (the ``display`` parameter of
+``tests/realapps/conftest.py``: ``x11`` or ``sway``) counts in that server's column; any other
+test in the X11 one. With ``--matrix-report out/matrix.md`` the run writes a Markdown table of
+app and operation by display server: ``pass`` when every test marking that cell passed, ``FAIL``
+when one failed, ``xfail [n]`` when an xfail records a known gap there (note ``n`` under the table
+gives its reason), ``xpass [n]`` when a non-strict one passed this time, ``skip`` when all were
+skipped, blank when no test covers it. ``make matrix``
+puts that table into README.md between its markers.
 
 A task of the task suite says its app with ``@pytest.mark.task("Calc")``; with ``--task-report
 out/tasks.md`` the run writes the solved count per app, and ``make tasks`` puts it into README.md
@@ -15,11 +18,17 @@ between the tasks markers.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-_OUTCOMES: dict[tuple[str, str], list[str]] = defaultdict(list)
+#: The ``display`` parameter's values, as the table's columns name them (in this order).
+DISPLAYS = {"x11": "X11", "sway": "sway"}
+#: (app, operation, display column) -> the outcomes of the tests marking that cell.
+_OUTCOMES: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+#: The same cells -> the reasons of their xfails.
+_REASONS: dict[tuple[str, str, str], list[str]] = defaultdict(list)
 #: The task suite's outcomes per app (``@pytest.mark.task("Calc")``, ``--task-report``).
 _TASKS: dict[str, list[str]] = defaultdict(list)
 _KEY = pytest.StashKey[Path | None]()
@@ -54,35 +63,62 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         matrix, task = item.get_closest_marker("matrix"), item.get_closest_marker("task")
         if matrix is not None and matrix.args:
             app, *ops = matrix.args
+            column = display_column(item)
             for op in ops:
-                _OUTCOMES[(app, op)].append(_outcome(report))
+                _OUTCOMES[(app, op, column)].append(_outcome(report))
+                if _outcome(report) in ("xfail", "xpass"):
+                    _REASONS[(app, op, column)].append(str(report.wasxfail))
         if task is not None and task.args:
-            _TASKS[task.args[0]].append(_outcome(report))
+            got = _outcome(report)
+            _TASKS[task.args[0]].append("pass" if got == "xpass" else got)  # solved, gap or not
     return report
 
 
 def _outcome(report: pytest.TestReport) -> str:
-    if hasattr(report, "wasxfail") and report.skipped:
-        return "xfail"
+    if hasattr(report, "wasxfail"):
+        return "xfail" if report.skipped else "xpass"  # xpass: a non-strict xfail that passed this time
     return "pass" if report.passed else "skip" if report.skipped else "FAIL"
 
 
-def table(outcomes: dict[tuple[str, str], list[str]]) -> str:
-    """The Markdown table of ``outcomes`` (apps in first-seen order, operations likewise)."""
-    apps = list(dict.fromkeys(a for a, _ in outcomes))
-    ops = list(dict.fromkeys(o for _, o in outcomes))
-    lines = ["| app | " + " | ".join(ops) + " |", "|---|" + "---|" * len(ops)]
-    for app in apps:
+def display_column(item: pytest.Item) -> str:
+    """The column of a test: its ``display`` parameter's, or X11 for a test without one."""
+    callspec = getattr(item, "callspec", None)
+    name = str(callspec.params.get("display", "x11")) if callspec is not None else "x11"
+    return DISPLAYS.get(name, name)
+
+
+def table(
+    outcomes: Mapping[tuple[str, str, str], list[str]], reasons: Mapping[tuple[str, str, str], list[str]] | None = None
+) -> str:
+    """The Markdown table of ``outcomes``: a row per app and operation (apps in first-seen order,
+    each app's operations likewise), a column per display server (X11, then sway, then others as
+    seen), and under it the reasons of its xfails, numbered."""
+    seen = list(dict.fromkeys(c for _, _, c in outcomes))
+    columns = [c for c in DISPLAYS.values() if c in seen] + [c for c in seen if c not in DISPLAYS.values()]
+    apps = list(dict.fromkeys(a for a, _, _ in outcomes))
+    rows = sorted(dict.fromkeys((a, o) for a, o, _ in outcomes), key=lambda r: apps.index(r[0]))  # stable
+    notes: list[str] = []
+    lines = ["| app | operation | " + " | ".join(columns) + " |", "|---|---|" + "---|" * len(columns)]
+    for app, op in rows:
         cells = []
-        for op in ops:
-            got = outcomes.get((app, op), [])
-            cells.append(_cell(got))
-        lines.append(f"| {app} | " + " | ".join(cells) + " |")
+        for column in columns:
+            cell = _cell(outcomes.get((app, op, column), []))
+            if cell in ("xfail", "xpass"):
+                why = "; ".join(dict.fromkeys((reasons or {}).get((app, op, column), [])))
+                if why:
+                    note = f"{column}: {why}"
+                    if note not in notes:
+                        notes.append(note)
+                    cell = f"{cell} [{notes.index(note) + 1}]"
+            cells.append(cell)
+        lines.append(f"| {app} | {op} | " + " | ".join(cells) + " |")
+    if notes:
+        lines += ["", *(f"- [{n}] {note}" for n, note in enumerate(notes, 1))]
     return "\n".join(lines) + "\n"
 
 
 def _cell(outcomes: list[str]) -> str:
-    for worst in ("FAIL", "xfail"):
+    for worst in ("FAIL", "xfail", "xpass"):
         if worst in outcomes:
             return worst
     if not outcomes:
@@ -104,12 +140,15 @@ def task_table(outcomes: dict[str, list[str]]) -> str:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    for key, outcomes, render in ((_KEY, _OUTCOMES, table), (_TASK_KEY, _TASKS, task_table)):
+    for key, outcomes, text in (
+        (_KEY, _OUTCOMES, lambda: table(_OUTCOMES, _REASONS)),
+        (_TASK_KEY, _TASKS, lambda: task_table(_TASKS)),
+    ):
         out = session.config.stash.get(key, None)
         if out is None or not outcomes:
             continue
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(render(outcomes))  # type: ignore[operator]
+        out.write_text(text())
 
 
 def splice(readme: str, generated: str, markers: tuple[str, str] = (BEGIN, END)) -> str:

@@ -176,7 +176,16 @@ def test_gedit_typing_into_a_dialog_the_cell_has_not_observed_is_refused_and_say
 
 
 @pytest.mark.matrix("Mousepad", "cell chain", "save as", "click", "type")
-def test_mousepad_save_as_field_click_select_type_return_in_one_cell(apps: Apps, a11y_desktop, tmp_path):
+@pytest.mark.displays(
+    "x11",
+    "sway",
+    sway=pytest.mark.xfail(
+        strict=False,  # a race with GTK's timer: a slow enough typeText can let the Return through
+        reason="the Wayland executor has no cell barrier yet (issue 27): GTK's entry completion, 150 ms "
+        "after the text changes, takes the Return typed right behind the path, so the dialog stays open",
+    ),
+)
+def test_mousepad_save_as_field_click_select_type_return_in_one_cell(apps: Apps, matrix_desktop, tmp_path):
     target = tmp_path / "saved.txt"
     pid = apps.mousepad().pid
     open_dialog = (
@@ -191,7 +200,7 @@ def test_mousepad_save_as_field_click_select_type_return_in_one_cell(apps: Apps,
         f"await app.typeText({str(target)!r});\n"
         "await app.pressKey('Return');"
     )
-    results = run_cells(a11y_desktop, [open_dialog, cell])
+    results = run_cells(matrix_desktop, [open_dialog, cell])
     for result in results:
         assert not result.is_error, result.text
     wait_for(target.exists, "the file saved under the typed name")

@@ -1,6 +1,6 @@
 """The desktop apps of the matrix: KCalc (Qt 5), galculator (GTK 3), Thunar and Mousepad, each
 driven through the executor and checked from the app's side (its display, a folder's files, a
-saved file)."""
+saved file), on X11 and on sway (natively on Wayland there)."""
 
 from __future__ import annotations
 
@@ -10,25 +10,24 @@ from pathlib import Path
 
 import pytest
 from _apps import Apps
+from _display import MatrixExecutor, a11y_of, element_ref, not_yet, transform_of
 from _observe import handle, state_with
 
-from deskhand.backends.linux.executor import LinuxExecutor
-
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 
 #: The type cell of a file's row in Thunar's detailed list.
 TYPE_CELL = r"table cell (\(selected\) )?plain text document, Secondary Actions: Expand Or Contract, Edit$"
 
 
-def press_all(ex: LinuxExecutor, app: object, state: str, pattern: str, names: list[str]) -> None:
+def press_all(ex: MatrixExecutor, app: object, state: str, pattern: str, names: list[str]) -> None:
     """Click the buttons named ``names`` by their handles (``pattern`` has a ``{}`` for the name)."""
     for name in names:
         ex.click(app, element=handle(state, pattern.format(re.escape(name))))  # type: ignore[arg-type]
 
 
 @pytest.mark.matrix("KCalc", "observe", "click")
-def test_kcalc_buttons_compute_on_its_display(apps: Apps, mex: LinuxExecutor) -> None:
+def test_kcalc_buttons_compute_on_its_display(apps: Apps, mex: MatrixExecutor) -> None:
     app = mex.resolve(str(apps.kcalc().pid))
     state = state_with(mex, app, r"push button =, Description: Result")
     print(f"kcalc: state {len(state)} chars")
@@ -37,7 +36,7 @@ def test_kcalc_buttons_compute_on_its_display(apps: Apps, mex: LinuxExecutor) ->
 
 
 @pytest.fixture(scope="module")
-def galculator(apps: Apps, mex: LinuxExecutor) -> tuple[object, str]:
+def galculator(apps: Apps, mex: MatrixExecutor) -> tuple[object, str]:
     app = mex.resolve(str(apps.galculator().pid))
     state = state_with(mex, app, r"toggle button =, Description: Enter")
     print(f"galculator: state {len(state)} chars")
@@ -57,7 +56,7 @@ def test_galculator_buttons_are_not_left_pressed(galculator: tuple[object, str])
 
 
 @pytest.mark.matrix("Thunar", "observe", "type")
-def test_thunar_lists_the_files_of_a_folder(apps: Apps, mex: LinuxExecutor, tmp_path: Path) -> None:
+def test_thunar_lists_the_files_of_a_folder(apps: Apps, mex: MatrixExecutor, tmp_path: Path) -> None:
     names = ["alpha-notes.txt", "beta-report.txt", "gamma-data.txt"]
     for name in names:
         (tmp_path / name).write_text(name)
@@ -78,7 +77,7 @@ def test_thunar_lists_the_files_of_a_folder(apps: Apps, mex: LinuxExecutor, tmp_
 
 
 @pytest.mark.matrix("Mousepad", "observe", "type", "save")
-def test_mousepad_types_and_saves(apps: Apps, mex: LinuxExecutor, tmp_path: Path) -> None:
+def test_mousepad_types_and_saves(apps: Apps, mex: MatrixExecutor, tmp_path: Path) -> None:
     doc = tmp_path / "list.txt"
     doc.write_text("")
     app = mex.resolve(str(apps.mousepad(doc).pid))
@@ -96,7 +95,8 @@ def test_mousepad_types_and_saves(apps: Apps, mex: LinuxExecutor, tmp_path: Path
 
 
 @pytest.mark.matrix("Mousepad", "scroll")
-def test_mousepad_wheel_scroll_is_measured_on_its_text(apps: Apps, mex: LinuxExecutor, tmp_path: Path) -> None:
+@pytest.mark.displays("x11", "sway", sway=not_yet("scroll"))
+def test_mousepad_wheel_scroll_is_measured_on_its_text(apps: Apps, mex: MatrixExecutor, tmp_path: Path) -> None:
     """A GTK 3 text view keeps its bounds while its text scrolls (and hit-testing stops at
     Mousepad's notebook): the wheel is measured on the character under the point, and the app's
     own view agrees, the line at its top having moved by the distance reported."""
@@ -106,27 +106,27 @@ def test_mousepad_wheel_scroll_is_measured_on_its_text(apps: Apps, mex: LinuxExe
     app = mex.resolve(str(apps.mousepad(doc).pid))
     view_pattern = r"text \(settable, string\)"
     state = state_with(mex, app, view_pattern)
-    session = mex.actor.session
-    element, view = session.ref(app, handle(state, view_pattern))
+    a11y = a11y_of(mex)
+    element, view = element_ref(mex, app, handle(state, view_pattern))
     frame = element.frame
     assert frame is not None
     length = len(line.format(0))
 
     def top_line() -> int:
         """The line at the top of the app's view, by its own hit-test of its text."""
-        offset = session.a11y.offset_at_point(view, round(frame.x + frame.width / 2), round(frame.y + 3))
+        offset = a11y.offset_at_point(view, round(frame.x + frame.width / 2), round(frame.y + 3))
         assert offset is not None
         return offset // length
 
     def line_y(n: int) -> int:
-        ext = session.a11y.character_extents(view, n * length)
+        ext = a11y.character_extents(view, n * length)
         assert ext is not None
         return ext[1]
 
     before = top_line()
     height = line_y(before + 1) - line_y(before)
     assert height > 0
-    t = mex.transform(app)
+    t = transform_of(mex, app)
     assert t is not None
     at = (
         (frame.x + frame.width / 2 - t.origin_x) * t.pixels_per_point,

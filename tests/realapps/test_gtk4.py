@@ -1,6 +1,7 @@
 """GTK 4 (4.8) apps: gnome-calculator's buttons and gnome-text-editor's text view get handles
 (GTK 4 sets VISIBLE but not SHOWING below the window, and a fresh instance's cache holds only
-the focus chain, so these are read by a walk); the effects are checked from the app's side."""
+the focus chain, so these are read by a walk); the effects are checked from the app's side. On
+X11 and on sway (GTK 4 is a native Wayland client there)."""
 
 from __future__ import annotations
 
@@ -10,21 +11,20 @@ from typing import Any
 
 import pytest
 from _apps import Apps
+from _display import MatrixExecutor, frame_of, key_rect, move_window, not_yet, to_pixels, transform_of
 from _observe import handle, inside, state_with
 
-from deskhand.backends.linux.executor import LinuxExecutor
-
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 
 @pytest.fixture(scope="module")
-def calculator(apps: Apps, mex: LinuxExecutor) -> Any:
+def calculator(apps: Apps, mex: MatrixExecutor) -> Any:
     """One gnome-calculator for the module (a second launch would hand over to the first)."""
     return mex.resolve(str(apps.gnome_calculator().pid))
 
 
 @pytest.mark.matrix("gnome-calculator", "observe", "click")
-def test_calculator_buttons_clicked_by_handle_compute_the_result(calculator: Any, mex: LinuxExecutor) -> None:
+def test_calculator_buttons_clicked_by_handle_compute_the_result(calculator: Any, mex: MatrixExecutor) -> None:
     app = calculator
     state = state_with(mex, app, r"push button = =")
     print(f"gnome-calculator: state {len(state)} chars")
@@ -38,33 +38,24 @@ def test_calculator_buttons_clicked_by_handle_compute_the_result(calculator: Any
 
 
 @pytest.mark.matrix("gnome-calculator", "frames")
-def test_calculator_frames_are_on_the_screen_and_a_click_at_one_lands(calculator: Any, mex: LinuxExecutor) -> None:
+def test_calculator_frames_are_on_the_screen_and_a_click_at_one_lands(calculator: Any, mex: MatrixExecutor) -> None:
     """GTK 4.8 answers bounds relative to its window: the state's frames are placed on the screen,
     so a click at the centre of a button's frame (a point, not its handle) presses that button."""
     app = calculator
-    key = mex.key_window(app)
-    assert key is not None
-    with mex.x.lock:
-        mex.x.window(key.id).configure(x=310, y=170)
-        mex.x.display.sync()
-    deadline = time.monotonic() + 10
-    while (k := mex.key_window(app)) is None or (k.client.x, k.client.y) != (310, 170):
-        assert time.monotonic() < deadline, k
-        time.sleep(0.05)  # polling the window's position with a deadline
+    client = move_window(mex, app, 310, 170)
     button = r"push button 7 7(,|$)"
     state = state_with(mex, app, button)
-    frame = mex.element(app, handle(state, button)).frame
-    assert frame is not None and inside(frame, k.client), (frame, k.client)
-    t = mex.transform(app)
+    frame = frame_of(mex, app, handle(state, button))
+    assert frame is not None and inside(frame, client), (frame, client)
+    t = transform_of(mex, app)
     assert t is not None
-    cx, cy = frame.x + frame.width / 2, frame.y + frame.height / 2
-    mex.click(app, point=((cx - t.origin_x) * t.pixels_per_point, (cy - t.origin_y) * t.pixels_per_point))
+    mex.click(app, point=to_pixels(t, frame.x + frame.width / 2, frame.y + frame.height / 2))
     # The app's display (its equation view) shows the digit pressed.
     state_with(mex, app, r"text \(settable, string\) Value: 7$")
 
 
 @pytest.fixture(scope="module")
-def editor(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def editor(apps: Apps, mex: MatrixExecutor, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     doc = tmp_path_factory.mktemp("gte") / "notes.txt"
     doc.write_text("alpha beta gamma\n")
     running = apps.gnome_text_editor(doc)
@@ -75,13 +66,13 @@ VIEW = r"text \(settable, string\) EditorSourceView, Value: "
 
 
 @pytest.mark.matrix("gnome-text-editor", "observe", "type", "save")
-def test_text_editor_shows_its_text_types_and_saves(editor: dict[str, Any], mex: LinuxExecutor) -> None:
+def test_text_editor_shows_its_text_types_and_saves(editor: dict[str, Any], mex: MatrixExecutor) -> None:
     app, doc = editor["app"], editor["doc"]
     state = state_with(mex, app, VIEW + "alpha beta gamma")
     print(f"gnome-text-editor: state {len(state)} chars")
     # GTK 4.8's window-relative bounds are placed on the screen: the text view is in its window.
-    view, key = mex.element(app, handle(state, VIEW)).frame, mex.key_window(app)
-    assert view is not None and key is not None and inside(view, key.client), (view, key)
+    view, key = frame_of(mex, app, handle(state, VIEW)), key_rect(mex, app)
+    assert view is not None and key is not None and inside(view, key), (view, key)
     # Hidden info bars and the empty-state page are VISIBLE with no size: not shown.
     assert "Could Not Open File" not in state and "Start or Open a Document" not in state, state
     mex.press_key(app, "ctrl+End")
@@ -95,7 +86,8 @@ def test_text_editor_shows_its_text_types_and_saves(editor: dict[str, Any], mex:
 
 
 @pytest.mark.matrix("gnome-text-editor", "selectText")
-def test_text_editor_select_text_replaces_a_word(editor: dict[str, Any], mex: LinuxExecutor) -> None:
+@pytest.mark.displays("x11", "sway", sway=not_yet("select_text"))
+def test_text_editor_select_text_replaces_a_word(editor: dict[str, Any], mex: MatrixExecutor) -> None:
     app = editor["app"]
     state = state_with(mex, app, VIEW + "alpha beta gamma")
     result = mex.select_text(app, handle(state, VIEW), "beta")

@@ -5,7 +5,8 @@ The name cells of Thunar's detailed list are GTK container cells (an icon and a 
 their own accessible name is empty and the state shows their parts' texts. The pre-action check
 reads the cell's own name again, so a handle from a fresh observation is never refused as stale;
 and a click on a cell is a real click (a cell's "activate" would open the file), which selects its
-row. Thunar's icon view (its default) exposes no items at all: a strict xfail says so.
+row. Thunar's icon view (its default) exposes no items at all: a strict xfail says so. On X11
+and on sway (Thunar natively on Wayland there).
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ from pathlib import Path
 
 import pytest
 from _apps import Apps
+from _display import MatrixExecutor
 from _observe import handle, state_with
 
-from deskhand.backends.linux.executor import LinuxExecutor
-
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 NAMES = ("alpha-notes.txt", "beta-report.txt", "gamma-data.txt")
 #: A file's name cell in the detailed list (selected or not).
@@ -40,7 +40,7 @@ def cell(name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def thunar(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFactory) -> tuple[object, Path]:
+def thunar(apps: Apps, mex: MatrixExecutor, tmp_path_factory: pytest.TempPathFactory) -> tuple[object, Path]:
     """Thunar in the detailed view of a folder with three files and a folder ``box``."""
     root = tmp_path_factory.mktemp("thunar-files")
     for name in NAMES:
@@ -53,7 +53,7 @@ def thunar(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFact
     return app, root
 
 
-def select(mex: LinuxExecutor, app: object, name: str) -> str:
+def select(mex: MatrixExecutor, app: object, name: str) -> str:
     """Click the file's name cell by its handle (from a fresh observation); the state once its
     row is selected."""
     state = state_with(mex, app, cell(name))
@@ -62,7 +62,9 @@ def select(mex: LinuxExecutor, app: object, name: str) -> str:
 
 
 @pytest.mark.matrix("Thunar", "select")
-def test_a_file_is_selected_by_its_handle_in_the_detailed_view(thunar: tuple[object, Path], mex: LinuxExecutor) -> None:
+def test_a_file_is_selected_by_its_handle_in_the_detailed_view(
+    thunar: tuple[object, Path], mex: MatrixExecutor
+) -> None:
     app, root = thunar
     state = select(mex, app, "gamma-data.txt")
     selected = re.findall(r"table cell \(selected\) ([\w-]+\.txt|box), Secondary Actions", state, re.M)
@@ -72,7 +74,7 @@ def test_a_file_is_selected_by_its_handle_in_the_detailed_view(thunar: tuple[obj
 
 
 @pytest.mark.matrix("Thunar", "rename")
-def test_a_file_selected_by_handle_is_renamed(thunar: tuple[object, Path], mex: LinuxExecutor) -> None:
+def test_a_file_selected_by_handle_is_renamed(thunar: tuple[object, Path], mex: MatrixExecutor) -> None:
     app, root = thunar
     select(mex, app, "beta-report.txt")
     mex.press_key(app, "F2")
@@ -87,7 +89,7 @@ def test_a_file_selected_by_handle_is_renamed(thunar: tuple[object, Path], mex: 
 
 
 @pytest.mark.matrix("Thunar", "move")
-def test_a_file_selected_by_handle_is_moved_into_a_folder(thunar: tuple[object, Path], mex: LinuxExecutor) -> None:
+def test_a_file_selected_by_handle_is_moved_into_a_folder(thunar: tuple[object, Path], mex: MatrixExecutor) -> None:
     app, root = thunar
     select(mex, app, "alpha-notes.txt")
     mex.press_key(app, "ctrl+x")
@@ -103,7 +105,7 @@ def test_a_file_selected_by_handle_is_moved_into_a_folder(thunar: tuple[object, 
 
 
 @pytest.mark.matrix("Thunar", "delete")
-def test_a_file_selected_by_handle_is_deleted(thunar: tuple[object, Path], mex: LinuxExecutor) -> None:
+def test_a_file_selected_by_handle_is_deleted(thunar: tuple[object, Path], mex: MatrixExecutor) -> None:
     app, root = thunar
     select(mex, app, "gamma-data.txt")
     mex.press_key(app, "Delete")
@@ -124,7 +126,7 @@ def test_a_file_selected_by_handle_is_deleted(thunar: tuple[object, Path], mex: 
     reason="Thunar's icon view (ExoIconView, its default) exposes no items over AT-SPI: a panel "
     "with no children and no Table or Selection interface; only its detailed view (ctrl+2) has them",
 )
-def test_a_file_is_selected_by_its_handle_in_the_icon_view(apps: Apps, mex: LinuxExecutor, tmp_path: Path) -> None:
+def test_a_file_is_selected_by_its_handle_in_the_icon_view(apps: Apps, mex: MatrixExecutor, tmp_path: Path) -> None:
     for name in NAMES:
         (tmp_path / name).write_text(name)
     app = mex.resolve(str(apps.thunar(tmp_path).pid))

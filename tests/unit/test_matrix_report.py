@@ -7,21 +7,42 @@ import pytest
 from matrix_report import BEGIN, END, splice, table
 
 
-def test_table_has_apps_by_operations_with_the_worst_outcome_per_cell() -> None:
+def test_table_has_a_row_per_app_and_operation_and_a_column_per_display_server() -> None:
     got = table(
         {
-            ("Calc", "observe"): ["pass", "pass"],
-            ("Calc", "save"): ["pass", "FAIL"],
-            ("Thunar", "observe"): ["skip"],
-            ("Thunar", "select"): ["xfail", "pass"],
-        }
+            ("Calc", "observe", "X11"): ["pass", "pass"],
+            ("Calc", "save", "X11"): ["pass", "FAIL"],
+            ("Thunar", "observe", "sway"): ["pass"],
+            ("Thunar", "observe", "X11"): ["skip"],
+            ("Calc", "select", "sway"): ["xfail", "pass"],
+            ("Thunar", "select", "sway"): ["xfail"],
+            ("Thunar", "select", "X11"): ["xfail"],
+            ("Thunar", "chain", "sway"): ["xpass", "pass"],
+        },
+        {
+            ("Calc", "select", "sway"): ["refused: unsupported_platform"],
+            ("Thunar", "select", "sway"): ["refused: unsupported_platform"],
+            ("Thunar", "chain", "sway"): ["a race"],
+        },
     )
     assert got.splitlines() == [
-        "| app | observe | save | select |",
+        "| app | operation | X11 | sway |",
         "|---|---|---|---|",
-        "| Calc | pass | FAIL |  |",
-        "| Thunar | skip |  | xfail |",
+        "| Calc | observe | pass |  |",
+        "| Calc | save | FAIL |  |",
+        "| Calc | select |  | xfail [1] |",
+        "| Thunar | observe | skip | pass |",
+        "| Thunar | select | xfail | xfail [1] |",
+        "| Thunar | chain |  | xpass [2] |",
+        "",
+        "- [1] sway: refused: unsupported_platform",
+        "- [2] sway: a race",
     ]
+
+
+def test_a_run_on_one_display_server_has_its_column_only() -> None:
+    got = table({("Calc", "observe", "X11"): ["pass"]})
+    assert got.splitlines() == ["| app | operation | X11 |", "|---|---|---|", "| Calc | observe | pass |"]
 
 
 def test_splice_replaces_only_what_is_between_the_markers() -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from deskhand.backends.linux.wayland import _ipc, _keymap, _wire
 from deskhand.backends.linux.wayland._client import Client
+from deskhand.backends.linux.wayland._doctor import qt_check
 from deskhand.backends.linux.wayland._screencopy import capture_view
 from deskhand.core.errors import NativeError
 
@@ -65,6 +66,16 @@ def test_keymap_has_the_base_keys_and_grows_one_keycode_per_new_keysym() -> None
     assert f"key <K{km.codes[check]}> {{ [ 0x01002713 ] }};" in text
     assert f"modifier_map Control {{ <K{km.codes[0xFFE3]}> }};" in text
     assert text.count("key <K") == len(km.codes) and max(km.codes.values()) <= _keymap.LAST_KEYCODE
+
+
+def test_a_lowercase_letter_has_its_capital_on_the_shift_level_and_other_keys_one_level() -> None:
+    """Ctrl+Shift+S reaches GTK 3 as the capital with Shift consumed, as on any layout (with one
+    level Mousepad ignored ctrl+shift+s); a capital typed alone keeps its own one-level key."""
+    text = _keymap.Keymap().text()
+    km = _keymap.Keymap()
+    assert f'key <K{km.codes[0x73]}> {{ type = "ALPHABETIC", [ 0x00000073, 0x00000053 ] }};' in text
+    assert f"key <K{km.codes[0x53]}> {{ [ 0x00000053 ] }};" in text
+    assert f"key <K{km.codes[0x31]}> {{ [ 0x00000031 ] }};" in text
 
 
 def test_a_full_keymap_starts_over_from_the_base_keys() -> None:
@@ -123,3 +134,16 @@ def test_a_point_is_covered_only_by_a_visible_window_above_that_holds_it() -> No
     assert not _above(views, target, Point(120, 120))  # only the hidden one is there
     assert not _above(views, target, Point(400, 300))  # the right and bottom edges are outside
     assert not _above([below, over, target], target, Point(350, 250))  # ``over`` is below it now
+
+
+def test_doctor_names_qt5_without_its_wayland_plugin_with_the_package_to_install(tmp_path: Path) -> None:
+    platforms = tmp_path / "lib" / "x86_64-linux-gnu" / "qt5" / "plugins" / "platforms"
+    patterns = [str(tmp_path / "lib" / "*" / "qt5" / "plugins" / "platforms")]
+    assert qt_check(patterns).ok is True  # no Qt 5 at all: nothing to start
+    platforms.mkdir(parents=True)
+    (platforms / "libqxcb.so").write_bytes(b"")
+    missing = qt_check(patterns)
+    assert missing.ok is False and missing.fix is not None and "apt-get install qtwayland5" in missing.fix
+    (platforms / "libqwayland-generic.so").write_bytes(b"")
+    found = qt_check(patterns)
+    assert found.ok is True and found.data["plugins"] == [str(platforms / "libqwayland-generic.so")]

@@ -93,6 +93,19 @@ def test_doctor_names_the_missing_compositor_with_a_fix(tmp_path: Path) -> None:
     checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
     assert checks["wayland"]["ok"] is False and "deskhand desktop start --wayland" in checks["wayland"]["fix"]
     assert checks["sway_ipc"]["ok"] is False and "SWAYSOCK" in checks["sway_ipc"]["fix"]
+    # Every part is checked, and every part that failed says how to fix it.
+    parts = {
+        "wayland",
+        "seat",
+        "virtual_pointer",
+        "virtual_keyboard",
+        "screencopy",
+        "data_control",
+        "sway_ipc",
+        "qt_wayland",
+    }
+    assert parts | {"session_bus", "atspi_bus", "javascript"} <= set(checks), checks
+    assert all(c["fix"] for c in checks.values() if not c["ok"]), checks
 
 
 def test_wayland_flag_without_virtual_is_refused() -> None:

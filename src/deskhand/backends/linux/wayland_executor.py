@@ -192,11 +192,11 @@ class WaylandExecutor:
     ) -> AppState:
         del wait_for_change_s  # the settle rules are X11's for now
         identity = self.verify_identity(app)
-        views = self.views()
+        self.settling.settle(app.view, self.trees.bus_of(app.pid), None)  # after an action: the settle rule
+        views = self.views()  # after the settle: a dialog the action opened is mapped and focused by then
         key = self._key_view(app.pid, views)
         if key is None:
             raise NativeError("stale_window", f"{app.display_name} has no window on the screen.")
-        self.settling.settle(app.view, self.trees.bus_of(app.pid), None)  # after an action: the settle rule
         wins = [window_info(v, z) for z, v in enumerate(views) if v.pid == app.pid]
         key_info = next(w for w in wins if w.id == key.con_id)
         seen: Seen = Future()

@@ -1,13 +1,15 @@
 """``deskhand doctor`` on a Wayland session: the compositor, the protocols deskhand drives, sway's IPC.
 
-Each check says what it found and, when it failed, how to fix it; the bus and JavaScript checks are
+Each check says what it found and, when it failed, how to fix it (``qt_wayland``: Qt 5 installed
+without its Wayland platform plugin, so its apps cannot start natively); the bus and JavaScript checks are
 the X11 report's own (``deskhand.desktop.doctor``). A session is judged Wayland when
 ``WAYLAND_DISPLAY`` is set and ``DISPLAY`` is not (:func:`is_wayland_session`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Final
 
 from deskhand.backends.linux.wayland._client import Client
@@ -29,6 +31,16 @@ FIX_WLR: Final = (
 FIX_IPC: Final = (
     "set SWAYSOCK to sway's IPC socket (`swaymsg -t get_version` must answer); deskhand reads the window "
     "inventory (pid, app_id, title, rect) from it"
+)
+FIX_QT: Final = (
+    "Qt 5 apps need Qt's Wayland platform plugin to start natively (QT_QPA_PLATFORM=wayland): "
+    "apt-get install qtwayland5 (Fedora: qt5-qtwayland)"
+)
+#: Where distributions put Qt 5's platform plugins (multiarch Debian, then the plain layouts).
+QT5_PLATFORMS: Final = (
+    "/usr/lib/*/qt5/plugins/platforms",
+    "/usr/lib/qt5/plugins/platforms",
+    "/usr/lib64/qt5/plugins/platforms",
 )
 #: Check name -> the global it needs.
 PROTOCOLS: Final = (
@@ -53,6 +65,7 @@ def wayland_checks(env: Mapping[str, str]) -> list[Check]:
             Check("wayland", False, exc.message, FIX_WAYLAND),
             *(Check(name, False, "needs the compositor", "fix the wayland check first") for name, _ in PROTOCOLS),
             _ipc_check(env),
+            qt_check(),
         ]
     try:
         sizes = ", ".join(f"{o.width}x{o.height}+{o.x}+{o.y}" for o in client.outputs) or "no output"
@@ -65,7 +78,18 @@ def wayland_checks(env: Mapping[str, str]) -> list[Check]:
                 out.append(Check(name, True, f"{iface} v{proxy.version}"))
     finally:
         client.close()
-    return [*out, _ipc_check(env)]
+    return [*out, _ipc_check(env), qt_check()]
+
+
+def qt_check(patterns: Sequence[str] = QT5_PLATFORMS) -> Check:
+    """Qt 5 installed without its Wayland platform plugin: its apps fail to start on Wayland."""
+    dirs = [d for pattern in patterns for d in Path("/").glob(pattern.lstrip("/")) if d.is_dir()]
+    if not any((d / "libqxcb.so").exists() for d in dirs):
+        return Check("qt_wayland", True, "no Qt 5 platform plugins here")
+    found = [str(f) for d in dirs for f in sorted(d.glob("libqwayland-*.so"))]
+    if not found:
+        return Check("qt_wayland", False, "Qt 5 has no Wayland platform plugin", FIX_QT)
+    return Check("qt_wayland", True, f"{len(found)} Qt 5 Wayland plugin(s)", data={"plugins": found})
 
 
 def _ipc_check(env: Mapping[str, str]) -> Check:

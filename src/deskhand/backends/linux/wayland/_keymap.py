@@ -50,6 +50,15 @@ def char_keysym(ch: str) -> int:
     return 0x01000000 | cp
 
 
+def _levels(keysym: int) -> str:
+    """A key's symbols: a lowercase letter has its capital on the Shift level (as on every layout),
+    so Shift with it reads as the capital with Shift consumed: toolkits match Ctrl+Shift+S
+    accelerators only so (GTK 3 ignored ctrl+shift+s on a one-level key); any other key has one."""
+    if 0x61 <= keysym <= 0x7A:
+        return f'type = "ALPHABETIC", [ 0x{keysym:08x}, 0x{keysym - 0x20:08x} ]'
+    return f"[ 0x{keysym:08x} ]"
+
+
 class Keymap:
     """Keysyms to keycodes, and the keymap text that says so."""
 
@@ -92,7 +101,7 @@ class Keymap:
     def text(self) -> str:
         """The keymap in libxkbcommon's text format (version 1)."""
         names = "".join(f"    <K{code}> = {code};\n" for code in self.codes.values())
-        symbols = "".join(f"    key <K{code}> {{ [ 0x{keysym:08x} ] }};\n" for keysym, code in self.codes.items())
+        symbols = "".join(f"    key <K{code}> {{ {_levels(keysym)} }};\n" for keysym, code in self.codes.items())
         mods = "".join(
             f"    modifier_map {real} {{ <K{self.codes[_MOD_KEYSYMS[sym]]}> }};\n"
             for sym, real, _bit in MODIFIERS.values()
