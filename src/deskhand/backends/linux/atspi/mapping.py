@@ -29,12 +29,11 @@ from dataclasses import dataclass
 from deskhand.backends.linux.atspi import visible
 from deskhand.backends.linux.atspi.connection import (
     EDITABLE_TEXT,
-    TEXT_VALUE_ROLES,
     VALUE,
     Node,
     Snapshot,
 )
-from deskhand.backends.linux.atspi.nodes import OBJECT_CHAR
+from deskhand.backends.linux.atspi.nodes import OBJECT_CHAR, reads_text
 from deskhand.backends.linux.atspi.roles import (
     ACTION_NAMES,
     BOOLEAN_ROLES,
@@ -277,7 +276,7 @@ def _with_embedded(text: str, children: list[Node | None]) -> str:
 def _content(node: Node) -> str | None:
     """The text of a paragraph, heading, cell or label (Text interface) when it says more than
     its name: embedded-object characters (U+FFFC, a child such as a link) are dropped."""
-    if node.text is None or node.role not in TEXT_VALUE_ROLES or node.role == ROLE_SPIN_BUTTON:
+    if node.text is None or not reads_text(node) or node.role == ROLE_SPIN_BUTTON:
         return None
     text = node.text.replace(OBJECT_CHAR, "").strip()
     return text if text and text != node.name.strip() else None

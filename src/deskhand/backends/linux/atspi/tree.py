@@ -40,13 +40,13 @@ from deskhand.backends.linux.atspi.nodes import (
     HYPERTEXT_TOOLKITS,
     MAX_WALK_NODES,
     STATE_SHOWN_BY_VISIBLE,
-    TEXT_VALUE_ROLES,
     Node,
     Snapshot,
     apply_reply,
     has_size,
     inline_cell,
     prop_str,
+    reads_text,
     shown,
     states_of,
 )
@@ -270,7 +270,7 @@ class TreeReader:
             if VALUE in ifs and ROLE_TO_AX.get(node.role) not in NUMBERLESS_ROLES:
                 calls.append(Call(b, p, PROPERTIES, "Get", "ss", (VALUE, "CurrentValue")))
                 targets.append((node, "value"))
-            if TEXT in ifs and node.role in TEXT_VALUE_ROLES:
+            if TEXT in ifs and reads_text(node):
                 # The whole text: LibreOffice answers '' when the end is past the text.
                 calls.append(Call(b, p, TEXT, "GetText", "ii", (0, -1)))
                 targets.append((node, "text"))
