@@ -13,12 +13,14 @@ import re
 import time
 from email.message import Message
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _apps import Apps, need
 from _observe import handle, state_with
 
 from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.core.errors import NativeError
 
 pytestmark = pytest.mark.slow
 
@@ -85,6 +87,25 @@ def _saved(profile: Path, timeout_s: float = 30.0) -> Message:
         time.sleep(0.2)  # polling the mbox with a deadline
 
 
+def _main_window(mex: LinuxExecutor, pid: int, timeout_s: float = 60.0) -> tuple[Any, str]:
+    """The app and its state once the main window offers New Message. Thunderbird may start
+    again on a fresh profile (its first process exits): the app is then bound by name again."""
+    deadline = time.monotonic() + timeout_s
+    target = str(pid)
+    while True:
+        try:
+            app = mex.resolve(target)
+            state = mex.get_app_state(app, disable_diff=True).text
+            if re.search(r"push button New Message", state):
+                return app, state
+        except NativeError as e:
+            if e.code not in ("ax_failed", "process_gone", "stale_process", "target_not_running"):
+                raise
+            target = "thunderbird-bin"
+        assert time.monotonic() < deadline, f"Thunderbird's main window did not show within {timeout_s} s"
+        time.sleep(0.2)  # polling the app's start with a deadline
+
+
 @pytest.mark.matrix("Thunderbird", "offline draft", "attachment", "save")
 def test_an_offline_draft_with_an_attachment_lands_in_drafts(apps: Apps, mex: LinuxExecutor, tmp_path: Path) -> None:
     profile = tmp_path / "profile"
@@ -94,20 +115,18 @@ def test_an_offline_draft_with_an_attachment_lands_in_drafts(apps: Apps, mex: Li
     attachment.write_bytes(ATTACHMENT)
     argv = [need("thunderbird"), "--no-remote", "--profile", str(profile)]
     running = apps.run(argv, "thunderbird", env={"MOZ_CRASHREPORTER_DISABLE": "1"}, timeout_s=120.0)
-    app = mex.resolve(str(running.pid))
-
-    state = state_with(mex, app, r"push button New Message")
-    mex.click(app, element=handle(state, r"push button New Message"))  # type: ignore[arg-type]
+    app, state = _main_window(mex, running.pid)
+    mex.click(app, element=handle(state, r"push button New Message"))
     state = state_with(mex, app, r'^Window: "Write: \(no subject\)')
-    mex.click(app, element=handle(state, r"entry \(settable, string\) Subject"))  # type: ignore[arg-type]
+    mex.click(app, element=handle(state, r"entry \(settable, string\) Subject"))
     mex.type_text(app, SUBJECT)
-    mex.click(app, element=handle(state, r"document web \(settable, string\) Message body"))  # type: ignore[arg-type]
+    mex.click(app, element=handle(state, r"document web \(settable, string\) Message body"))
     mex.type_text(app, BODY)
     state = state_with(mex, app, rf"document web \(settable, string\) Message body, Value: {re.escape(BODY)}$")
 
     # Attach and Save are split buttons (a popup menu among their children): their press action
     # opens the dropdown, so deskhand clicks their face, which runs the command.
-    mex.click(app, element=handle(state, r"push button Attach"))  # type: ignore[arg-type]
+    mex.click(app, element=handle(state, r"push button Attach"))
     state_with(mex, app, r"^Window: \"Attach File\(s\)")
     mex.press_key(app, "ctrl+l")
     state_with(mex, app, r"Location Layer\n\s*g\d+:\d+ text \(settable, string\)")
@@ -115,16 +134,26 @@ def test_an_offline_draft_with_an_attachment_lands_in_drafts(apps: Apps, mex: Li
     # Open by its button: a Return right after the path can go to the entry's completion popup,
     # which GTK opens once the folder is listed (later than the barrier's 0.17 s).
     state = state_with(mex, app, rf"text \(settable, string\) Value: {re.escape(str(attachment))}$")
-    mex.click(app, element=handle(state, r"push button Open$"))  # type: ignore[arg-type]
+    mex.click(app, element=handle(state, r"push button Open$"))
     # The dialog closed: the compose window is the key window again, with the attachment listed.
-    state = state_with(mex, app, rf'^Window: "Write: {re.escape(SUBJECT)}[\s\S]*row \(selected\) figures \.csv')
+    # No state on the way is titled after the main window (the dialog closing while the tree
+    # was read left the state titled "Local Folders" for a second).
+    titles = []
+    deadline = time.monotonic() + 30.0
+    while not re.search(r"row \(selected\) figures \.csv", state := mex.get_app_state(app, disable_diff=True).text):
+        titles.append(re.search(r'^Window: "([^"]*)"', state, re.M).group(1))  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, state
+        time.sleep(0.05)  # polling the app's state with a deadline
+    titles.append(re.search(r'^Window: "([^"]*)"', state, re.M).group(1))  # type: ignore[union-attr]
+    assert titles[-1] == f"Write: {SUBJECT} - Thunderbird", titles
+    assert all(t.startswith(("Attach File(s)", "Write: ")) for t in titles), titles
 
-    mex.click(app, element=handle(state, r"push button Save, Description: Save this message"))  # type: ignore[arg-type]
+    mex.click(app, element=handle(state, r"push button Save, Description: Save this message"))
     draft = _saved(profile)
     assert draft["From"] == "Dana Tester <dana@example.org>", draft["From"]
     parts = list(draft.walk())
     bodies = [p for p in parts if p.get_content_type() == "text/plain" and p.get_filename() is None]
-    assert any(BODY in str(p.get_payload(decode=True), "utf-8") for p in bodies), draft.as_string()
+    assert any(BODY in bytes(p.get_payload(decode=True)).decode() for p in bodies), draft.as_string()
     attached = [p for p in parts if p.get_filename() == "figures.csv"]
     assert attached, draft.as_string()
     assert attached[0].get_payload(decode=True) == ATTACHMENT

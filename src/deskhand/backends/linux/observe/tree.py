@@ -250,6 +250,13 @@ def app_tree(
     )
 
 
+def without_key_window(tree: AppTree | None, key: WindowInfo) -> bool:
+    """Whether a tree with windows has none for the key window read with it: the key window
+    closed while the tree was read (a dialog that just closed), and the state would be titled
+    after another window (Thunderbird's, for a second after its file chooser closed)."""
+    return tree is not None and bool(tree.windows) and all(t.window_id != key.id for t in tree.windows)
+
+
 def _match_window(
     root: Element, xwins: list[WindowInfo], claimed: set[int], *, active: bool, key: WindowInfo | None
 ) -> WindowInfo | None:
