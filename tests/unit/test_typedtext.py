@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deskhand.core.typedtext import ALL, SOME, inserted, segments, shown_by_change, shown_in
+from deskhand.core.typedtext import ALL, SOME, digits_shown, inserted, segments, shown_by_change, shown_in
 
 URL = "http://127.0.0.1:8000/form?from=firefox"
 
@@ -63,3 +63,10 @@ def test_a_typed_segment_sharing_the_old_text_start_shows_all() -> None:
 def test_a_segment_already_there_shows_only_when_it_shows_once_more() -> None:
     assert shown_by_change("abc", "abc abc", "aabc abc") == SOME  # only the 'a' arrived
     assert shown_by_change("abc", "abc abc", "abcabc abc") == ALL
+
+
+def test_a_sectioned_field_shows_the_digits_typed_in_order() -> None:
+    """A time edit overwrites its sections and draws its own separators (VLC's Go to Time)."""
+    assert digits_shown("0:01:30", "00H:01m:30s")
+    assert not digits_shown("0:01:30", "00H:01m:02s")
+    assert not digits_shown("abc", "abc")  # no digits: nothing to go by

@@ -9,6 +9,10 @@ inserted (what differs between the texts before and after, ``inserted``) must be
 (fields rewrite what they are given: autocorrect, a password's bullets). Anything less is
 ``SOME``: part of the text arrived.
 
+A sectioned field (a spin button: a time edit reading ``00H:01m:30s``) overwrites its sections
+and draws its own separators, so its text never grows by what was typed: there the digits typed,
+in order, showing among the field's digits after (``digits_shown``) show the text.
+
 An element that holds the text only after typing (a field the focus moved to) shows it when its
 text contains the text's longest segment, or its last one (where the caret ends), if at least
 ``MIN_SEGMENT_CHARS`` long.
@@ -19,7 +23,9 @@ from __future__ import annotations
 import re
 from typing import Final, Literal
 
-__all__ = ("ALL", "MIN_SEGMENT_CHARS", "SOME", "Shown", "inserted", "segments", "shown_by_change", "shown_in")
+__all__ = (
+    "ALL", "MIN_SEGMENT_CHARS", "SOME", "Shown", "digits_shown", "inserted", "segments", "shown_by_change", "shown_in",
+)  # fmt: skip
 
 #: Characters that end a segment: each may take the caret into another element.
 _BREAKS: Final = re.compile(r"\r\n|[\r\n\t]")
@@ -67,3 +73,13 @@ def shown_in(text: str, found: str) -> bool:
         return False
     last = parts[-1]
     return max(parts, key=len) in found or (len(last) >= MIN_SEGMENT_CHARS and last in found)
+
+
+def digits_shown(text: str, after: str) -> bool:
+    """Whether ``text`` has digits and they show, in order, among ``after``'s digits (a sectioned
+    field's text after typing: ``0:01:30`` shows in ``00H:01m:30s``)."""
+    typed = [c for c in text if c.isdigit()]
+    if not typed:
+        return False
+    rest = iter(c for c in after if c.isdigit())
+    return all(any(d == c for c in rest) for d in typed)

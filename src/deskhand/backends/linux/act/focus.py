@@ -394,6 +394,14 @@ class Focus:
         shown = typedtext.shown_by_change(text, before, after) if before is not None and after is not None else None
         if shown == typedtext.ALL:
             return Readback("the focused text changed", True, (got, after))
+        if (
+            shown == typedtext.SOME
+            and after is not None
+            and ref is not None
+            and typedtext.digits_shown(text, after)
+            and self._s.a11y.role(ref) == Role.SPIN_BUTTON
+        ):
+            return Readback("the field's sections show the typed digits", True, (got, after))
         if shown == typedtext.SOME:
             part = "the focused text changed by less than was typed: only part of the text arrived there"
             return Readback(None, True, (got, after), part)
