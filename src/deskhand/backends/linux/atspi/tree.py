@@ -36,6 +36,7 @@ from deskhand.backends.linux.atspi.calls import (
     Failed,
     Links,
 )
+from deskhand.backends.linux.atspi.enums import Role
 from deskhand.backends.linux.atspi.nodes import (
     HYPERTEXT_TOOLKITS,
     MAX_WALK_NODES,
@@ -284,7 +285,14 @@ class TreeReader:
         for (node, what), reply in zip(targets, replies, strict=True):
             if not isinstance(reply, Failed):
                 apply_reply(node, what, reply)
-                if what == "extents" and node.states & STATE_SHOWN_BY_VISIBLE and not has_size(node.extents):
+                if (
+                    what == "extents"
+                    and not has_size(node.extents)
+                    and (node.states & STATE_SHOWN_BY_VISIBLE or node.role == Role.MENU_BAR)
+                ):
+                    # A menu bar of no size is not shown: LibreOffice's own (VCL) menu bar,
+                    # SHOWING and 0 px high under the GTK menu bar it draws instead (Impress
+                    # listed its menus twice).
                     node.states &= ~SHOWING
         return not any(r is TIMED_OUT for r in replies)
 
