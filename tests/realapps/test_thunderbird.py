@@ -117,7 +117,9 @@ def test_an_offline_draft_with_an_attachment_lands_in_drafts(apps: Apps, mex: Li
     running = apps.run(argv, "thunderbird", env={"MOZ_CRASHREPORTER_DISABLE": "1"}, timeout_s=120.0)
     app, state = _main_window(mex, running.pid)
     mex.click(app, element=handle(state, r"push button New Message"))
-    state = state_with(mex, app, r'^Window: "Write: \(no subject\)')
+    state = state_with(
+        mex, app, r'^Window: "Write: \(no subject\)[\s\S]*document web \(settable, string\) Message body'
+    )
     mex.click(app, element=handle(state, r"entry \(settable, string\) Subject"))
     mex.type_text(app, SUBJECT)
     mex.click(app, element=handle(state, r"document web \(settable, string\) Message body"))
