@@ -55,15 +55,15 @@ def inserted(before: str, after: str) -> str:
     return after[start : len(after) - end]
 
 
-def shown_by_change(text: str, before: str, after: str) -> Shown | None:
-    """How much of ``text`` the change from ``before`` to ``after`` shows (module docstring):
-    None when the texts are equal."""
-    if after == before:
+def shown_by_change(text: str, before: str | None, after: str | None, sectioned: bool = False) -> Shown | None:
+    """How much of ``text`` the change from ``before`` to ``after`` shows (module docstring;
+    ``sectioned``: a spin button's field): None when the texts are equal or one is unknown."""
+    if before is None or after is None or after == before:
         return None
     first = segments(text)[0]
     if len(inserted(before, after)) >= len(first) or (first and after.count(first) > before.count(first)):
         return ALL
-    return SOME
+    return ALL if sectioned and digits_shown(text, after) else SOME
 
 
 def shown_in(text: str, found: str) -> bool:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 from concurrent import futures
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import (
@@ -47,7 +46,7 @@ from deskhand.backends.linux.lost import guard
 from deskhand.backends.linux.observe.discovery import Discovery
 from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.observe.shot import Shots
-from deskhand.backends.linux.observe.tree import Seen, TreeObserver, without_key_window
+from deskhand.backends.linux.observe.tree import TreeObserver
 from deskhand.backends.linux.reconnect import Reconnects
 from deskhand.backends.linux.x11 import windows
 from deskhand.backends.linux.x11.connection import XConnection
@@ -236,21 +235,10 @@ class LinuxExecutor(Reconnects):
         self.settling.settle(app_key, bus, window)
         self.shots.transforms.pop(app.view, None)
         reacted = acted is not None and (self.settling.activity().last(bus, window) or 0.0) >= acted
-        for again in (False, True):  # again: the key window closed while the tree was read
-            seen: Seen = Future()
-            shot = self.shots.start(app, seen, capture=not text_only)
-            try:
-                unchanged = self.settling.quiet_since if image_only else None
-                tree, notices, key = self.trees.read(app, identity, seen, unchanged_since=unchanged)
-                if again or key is None or not without_key_window(tree, key):
-                    break
-                futures.wait([shot])  # the X connection is free again
-                if any(w.id == key.id and w.mapped for w in self.windows(app)):
-                    break  # still there: a window the tree does not match
-            except BaseException:
-                if not shot.cancel():
-                    futures.wait([shot])
-                raise
+        unchanged = self.settling.quiet_since if image_only else None
+        (tree, notices, key), shot = self.shots.look(
+            app, lambda seen: self.trees.read(app, identity, seen, unchanged_since=unchanged), capture=not text_only
+        )
         try:
             accessible = tree is not None
             if tree is None:

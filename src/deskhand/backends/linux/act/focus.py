@@ -90,8 +90,8 @@ class Gained(NamedTuple):
 
 
 class Readback(NamedTuple):
-    """Typing's read-back: what shows the text (None: nothing yet), whether a focused text was
-    readable, the texts read (focused now, focused before), and what shows only part of it."""
+    """Typing's read-back: what shows the text (None: nothing yet), whether a focused text was readable,
+    the texts read (focused now, focused before), and what shows only part of it."""
 
     found: str | None
     readable: bool
@@ -377,10 +377,9 @@ class Focus:
         return got
 
     def typed_readback(self, bus: str | None, ref: Ref | None, before: str | None, text: str) -> Readback:
-        """After typing ``text`` into ``ref`` (which read ``before``): what shows it, if anything
-        (the element focused now holds it, or ``ref``'s text changed by as much as was typed:
-        ``core.typedtext``), what shows only part of it, whether some focused text was readable
-        at all, and the texts read."""
+        """After typing ``text`` into ``ref`` (which read ``before``): what shows it, if anything (the
+        element focused now holds it, or ``ref``'s text changed by as much as was typed: ``core.typedtext``),
+        what shows only part of it, whether some focused text was readable at all, and the texts read."""
         now = self.now(bus) if bus is not None else None
         readable = before is not None
         got = None
@@ -391,17 +390,10 @@ class Focus:
                 if typedtext.shown_in(text, got):
                     return Readback("the element focused now holds the typed text", True, (got, None))
         after = self.text(ref)
-        shown = typedtext.shown_by_change(text, before, after) if before is not None and after is not None else None
+        sectioned = ref is not None and self._s.a11y.role(ref) == Role.SPIN_BUTTON  # a time edit
+        shown = typedtext.shown_by_change(text, before, after, sectioned)
         if shown == typedtext.ALL:
             return Readback("the focused text changed", True, (got, after))
-        if (
-            shown == typedtext.SOME
-            and after is not None
-            and ref is not None
-            and typedtext.digits_shown(text, after)
-            and self._s.a11y.role(ref) == Role.SPIN_BUTTON
-        ):
-            return Readback("the field's sections show the typed digits", True, (got, after))
         if shown == typedtext.SOME:
             part = "the focused text changed by less than was typed: only part of the text arrived there"
             return Readback(None, True, (got, after), part)

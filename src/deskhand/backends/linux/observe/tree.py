@@ -40,6 +40,8 @@ _WINDOW_ROLES: Final = role_set(Role.ALERT, Role.DIALOG, Role.FRAME, Role.INTERN
 
 #: The app's windows and key window, as the capture worker read them.
 Seen = Future[tuple[list[WindowInfo], WindowInfo | None]]
+#: What ``TreeObserver.read`` returns: the tree (None: no accessibility), notices, the key window.
+TreeRead = tuple[AppTree | None, list[str], WindowInfo | None]
 
 
 class Read(NamedTuple):
@@ -85,7 +87,7 @@ class TreeObserver:
         seen: Seen,
         *,
         unchanged_since: Callable[[str, float], bool] | None = None,
-    ) -> tuple[AppTree | None, list[str], WindowInfo | None]:
+    ) -> TreeRead:
         """The app's tree (None: its toolkit has no accessibility), notices about it, and its key
         window (``seen``: the app's windows and key window, read by the capture worker while the
         tree is read). With ``unchanged_since(bus, began)``, the last complete read is taken
