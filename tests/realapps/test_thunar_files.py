@@ -124,7 +124,8 @@ def test_a_file_selected_by_handle_is_deleted(thunar: tuple[object, Path], mex: 
 @pytest.mark.xfail(
     strict=True,
     reason="Thunar's icon view (ExoIconView, its default) exposes no items over AT-SPI: a panel "
-    "with no children and no Table or Selection interface; only its detailed view (ctrl+2) has them",
+    "with no children and no Table or Selection interface, and hit-testing it (GetAccessibleAtPoint) "
+    "answers null over its files; only its detailed view (ctrl+2) has them",
 )
 def test_a_file_is_selected_by_its_handle_in_the_icon_view(apps: Apps, mex: MatrixExecutor, tmp_path: Path) -> None:
     for name in NAMES:

@@ -10,10 +10,10 @@ from deskhand.backends.base import ProcessIdentity, RunningApp
 from deskhand.backends.linux.atspi import visible
 from deskhand.backends.linux.atspi.calls import TEXT
 from deskhand.backends.linux.atspi.connection import Call, Failed, Node, Snapshot
-from deskhand.backends.linux.atspi.enums import State
+from deskhand.backends.linux.atspi.enums import Role, State
 from deskhand.backends.linux.atspi.mapping import AtspiRef, element_tree
 from deskhand.backends.linux.atspi.nodes import inline_cell
-from deskhand.backends.linux.atspi.roles import MANAGES_DESCENDANTS
+from deskhand.backends.linux.atspi.roles import EDITABLE, FOCUSABLE, FOCUSED, MANAGES_DESCENDANTS
 from deskhand.backends.linux.atspi.walk import Walker
 from deskhand.backends.linux.observe.tree import app_tree, content_origin
 from deskhand.backends.linux.x11.windows import WindowInfo
@@ -499,3 +499,30 @@ def test_a_cell_that_gains_a_link_is_read_in_full_again() -> None:
     assert walker.walk_from(snap, [("/w", "/", 0)], page)  # type: ignore[arg-type]
     assert snap.nodes["/c2"].children == ["/link"]
     assert snap.nodes["/link"].role == 88
+
+
+def test_of_several_focused_objects_the_editor_is_the_focus() -> None:
+    """Qt marks FOCUSED the widgets whose focus proxy has the focus and every view's current item
+    (Kate: its view space, document tab and status bar button beside the editor)."""
+    snap = snapshot(
+        node("/w", Role.FRAME, "Kate", children=["/space", "/tab", "/button"]),
+        node("/space", Role.FILLER, parent="/w", children=["/doc"]),
+        node("/doc", Role.TEXT, "notes.txt", parent="/space", text="hello"),
+        node("/tab", Role.PAGE_TAB, "notes.txt", parent="/w"),
+        node("/button", Role.PUSH_BUTTON, "INSERT", parent="/w"),
+    )
+    for path in ("/space", "/doc", "/tab", "/button"):
+        snap.nodes[path].states |= FOCUSED
+    snap.nodes["/doc"].states |= EDITABLE | FOCUSABLE
+    snap.nodes["/doc"].interfaces = frozenset({"org.a11y.atspi.EditableText", "org.a11y.atspi.Text"})
+    _, focus = element_tree(snap, "/w")
+    assert focus is not None and focus.title == "notes.txt" and focus.settable == "string", focus
+
+
+def test_a_web_document_without_children_shows_its_own_text() -> None:
+    """Thunderbird's message body: a document web whose content is its own text."""
+    snap = snapshot(
+        node("/w", 23, "Write", children=["/body"]), node("/body", 95, "Message body", parent="/w", text="Hi there")
+    )
+    root, _ = element_tree(snap, "/w")
+    assert root is not None and root.children[0].value == "Hi there", root

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from deskhand.core.typedtext import ALL, SOME, Child, arrived, inserted, segments, shown_by_change, shown_in, text_child
+from deskhand.core.typedtext import (
+    ALL,
+    SOME,
+    Child,
+    arrived,
+    digits_shown,
+    inserted,
+    segments,
+    shown_by_change,
+    shown_in,
+    text_child,
+)
 
 URL = "http://127.0.0.1:8000/form?from=firefox"
 
@@ -98,3 +109,10 @@ def test_a_focused_child_with_text_is_preferred() -> None:
     assert text_child([]) is None
     assert text_child([Child(text=False, editable=True, focused=True)]) is None
     assert text_child([Child(text=True, editable=False, focused=False)]) is None  # a label's text
+
+
+def test_a_sectioned_field_shows_the_digits_typed_in_order() -> None:
+    """A time edit overwrites its sections and draws its own separators (VLC's Go to Time)."""
+    assert digits_shown("0:01:30", "00H:01m:30s")
+    assert not digits_shown("0:01:30", "00H:01m:02s")
+    assert not digits_shown("abc", "abc")  # no digits: nothing to go by

@@ -89,7 +89,9 @@ DEFERRED_ACTION_S: Final = {"qt": 0.12}
 #: margin: a GTK 3 ``GtkEntryCompletion`` refilters 150 ms after the text changed, and a Return
 #: before that is lost (gedit's and Mousepad's Save As: an accessible insert of the path, then
 #: Return 10 ms later, saved nothing 3 of 3 on a fresh gedit; 0.3 s later, it saved).
-ENTRY_COMPLETION_S: Final = {"gtk": 0.17}
+#: Gecko apps (Firefox, Thunderbird) open GTK's own file chooser, whose location entry completes
+#: the same way (Thunderbird's Attach: a path set, then Return, attached nothing 3 of 3).
+ENTRY_COMPLETION_S: Final = {"gtk": 0.17, "gecko": 0.17}
 #: Toolkits whose ping is answered off the thread that runs queued input and accessible actions,
 #: so a round trip also goes through that thread (``loop``): Swing through java-atk-wrapper
 #: (``ToolkitName`` ``J2SE-access-bridge``).

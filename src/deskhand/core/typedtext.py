@@ -9,6 +9,10 @@ inserted (what differs between the texts before and after, ``inserted``) must be
 (fields rewrite what they are given: autocorrect, a password's bullets). Anything less is
 ``SOME``: part of the text arrived.
 
+A sectioned field (a spin button: a time edit reading ``00H:01m:30s``) overwrites its sections
+and draws its own separators, so its text never grows by what was typed: there the digits typed,
+in order, showing among the field's digits after (``digits_shown``) show the text.
+
 An element that holds the text only after typing (a field the focus moved to) shows it when its
 text contains the text's longest segment, or its last one (where the caret ends), if at least
 ``MIN_SEGMENT_CHARS`` long.
@@ -39,6 +43,7 @@ __all__ = (
     "Child",
     "Shown",
     "arrived",
+    "digits_shown",
     "inserted",
     "segments",
     "shown_by_change",
@@ -74,15 +79,15 @@ def inserted(before: str, after: str) -> str:
     return after[start : len(after) - end]
 
 
-def shown_by_change(text: str, before: str, after: str) -> Shown | None:
-    """How much of ``text`` the change from ``before`` to ``after`` shows (module docstring):
-    None when the texts are equal."""
-    if after == before:
+def shown_by_change(text: str, before: str | None, after: str | None, sectioned: bool = False) -> Shown | None:
+    """How much of ``text`` the change from ``before`` to ``after`` shows (module docstring;
+    ``sectioned``: a spin button's field): None when the texts are equal or one is unknown."""
+    if before is None or after is None or after == before:
         return None
     first = segments(text)[0]
     if len(inserted(before, after)) >= len(first) or (first and after.count(first) > before.count(first)):
         return ALL
-    return SOME
+    return ALL if sectioned and digits_shown(text, after) else SOME
 
 
 def shown_in(text: str, found: str) -> bool:
@@ -120,3 +125,13 @@ def text_child(children: Sequence[Child]) -> int | None:
         if child.text and child.focused:
             return i
     return next((i for i, child in enumerate(children) if child.text and child.editable), None)
+
+
+def digits_shown(text: str, after: str) -> bool:
+    """Whether ``text`` has digits and they show, in order, among ``after``'s digits (a sectioned
+    field's text after typing: ``0:01:30`` shows in ``00H:01m:30s``)."""
+    typed = [c for c in text if c.isdigit()]
+    if not typed:
+        return False
+    rest = iter(c for c in after if c.isdigit())
+    return all(any(d == c for c in rest) for d in typed)

@@ -22,7 +22,6 @@ xclock).
 from __future__ import annotations
 
 from concurrent import futures
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import (
@@ -46,7 +45,7 @@ from deskhand.backends.linux.observe.discovery import Discovery
 from deskhand.backends.linux.observe.handles import checked_element
 from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.observe.shot import Shots
-from deskhand.backends.linux.observe.tree import Seen, TreeObserver
+from deskhand.backends.linux.observe.tree import TreeObserver
 from deskhand.backends.linux.reconnect import Reconnects
 from deskhand.backends.linux.x11 import windows
 from deskhand.backends.linux.x11.connection import XConnection
@@ -228,11 +227,11 @@ class LinuxExecutor(Reconnects):
         self.settling.settle(app_key, bus, window)
         self.shots.transforms.pop(app.view, None)
         reacted = acted is not None and (self.settling.activity().last(bus, window) or 0.0) >= acted
-        seen: Seen = Future()
-        shot = self.shots.start(app, seen, capture=not text_only)
+        unchanged = self.settling.quiet_since if image_only else None
+        (tree, notices, key), shot = self.shots.look(
+            app, lambda seen: self.trees.read(app, identity, seen, unchanged_since=unchanged), capture=not text_only
+        )
         try:
-            unchanged = self.settling.quiet_since if image_only else None
-            tree, notices, key = self.trees.read(app, identity, seen, unchanged_since=unchanged)
             accessible = tree is not None
             if tree is None:
                 tree = AppTree(app_label=app.identity.app_id, app_name=app.display_name, pid=app.pid, windows=[])

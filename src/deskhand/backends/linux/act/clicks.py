@@ -13,6 +13,10 @@ its ``ElementPrimitives`` over AT-SPI and maps its result to the reply.
   (its menu is closed) keeps its accessible action. So do Qt check boxes and toggle buttons whose
   only press is "Toggle" (``TOGGLE_ROLES``): it flips the checked state and sends no click, so the
   action behind the button never runs (Dolphin's view-mode buttons read "on", the view stays).
+* So do push buttons with a popup menu among their children (``_has_menu``): Gecko's press
+  action on a split button (Thunderbird's Save and Attach) opens its dropdown instead of running
+  the button's command, which a click on the button's face runs; on a plain menu button both
+  open the menu.
 * Tier 1 walks up to ``ROW_ANCESTOR_HOPS`` ancestors for a row (``ROW_ROLES``) whose parent has
   the Selection interface and selects it there (``SelectChild``).
 * Press actions are ``atspi.element.PRESS_ACTIONS`` (first present wins; a table cell's are
@@ -105,12 +109,21 @@ class AtspiElement:
         if "org.a11y.atspi.EditableText" in a11y.interfaces(node):
             return True
         role = a11y.role(node)
-        if role not in MENU_ROLES and not (role in TOGGLE_ROLES and self._qt_toggle_only(node)):
+        if (
+            role not in MENU_ROLES
+            and not (role in TOGGLE_ROLES and self._qt_toggle_only(node))
+            and not (role == Role.PUSH_BUTTON and self._has_menu(node))
+        ):
             return False
         if not a11y.states(node) & State.SHOWING:
             return False
         ext = a11y.extents(node)
         return ext is not None and ext[2] > 0 and ext[3] > 0
+
+    def _has_menu(self, node: Ref) -> bool:
+        """A push button whose children include a popup menu (a split or menu button)."""
+        a11y = self._s.a11y
+        return any(a11y.role(c) == Role.MENU for c in a11y.children(node))
 
     def _qt_toggle_only(self, node: Ref) -> bool:
         """A Qt check box or toggle button whose only press is "Toggle": Qt flips its checked

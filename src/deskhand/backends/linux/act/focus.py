@@ -423,7 +423,8 @@ class Focus:
                 if typedtext.shown_in(text, got):
                     return Readback("the element focused now holds the typed text", True, (got, None))
         after = self.text(ref)
-        shown = typedtext.shown_by_change(text, before, after) if before is not None and after is not None else None
+        sectioned = ref is not None and self._s.a11y.role(ref) == Role.SPIN_BUTTON  # a time edit
+        shown = typedtext.shown_by_change(text, before, after, sectioned)
         count = None
         if shown == typedtext.SOME and before is not None and after is not None and span is not None:
             first = typedtext.segments(text)[0]

@@ -29,12 +29,12 @@ from dataclasses import dataclass
 from deskhand.backends.linux.atspi import visible
 from deskhand.backends.linux.atspi.connection import (
     EDITABLE_TEXT,
-    TEXT_VALUE_ROLES,
     VALUE,
     Node,
     Snapshot,
 )
-from deskhand.backends.linux.atspi.nodes import OBJECT_CHAR
+from deskhand.backends.linux.atspi.enums import Role, role_set
+from deskhand.backends.linux.atspi.nodes import OBJECT_CHAR, reads_text
 from deskhand.backends.linux.atspi.roles import (
     ACTION_NAMES,
     BOOLEAN_ROLES,
@@ -79,6 +79,9 @@ from deskhand.core.axtree.model import Element, ValueType
 from deskhand.core.geometry import Rect
 
 _KEYED_STATES = EDITABLE | FOCUSABLE
+#: Page tab, list item, table cell, table row, tree item: Qt marks the current item of every
+#: view FOCUSED, whether or not its view has the keyboard focus (``_focus_rank``).
+_ITEM_ROLES = role_set(Role.PAGE_TAB, Role.LIST_ITEM, Role.TABLE_CELL, Role.TABLE_ROW, Role.TREE_ITEM)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,12 +108,26 @@ def element_tree(
     An object listed under two parents (LibreOffice's root pane) maps to one ``Element``, the
     same object under both: the core renders an element once. ``mapped`` carries that memo
     across the windows of one snapshot."""
-    focused: list[Element] = []
+    focused: list[tuple[Element, int]] = []
     root = _map(snap, window_path, focused, {} if mapped is None else mapped)
-    return root, (focused[0] if focused else None)
+    return root, min(focused, key=_focus_rank)[0] if focused else None
 
 
-def _map(snap: Snapshot, path: str, focused: list[Element], mapped: dict[str, Element]) -> Element | None:
+def _focus_rank(claim: tuple[Element, int]) -> int:
+    """Which of several FOCUSED objects is the focus, lowest first (ties: the first in the tree).
+    Qt marks FOCUSED every widget whose focus proxy has the focus and the current item of every
+    view: Kate's view space, its status bar buttons, its document tab and file tree item all
+    claim it beside the editor. A text that takes typing is the focus, then a control, then an
+    item, then a container (a filler or panel, shown as a group)."""
+    el, role = claim
+    if el.settable == "string":
+        return 0
+    if role in _ITEM_ROLES:
+        return 2
+    return 3 if el.role in ("AXGroup", "AXWindow", "AXSplitGroup", "AXScrollArea") else 1
+
+
+def _map(snap: Snapshot, path: str, focused: list[tuple[Element, int]], mapped: dict[str, Element]) -> Element | None:
     known = mapped.get(path)
     if known is not None:
         return known
@@ -124,7 +141,7 @@ def _map(snap: Snapshot, path: str, focused: list[Element], mapped: dict[str, El
         el.locator = f"{node.role}#{node.name}"
     mapped[path] = el
     if node.states & FOCUSED:
-        focused.append(el)
+        focused.append((el, node.role))
     for child in node.children:
         kid = _map(snap, child, focused, mapped)
         if kid is not None:
@@ -277,7 +294,7 @@ def _with_embedded(text: str, children: list[Node | None]) -> str:
 def _content(node: Node) -> str | None:
     """The text of a paragraph, heading, cell or label (Text interface) when it says more than
     its name: embedded-object characters (U+FFFC, a child such as a link) are dropped."""
-    if node.text is None or node.role not in TEXT_VALUE_ROLES or node.role == ROLE_SPIN_BUTTON:
+    if node.text is None or not reads_text(node) or node.role == ROLE_SPIN_BUTTON:
         return None
     text = node.text.replace(OBJECT_CHAR, "").strip()
     return text if text and text != node.name.strip() else None

@@ -47,6 +47,17 @@ TEXT_VALUE_ROLES: Final = role_set(
     Role.DOCUMENT_TEXT,
     Role.STATIC,
 )
+
+
+def reads_text(node: Node) -> bool:
+    """Whether the node's text is read as its value: a role of ``TEXT_VALUE_ROLES``, or a
+    document with no children (a web document without child objects holds its content as its
+    own text: Thunderbird's message body, a contenteditable page of text alone)."""
+    return node.role in TEXT_VALUE_ROLES or (
+        node.role in DOCUMENT_ROLES and not node.children and node.child_count == 0
+    )
+
+
 #: Table cell, column header, row header.
 CELL_ROLES: Final = role_set(Role.TABLE_CELL, Role.COLUMN_HEADER, Role.ROW_HEADER)
 

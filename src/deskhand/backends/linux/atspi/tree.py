@@ -36,17 +36,18 @@ from deskhand.backends.linux.atspi.calls import (
     Failed,
     Links,
 )
+from deskhand.backends.linux.atspi.enums import Role
 from deskhand.backends.linux.atspi.nodes import (
     HYPERTEXT_TOOLKITS,
     MAX_WALK_NODES,
     STATE_SHOWN_BY_VISIBLE,
-    TEXT_VALUE_ROLES,
     Node,
     Snapshot,
     apply_reply,
     has_size,
     inline_cell,
     prop_str,
+    reads_text,
     shown,
     states_of,
 )
@@ -279,7 +280,7 @@ class TreeReader:
             if VALUE in ifs and ROLE_TO_AX.get(node.role) not in NUMBERLESS_ROLES:
                 calls.append(Call(b, p, PROPERTIES, "Get", "ss", (VALUE, "CurrentValue")))
                 targets.append((node, "value"))
-            if TEXT in ifs and node.role in TEXT_VALUE_ROLES:
+            if TEXT in ifs and reads_text(node):
                 # The whole text: LibreOffice answers '' when the end is past the text.
                 calls.append(Call(b, p, TEXT, "GetText", "ii", (0, -1)))
                 targets.append((node, "text"))
@@ -293,7 +294,14 @@ class TreeReader:
         for (node, what), reply in zip(targets, replies, strict=True):
             if not isinstance(reply, Failed):
                 apply_reply(node, what, reply)
-                if what == "extents" and node.states & STATE_SHOWN_BY_VISIBLE and not has_size(node.extents):
+                if (
+                    what == "extents"
+                    and not has_size(node.extents)
+                    and (node.states & STATE_SHOWN_BY_VISIBLE or node.role == Role.MENU_BAR)
+                ):
+                    # A menu bar of no size is not shown: LibreOffice's own (VCL) menu bar,
+                    # SHOWING and 0 px high under the GTK menu bar it draws instead (Impress
+                    # listed its menus twice).
                     node.states &= ~SHOWING
         return not any(r is TIMED_OUT for r in replies)
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Hashable
+from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from deskhand.backends.base import Image, ProcessIdentity, RunningApp
 from deskhand.backends.linux import procfs
 from deskhand.backends.linux.atspi import transients
-from deskhand.backends.linux.observe.tree import Seen
+from deskhand.backends.linux.observe.tree import Seen, TreeRead, without_key_window
 from deskhand.backends.linux.x11 import windows
 from deskhand.backends.linux.x11.capture import Capture, Grabber, encode
 from deskhand.backends.linux.x11.connection import XConnection
@@ -70,6 +71,29 @@ class Shots:
         if self._worker is None:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deskhand-capture")
         return self._worker.submit(self._look, app, seen, capture)
+
+    def look(
+        self, app: RunningApp, read: Callable[[Seen], TreeRead], *, capture: bool
+    ) -> tuple[TreeRead, Future[Shot | None]]:
+        """``read(seen)`` (the app's tree) beside ``start``; both once more when the key window
+        closed while the tree was read (a dialog that just closed: the state would be titled
+        after another window, as Thunderbird's was for a second after its file chooser closed)."""
+        for again in (False, True):
+            seen: Seen = Future()
+            shot = self.start(app, seen, capture=capture)
+            try:
+                got = read(seen)
+                tree, _, key = got
+                if again or key is None or not without_key_window(tree, key):
+                    return got, shot
+                futures.wait([shot])  # the X connection is free again
+                if any(w.id == key.id and w.mapped for w in windows.windows_of(self.x, app.pid)):
+                    return got, shot  # still there: a window the tree does not match
+            except BaseException:
+                if not shot.cancel():
+                    futures.wait([shot])
+                raise
+        raise AssertionError("unreachable")
 
     def _look(self, app: RunningApp, seen: Seen, capture: bool) -> Shot | None:
         try:

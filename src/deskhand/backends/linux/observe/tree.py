@@ -43,6 +43,8 @@ PidPopups = Callable[[int], Sequence[tuple[int, int, int, int]]]
 
 #: The app's windows and key window, as the capture worker read them.
 Seen = Future[tuple[list[WindowInfo], WindowInfo | None]]
+#: What ``TreeObserver.read`` returns: the tree (None: no accessibility), notices, the key window.
+TreeRead = tuple[AppTree | None, list[str], WindowInfo | None]
 
 
 class Read(NamedTuple):
@@ -91,7 +93,7 @@ class TreeObserver:
         *,
         unchanged_since: Callable[[str, float], bool] | None = None,
         window_relative: bool = False,
-    ) -> tuple[AppTree | None, list[str], WindowInfo | None]:
+    ) -> TreeRead:
         """The app's tree (None: its toolkit has no accessibility), notices about it, and its key
         window (``seen``: the app's windows and key window, read by the capture worker while the
         tree is read). With ``unchanged_since(bus, began)``, the last complete read is taken
@@ -279,6 +281,13 @@ def app_tree(
         menu_bar=menu_bar,
         truncated=snap.capped,
     )
+
+
+def without_key_window(tree: AppTree | None, key: WindowInfo) -> bool:
+    """Whether a tree with windows has none for the key window read with it: the key window
+    closed while the tree was read (a dialog that just closed), and the state would be titled
+    after another window (Thunderbird's, for a second after its file chooser closed)."""
+    return tree is not None and bool(tree.windows) and all(t.window_id != key.id for t in tree.windows)
 
 
 def _match_window(
