@@ -24,6 +24,11 @@ After a shortcut that moves the focus out of the page (``FOCUS_SHORTCUTS``: ctrl
 it is in the page, the move is waited for up to ``FOCUS_SHORTCUT_CAP_S``: keys typed before it go
 into the page (Firefox then split a URL between a page field and its address bar). After a click,
 the quiet is ``FOCUS_AFTER_INPUT_S``, and after one on a text field, until that field is FOCUSED.
+
+For the input barrier (``act.barrier``), ``refocused`` says whether the app's focus has landed
+after keys: the watch also keeps whether each app's last focus event was a loss, and ``sync``
+reads every focus event the app sent before it answered a D-Bus round trip (the events and the
+answer leave the app on one connection, and reach the watch's connection in that order).
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 from jeepney import DBusAddress, new_method_call
 from jeepney.bus_messages import MatchRule, message_bus
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
-from jeepney.low_level import HeaderFields, MessageType
+from jeepney.low_level import HeaderFields, Message, MessageType
 
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.atspi.connection import TEXT, Deadline
@@ -107,6 +112,8 @@ class FocusWatch:
         self._conn: DBusConnection | None = None
         self._gained: dict[str, Gained] = {}
         self._last: dict[str, float] = {}
+        self._lost: dict[str, float] = {}  # when an element of the app last lost the focus
+        self._has_focus: dict[str, bool] = {}  # whether the app's last focus event was a gain
 
     def open(self) -> bool:
         """Connect and subscribe (once); False when the bus refuses (the typist then does without)."""
@@ -174,6 +181,47 @@ class FocusWatch:
                 return now - start
             self._drain(left)
 
+    def sync(self, bus: str, timeout_s: float) -> bool:
+        """A round trip to the app over this connection (``org.freedesktop.DBus.Peer.Ping``), the
+        events read on the way: the focus events it sent before it answered are then all read.
+        False without a connection or an answer in time."""
+        conn = self._conn
+        if conn is None:
+            return False
+        ping = new_method_call(DBusAddress("/", bus, "org.freedesktop.DBus.Peer"), "Ping")
+        end = time.monotonic() + call_deadline.bound(timeout_s)
+        try:
+            serial = next(conn.outgoing_serial)
+            conn.send(ping, serial=serial)
+            while (left := end - time.monotonic()) > 0:
+                msg = conn.receive(timeout=left)
+                if msg.header.fields.get(HeaderFields.reply_serial) == serial:
+                    return True  # an answer (an error too: the app read the call after its events)
+                self._take(msg)
+        except TimeoutError:
+            return False
+        except (OSError, ConnectionError, ValueError):
+            self.close()
+            self.open()
+        return False
+
+    def in_transit(self, bus: str, since: float) -> bool:
+        """Whether an element of ``bus`` lost the focus after ``since`` and none has gained it
+        since (the events waiting read first)."""
+        self._drain(0.0)
+        return not self._has_focus.get(bus, True) and self._lost.get(bus, since) > since
+
+    def wait_gained(self, bus: str, end: float) -> bool:
+        """Wait, up to ``end`` (monotonic), until an element of ``bus`` gains the focus after its
+        last loss; True once one has."""
+        while True:
+            if self._has_focus.get(bus, True):
+                return True
+            left = end - time.monotonic()
+            if left <= 0 or self._conn is None:
+                return False
+            self._drain(left)
+
     def _drain(self, timeout_s: float) -> None:
         """Read the events waiting; with ``timeout_s``, also wait that long for the first one."""
         conn = self._conn
@@ -190,16 +238,24 @@ class FocusWatch:
                 self.open()
                 return
             wait = 0.0
-            h = msg.header
-            sender = h.fields.get(HeaderFields.sender)
-            path = h.fields.get(HeaderFields.path)
-            if h.message_type != MessageType.signal or not isinstance(sender, str) or not isinstance(path, str):
-                continue
-            now = time.monotonic()
-            self._last[sender] = now
-            body = msg.body
-            if len(body) > 1 and body[0] == "focused" and body[1] == 1:
+            self._take(msg)
+
+    def _take(self, msg: Message) -> None:
+        """Record one message read: a focus event (gained or lost) of its sender."""
+        h = msg.header
+        sender = h.fields.get(HeaderFields.sender)
+        path = h.fields.get(HeaderFields.path)
+        if h.message_type != MessageType.signal or not isinstance(sender, str) or not isinstance(path, str):
+            return
+        now = time.monotonic()
+        self._last[sender] = now
+        body = msg.body
+        if len(body) > 1 and body[0] == "focused":
+            self._has_focus[sender] = body[1] == 1
+            if body[1] == 1:
                 self._gained[sender] = Gained(path, now)
+            else:
+                self._lost[sender] = now
 
 
 class Focus:
@@ -240,6 +296,18 @@ class Focus:
         for the focus it may move (``settle``)."""
         if self._input_at is not None and (bus := self.bus(app)) is not None:
             self.settle(bus)
+
+    def refocused(self, bus: str, *, since: float, end: float) -> bool:
+        """For the barrier, after keys sent from ``since`` on: False while the app's focus is in
+        transit (one of its elements lost the focus since then, none has gained it after) and
+        stays so until ``end`` (monotonic), or when the app did not answer the round trip that
+        reads its focus events; True otherwise, and without a bus (nothing to tell)."""
+        watch = self._watch
+        if not watch.open():
+            return True
+        if not watch.sync(bus, max(0.0, end - time.monotonic())):
+            return False
+        return not watch.in_transit(bus, since) or watch.wait_gained(bus, end)
 
     def bus(self, app: RunningApp) -> str | None:
         """The app's bus name on the accessibility bus."""
