@@ -19,8 +19,6 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +27,7 @@ from typing import Any
 import pytest
 from _apps import Apps
 from _observe import state_with
-from test_cell_chains import FIND, run_cells
+from test_cell_chains import FIND, cpu_hogs, run_cells
 
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
@@ -55,18 +53,6 @@ BACK_IN_DOCUMENT = (
     "  w = await app.getAXState({waitForChangeMs: 1000, emit: false});\n"
     "if (!/Window: \"chain\\.odt/.test(w)) throw new Error('still no document: ' + w.slice(0, 300));\n"
 )
-
-
-@contextlib.contextmanager
-def cpu_hogs(on: bool) -> Iterator[None]:
-    """Two child processes spinning for the duration (``on``), ended by the test itself."""
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 if on else 0)]
-    try:
-        yield
-    finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait(5)
 
 
 @pytest.fixture(scope="module")
