@@ -131,7 +131,10 @@ def test_writer_font_name_box_click_type_return_save_in_one_cell(
     with cpu_hogs(load):
         [result] = run_cells(a11y_desktop, [cell])
         assert not result.is_error, result.text
-        saved_font(doc, mtime, font)
+        try:
+            saved_font(doc, mtime, font)
+        except AssertionError as e:
+            raise AssertionError(f"{e}\n{result.text[-3000:]}") from None
     results = _results(result.text)
     # no step claims more than the app showed: keys are unverifiable, the typed name was read back
     assert [r["effect"] for r in results[1:]] == ["unverifiable", "confirmed", "unverifiable", "unverifiable"], results

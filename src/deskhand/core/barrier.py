@@ -23,7 +23,7 @@ its own means, all bounded by ``BARRIER_CAP_S`` and the call's deadline:
   key to its focused widget, and drops one that comes while there is none: LibreOffice's Font
   Name box applies the font on Return, hands the focus back to the document 300 ms later (VCL
   moves a frame's focus from a posted event), and answers the round trip in between; a
-  ``ctrl+s`` sent on that answer reached no window and nothing was saved (3 of 3).
+  ``ctrl+s`` sent on that answer reached no window and nothing was saved (5 of 5).
 
 Input events after input events keep their order in the X server and in the app, so nothing is
 waited for between them (clicks and typed text cost nothing more), except after key chords: a

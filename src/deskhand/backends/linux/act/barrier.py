@@ -11,7 +11,7 @@ The core decides what to wait for; this module waits for it on one session:
   text typed through EditableText counts as an entry's (``a11y_entry``) when the element focused
   now is SINGLE_LINE, read only when a next action comes and the toolkit completes entries;
 * the refocus, after keys: once the app answered the round trip, a D-Bus round trip to the app on
-  the focus watch's own connection (``act.focus.FocusWatch.sync``: the focus events it sent before
+  the focus watch's own connection (``act.focuswatch.FocusWatch.sync``: the focus events it sent before
   are then read), and while an element of the app lost the focus since the keys were sent and none
   has gained it after, a wait for one that does (``Focus.refocused``);
 * the quiet: the settle's activity watch (``observe.quiet.Activity``) until the app's AT-SPI events and
