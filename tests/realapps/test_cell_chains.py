@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import re
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,22 @@ def run_cells(desktop: VirtualDesktop, cells: list[str]) -> list[Any]:
             await service.close()
 
     return anyio.run(go)
+
+
+@contextlib.contextmanager
+def cpu_hogs(on: bool) -> Iterator[None]:
+    """Two child processes spinning for the duration (``on``), ended by the test itself (as in
+    ``tests/linux/test_cell_barrier.py``): the app is slow, the barrier must still hold."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 if on else 0)]
+    try:
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait(5)
+
+
+LOAD = pytest.mark.parametrize("load", [False, True], ids=["idle", "two_cpu_hogs"])
 
 
 def wait_for(check: Callable[[], bool], what: str, timeout_s: float = 15.0) -> None:
@@ -79,7 +97,8 @@ def _open_replace_bar(mex: LinuxExecutor, pid: int, name: str) -> None:
 
 
 @pytest.mark.matrix("Kate", "cell chain", "replace all", "save")
-def test_kate_replace_all_then_save_in_one_cell_saves_the_replaced_text(apps: Apps, mex, a11y_desktop, tmp_path):
+@LOAD
+def test_kate_replace_all_then_save_in_one_cell_saves_the_replaced_text(apps: Apps, mex, a11y_desktop, tmp_path, load):
     doc = tmp_path / "replace.txt"
     doc.write_text("alpha beta alpha\nalpha gamma\n")
     pid = _kate(apps, mex, doc)
@@ -93,14 +112,18 @@ def test_kate_replace_all_then_save_in_one_cell_saves_the_replaced_text(apps: Ap
         "await app.click(h('push button (?:\\\\(disabled\\\\) )?Replace All'));\n"
         "await app.pressKey('ctrl+s');"
     )
-    results = run_cells(a11y_desktop, [cell])
-    for result in results:
-        assert not result.is_error, "\n----\n".join(r.text[-1500:] for r in results)
-    wait_for(lambda: doc.read_text() == "OMEGA beta OMEGA\nOMEGA gamma\n", "replaced text in the saved file")
+    with cpu_hogs(load):
+        results = run_cells(a11y_desktop, [cell])
+        for result in results:
+            assert not result.is_error, "\n----\n".join(r.text[-1500:] for r in results)
+        wait_for(lambda: doc.read_text() == "OMEGA beta OMEGA\nOMEGA gamma\n", "replaced text in the saved file")
 
 
 @pytest.mark.matrix("Kate", "cell chain", "click moves the focus", "type", "save")
-def test_kate_click_on_the_document_after_the_replace_field_moves_the_focus(apps: Apps, mex, a11y_desktop, tmp_path):
+@LOAD
+def test_kate_click_on_the_document_after_the_replace_field_moves_the_focus(
+    apps: Apps, mex, a11y_desktop, tmp_path, load
+):
     doc = tmp_path / "focus.txt"
     doc.write_text("first line\n")
     pid = _kate(apps, mex, doc)
@@ -114,11 +137,51 @@ def test_kate_click_on_the_document_after_the_replace_field_moves_the_focus(apps
         "await app.pressKey('ctrl+s');\n"
         "nodeRepl.write(JSON.stringify(r));"
     )
-    results = run_cells(a11y_desktop, [cell])
-    for result in results:
-        assert not result.is_error, result.text
-    wait_for(lambda: "Z" in doc.read_text(), "the typed Z in the saved document")
+    with cpu_hogs(load):
+        results = run_cells(a11y_desktop, [cell])
+        for result in results:
+            assert not result.is_error, result.text
+        wait_for(lambda: "Z" in doc.read_text(), "the typed Z in the saved document")
     assert doc.read_text().replace("Z", "").strip() == "first line", doc.read_text()
+
+
+@pytest.fixture(scope="module")
+def kate_doc(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Path]:
+    """One Kate for the Save As runs, on a document each run saves under a new name."""
+    doc = tmp_path_factory.mktemp("kate-save-as") / "first.txt"
+    doc.write_text("kate text\n")
+    return _kate(apps, mex, doc), doc
+
+
+@pytest.mark.matrix("Kate", "cell chain", "save as", "observe in the cell")
+@pytest.mark.parametrize(
+    ("run", "load"), [(1, False), (2, False), (3, False), (4, True)], ids=["run1", "run2", "run3", "two_cpu_hogs"]
+)
+def test_kate_save_as_opened_typed_and_confirmed_in_one_cell(
+    kate_doc: tuple[int, Path], a11y_desktop: VirtualDesktop, run: int, load: bool
+) -> None:
+    pid, doc = kate_doc
+    target = doc.with_name(f"saved-{run}.txt")
+    cell = (
+        f'var app = await cua.getApp("{pid}");\n'
+        "const r = [];\n"
+        "r.push(await app.pressKey('ctrl+shift+s'));\n"
+        # the guidance's pattern: observe, with a bound, until the dialog is the key window
+        "let dialog = '';\n"
+        'for (let i = 0; i < 10 && !/Window: "Save File"/.test(dialog); i++)\n'
+        "  dialog = await app.getAXState({waitForChangeMs: 1000, emit: false});\n"
+        "if (!/Window: \"Save File\"/.test(dialog)) throw new Error('no dialog: ' + dialog.slice(0, 300));\n"
+        "r.push(await app.pressKey('ctrl+a'));\n"  # the name field has the focus, its name selected
+        f"r.push(await app.typeText({str(target)!r}));\n"
+        "r.push(await app.pressKey('Return'));\n"
+        "nodeRepl.write(JSON.stringify(r));"
+    )
+    with cpu_hogs(load):
+        [result] = run_cells(a11y_desktop, [cell])
+        assert not result.is_error, result.text
+        wait_for(target.exists, "the file saved under the typed name")
+    assert target.read_text() == "kate text\n"
+    assert '"effect":"confirmed"' in result.text, result.text  # the typed path was read back
 
 
 def _gedit(apps: Apps, path: Path) -> int:

@@ -41,8 +41,18 @@ def test_after_text_typed_into_a_gtk_entry_its_completion_timer_is_waited_for() 
     assert barrier.before("a11y_entry", next_is_input=True, toolkit="qt").after_s == 0
 
 
-def test_after_key_chords_the_next_call_waits_for_the_app_to_have_handled_them() -> None:
-    assert barrier.before("keys", next_is_input=True, toolkit="gtk") == Wait(processed=True)
+def test_after_key_chords_the_next_call_waits_for_the_app_to_have_handled_them_and_its_focus_to_land() -> None:
+    assert barrier.before("keys", next_is_input=True, toolkit="gtk") == Wait(processed=True, refocus=True)
+    assert not barrier.before("keys", next_is_input=False, toolkit="qt").none
+
+
+@pytest.mark.parametrize("previous", ["input", "a11y_edit", "a11y_entry", "a11y_action"])
+def test_only_keys_wait_for_the_focus_to_land(previous: barrier.Sent) -> None:
+    assert not barrier.before(previous, next_is_input=True, toolkit="gtk").refocus
+
+
+def test_a_focus_wait_alone_is_a_wait() -> None:
+    assert not Wait(refocus=True).none
 
 
 def test_a_refusal_names_the_calls_sent_since_the_observation() -> None:
@@ -52,6 +62,12 @@ def test_a_refusal_names_the_calls_sent_since_the_observation() -> None:
         "Refused. Before it, since the app was last observed, press_key('ctrl+shift+s') was sent; "
         "observe the app to see what it did."
     )
+    named = barrier.refused_after("Refused.", ["click(g2:32)"], "press_key('ctrl+s')")
+    assert named == (
+        "Refused. Not sent: press_key('ctrl+s'). Before it, since the app was last observed, click(g2:32) was "
+        "sent; observe the app to see what it did."
+    )
+    assert barrier.refused_after("Refused.", [], "press_key('ctrl+s')") == "Refused. Not sent: press_key('ctrl+s')."
     many = barrier.refused_after("Refused.", [f"call{i}" for i in range(10)])
     assert "2 earlier calls and call2, call3" in many and many.endswith(
         "call9 were sent; observe the app to see what they did."

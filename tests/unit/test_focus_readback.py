@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from deskhand.backends.linux.act import focus as _focuswatch
+from deskhand.backends.linux.act import focus as _focusmod
+from deskhand.backends.linux.act import focuswatch as _focuswatch
 from deskhand.backends.linux.act.focus import Focus, Readback
 from deskhand.backends.linux.atspi.element import Ref
 
@@ -28,6 +29,7 @@ def _focus(
     monkeypatch: pytest.MonkeyPatch, texts: Callable[[float], str], found_at: float | None = None
 ) -> tuple[Focus, Clock, list[float]]:
     clock = Clock()
+    monkeypatch.setattr(_focusmod, "time", clock)
     monkeypatch.setattr(_focuswatch, "time", clock)
     focus = Focus.__new__(Focus)
     reads: list[float] = []
@@ -79,6 +81,7 @@ def test_without_a_wait_it_reads_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_part_of_the_text_keeps_the_read_back_going_even_without_a_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = Clock()
+    monkeypatch.setattr(_focusmod, "time", clock)
     monkeypatch.setattr(_focuswatch, "time", clock)
     focus = Focus.__new__(Focus)
 
@@ -95,13 +98,14 @@ def test_part_of_the_text_keeps_the_read_back_going_even_without_a_wait(monkeypa
 
 def test_part_of_the_text_that_stays_so_is_reported_as_such(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = Clock()
+    monkeypatch.setattr(_focusmod, "time", clock)
     monkeypatch.setattr(_focuswatch, "time", clock)
     focus = Focus.__new__(Focus)
     part = Readback(None, True, (None, "a"), "only part of the text arrived")
     monkeypatch.setattr(focus, "typed_readback", lambda *args: part)
     got = focus.read_back(":1.1", None, "", "abc", wait_s=0.0, cap_s=10.0)
     assert got.partial == "only part of the text arrived" and got.found is None
-    assert _focuswatch.PARTIAL_WAIT_S <= clock.t - 100.0 <= _focuswatch.PARTIAL_WAIT_S + 0.1
+    assert _focusmod.PARTIAL_WAIT_S <= clock.t - 100.0 <= _focusmod.PARTIAL_WAIT_S + 0.1
 
 
 def test_a_last_look_finds_the_text_in_another_focused_element(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,7 +10,8 @@ from types import SimpleNamespace
 import pytest
 from test_focus_readback import Clock
 
-from deskhand.backends.linux.act import focus as _focuswatch
+from deskhand.backends.linux.act import focus as _focusmod
+from deskhand.backends.linux.act import focuswatch as _focuswatch
 from deskhand.backends.linux.act.focus import (
     FOCUS_AFTER_GAIN_S,
     FOCUS_AFTER_INPUT_S,
@@ -57,6 +58,7 @@ def _settle(
     click: bool = False,
 ) -> tuple[float, list[str]]:
     clock = Clock()
+    monkeypatch.setattr(_focusmod, "time", clock)
     monkeypatch.setattr(_focuswatch, "time", clock)
     focus = Focus.__new__(Focus)
     focus._watch = ScriptedWatch(clock, events)
@@ -131,6 +133,7 @@ def test_a_click_on_a_field_makes_the_next_key_wait_until_the_field_has_the_focu
     """An accessible action on a page's field: a loaded page process focuses it 1.5 s later (a
     ctrl+a sent before then selects the page, and the text typed lands before the old one)."""
     clock = Clock()
+    monkeypatch.setattr(_focusmod, "time", clock)
     monkeypatch.setattr(_focuswatch, "time", clock)
     field = Ref(BUS, "/field")
 
@@ -147,7 +150,7 @@ def test_a_click_on_a_field_makes_the_next_key_wait_until_the_field_has_the_focu
     focus.input_posted(target=field)
     assert focus.settle(BUS) == pytest.approx(1.5, abs=0.03)
     focus.input_posted(target=Ref(BUS, "/never"))
-    assert focus.settle(BUS) == pytest.approx(_focuswatch.FOCUS_FIELD_CAP_S, abs=0.03)
+    assert focus.settle(BUS) == pytest.approx(_focusmod.FOCUS_FIELD_CAP_S, abs=0.03)
     # a click on an element that is no text field waits only the page's quiet
     focus.input_posted(target=Ref(BUS, "/button"))
-    assert focus.settle(BUS) == pytest.approx(_focuswatch.FOCUS_AFTER_INPUT_S, abs=0.03)
+    assert focus.settle(BUS) == pytest.approx(_focusmod.FOCUS_AFTER_INPUT_S, abs=0.03)

@@ -25,12 +25,19 @@ its own means, all bounded by ``BARRIER_CAP_S`` and the call's deadline:
   a ping proves nothing. Its accessible getters run on that thread and wait for it, behind what
   is queued, so one getter is the round trip (jEdit: a state read right after Replace All's
   action took 138 ms, ``doClick``'s 68 ms press and the replace included; the next one 12 ms).
+* ``refocus``: then, while the app's keyboard focus is in transit (the app said an element lost
+  it after the previous action, and none has gained it since), until one has. A toolkit gives a
+  key to its focused widget, and drops one that comes while there is none: LibreOffice's Font
+  Name box applies the font on Return, hands the focus back to the document 300 ms later (VCL
+  moves a frame's focus from a posted event), and answers the round trip in between; a
+  ``ctrl+s`` sent on that answer reached no window and nothing was saved (5 of 5).
 
 Input events after input events keep their order in the X server and in the app, so nothing is
 waited for between them (clicks and typed text cost nothing more), except after key chords: a
 chord may open or close a window or move the focus, and the next call's target (the window it is
-pinned to, the focused field) is known only once the app has handled it (one round trip). The first action after an
-observation has nothing to wait for either.
+pinned to, the focused field) is known only once the app has handled it (one round trip) and
+its focus has landed (``refocus``). The first action after an observation has nothing to wait for
+either.
 
 A refusal says what went before it: keys pinned to the observed key window are refused once a
 window the keys before them opened has the focus (``ctrl+shift+s`` then ``type_text``), and the
@@ -113,11 +120,12 @@ class Wait:
     after_s: float = 0.0
     quiet: bool = False
     loop: bool = False
+    refocus: bool = False
     cap_s: float = BARRIER_CAP_S
 
     @property
     def none(self) -> bool:
-        return not self.processed and self.after_s <= 0 and not self.quiet and not self.loop
+        return not self.processed and self.after_s <= 0 and not self.quiet and not self.loop and not self.refocus
 
 
 def before(previous: Sent | None, *, next_is_input: bool, toolkit: str) -> Wait:
@@ -134,7 +142,7 @@ def _before(previous: Sent | None, *, next_is_input: bool, toolkit: str) -> Wait
     if previous is None:
         return Wait()
     if previous == "keys":
-        return Wait(processed=True)
+        return Wait(processed=True, refocus=True)
     if previous == "input":
         # the X server and the app keep input in order; a D-Bus call does not wait behind it
         return Wait() if next_is_input else Wait(processed=True)
@@ -164,14 +172,16 @@ def _by_toolkit(table: dict[str, float], toolkit: str) -> float:
 NAMED_CALLS: Final = 8
 
 
-def refused_after(message: str, calls: list[str]) -> str:
-    """A refusal before dispatch after ``calls`` (short descriptions, oldest first) went out since
-    the app was last observed: the message names them after its own text (this call sent nothing)."""
+def refused_after(message: str, calls: list[str], refused: str | None = None) -> str:
+    """A refusal before dispatch (of ``refused``, described) after ``calls`` (short descriptions,
+    oldest first) went out since the app was last observed: the message names what was not sent,
+    and what was, after its own text."""
+    head = message if refused is None else f"{message} Not sent: {refused}."
     if not calls:
-        return message
+        return head
     named, one = calls[-NAMED_CALLS:], len(calls) == 1
     more = f"{len(calls) - len(named)} earlier calls and " if len(calls) > len(named) else ""
     return (
-        f"{message} Before it, since the app was last observed, {more}{', '.join(named)} "
+        f"{head} Before it, since the app was last observed, {more}{', '.join(named)} "
         f"{'was' if one else 'were'} sent; observe the app to see what {'it' if one else 'they'} did."
     )

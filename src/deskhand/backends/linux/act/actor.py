@@ -50,7 +50,7 @@ class LinuxActor(Actor):
         self.session = LinuxSession(executor, display_name=display_name)
         self.pointer = Pointer(self.session)
         self.typing = Typing(self.session)
-        self.barrier = Barrier(self.session, self.typing.focused_text)
+        self.barrier = Barrier(self.session, self.typing.focus)
         self.clicks = ElementClicks(self.session, self.pointer, self.barrier)
         self.scrolling = Scrolling(self.session)
         self.values = Values(self.session, self.scrolling, self.typing)
@@ -101,7 +101,7 @@ class LinuxActor(Actor):
                     self.barrier.sent(sends, what)
                     self.session.mark_mutation(app)
                 elif err.code in REFUSALS_AFTER:
-                    err.message = barrier.refused_after(err.message, self.barrier.calls)
+                    err.message = barrier.refused_after(err.message, self.barrier.calls, what)
                     err.args = (err.message,)
                 raise
             except BaseException:

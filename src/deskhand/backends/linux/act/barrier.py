@@ -16,6 +16,10 @@ The core decides what to wait for; this module waits for it on one session:
   barrier's time is ``unsettled``. It decides alone: Swing's dialogs take no ping. Keys are
   queued for that thread by AWT's toolkit thread as it reads them from the X server, so after
   keys to a window without ping the trip shows only what AWT had read by then;
+* the refocus, after keys: once the app answered the round trip, a D-Bus round trip to the app on
+  the focus watch's own connection (``act.focuswatch.FocusWatch.sync``: the focus events it sent before
+  are then read), and while an element of the app lost the focus since the keys were sent and none
+  has gained it after, a wait for one that does (``Focus.refocused``);
 * the quiet: the settle's activity watch (``observe.quiet.Activity``) until the app's AT-SPI events and
   drawing have been quiet for ``QUIET_S`` since the previous action; returns at once when nothing
   was seen since then.
@@ -29,10 +33,10 @@ result ``unsettled``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Final
 
 from deskhand.backends.base import ActionResult, RunningApp
+from deskhand.backends.linux.act.focus import Focus
 from deskhand.backends.linux.act.session import LinuxSession
 from deskhand.backends.linux.atspi.connection import ROOT_PATH
 from deskhand.backends.linux.atspi.element import Ref
@@ -69,11 +73,13 @@ def sent_by(result: ActionResult, default: Sent) -> Sent:
 class Barrier:
     """The barrier of one session (the caller holds ``session.lock``); see the module docstring."""
 
-    def __init__(self, session: LinuxSession, focused: Callable[[RunningApp], Ref | None]) -> None:
+    def __init__(self, session: LinuxSession, focus: Focus) -> None:
         self._s = session
-        self._focused = focused  # the element focused now (``Typing.focused_text``)
+        self._focus = focus  # the apps' focus events and focused elements (``act.focus``)
         self._sent: Sent | None = None
         self._at = 0.0
+        self._began = 0.0  # when the action now going out was about to be sent
+        self._sent_from = 0.0  # ... and the previous one
         #: the calls sent since the app was last observed, described for a refusal's text
         self.calls: list[str] = []
 
@@ -81,18 +87,22 @@ class Barrier:
         """An action (``what``) was dispatched, or may have been: the next one waits by ``kind``."""
         self._sent = kind
         self._at = time.monotonic()
+        self._sent_from = self._began
         self.calls.append(what)
 
     def hold(self, app: RunningApp, *, next_is_input: bool) -> bool:
         """Before the next action: wait as ``core.barrier.before`` says. False when the app could
         not be seen to have handled the previous action (the result then says so)."""
         previous, self._sent = self._sent, None
-        if not self._s.observed.settling.clock.pending(app.view):
-            self.calls.clear()
-            return True  # nothing sent since the app was last observed
-        if previous is None:
-            return True
-        return self._wait(app, previous, next_is_input=next_is_input, since=self._at)
+        try:
+            if not self._s.observed.settling.clock.pending(app.view):
+                self.calls.clear()
+                return True  # nothing sent since the app was last observed
+            if previous is None:
+                return True
+            return self._wait(app, previous, next_is_input=next_is_input, since=self._at)
+        finally:
+            self._began = time.monotonic()
 
     def handled(self, app: RunningApp, kind: Sent) -> bool:
         """Within an action: wait until the app handled what it just sent (``kind``), as the next
@@ -117,6 +127,8 @@ class Barrier:
             settled = self._loop_trip(bus, end)
         else:
             settled = not wait.processed or self._round_trip(app, end)
+        if wait.refocus and settled and bus is not None:
+            settled = self._focus.refocused(bus, since=self._sent_from, end=end)
         if wait.quiet and settled:
             window = self._window(app)
             self._s.observed.settling.activity().wait_quiet(bus, window, since=since, floor_s=0.0)
@@ -127,7 +139,8 @@ class Barrier:
         entries later (read only then: the focused element, which the insert did not move)."""
         if not any(toolkit.startswith(name) for name in barrier.ENTRY_COMPLETION_S):
             return False
-        ref = self._focused(app)
+        bus = self._focus.bus(app)
+        ref = self._focus.now(bus) if bus is not None else None
         return ref is not None and bool(self._s.a11y.states(ref) & State.SINGLE_LINE)
 
     def _window(self, app: RunningApp) -> int | None:

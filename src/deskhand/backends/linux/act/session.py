@@ -40,7 +40,7 @@ from deskhand.backends.linux.x11.connection import XConnection, close_display
 from deskhand.backends.linux.x11.gate import WindowProbe
 from deskhand.backends.linux.x11.grabs import ReplayWaiter
 from deskhand.backends.linux.x11.input import AppPing, PointerState, XInput
-from deskhand.backends.linux.x11.windows import WindowInfo
+from deskhand.backends.linux.x11.windows import WindowInfo, windows_of
 from deskhand.core import deadline as call_deadline
 from deskhand.core import pointer as corepointer
 from deskhand.core import screenshot
@@ -233,14 +233,18 @@ class LinuxSession:
         except NativeError as err:
             if err.code != "target_window_changed":
                 raise
-            now = self.observed.key_window(app)
+            wins = windows_of(self.observed.x, app.pid)
+            now = self.observed.key_window(app, wins)
             if now is not None and now.id == observed:
                 raise
             what = f"window {now.id:#x} ({now.title!r})" if now is not None else "no window"
+            then = "is gone" if all(w.id != observed for w in wins) else "is no longer the key window"
             raise not_dispatched(
                 "stale_window",
-                f"The app's key window changed since it was observed (now {what}); this call sent nothing. "
-                "Call get_app_state to see the new window before typing or pressing keys.",
+                f"The app's key window changed since it was observed: keys go only to the observed key window "
+                f"{observed:#x}, which {then} (now {what}); this call sent nothing. To go on, observe the app "
+                "(in this cell too: await app.getAXState({waitForChangeMs: 1000}) until the window you expect "
+                "is the key window), then send the keys again.",
             ) from None
 
     def gate(

@@ -175,8 +175,9 @@ class XInput:
             return None
         self._fence_gone = False
 
-        def gone(*_args: object) -> None:  # the window is gone: no answer will come
+        def gone(*_args: object) -> bool:  # the window is gone: no answer will come
             self._fence_gone = True
+            return True  # handled (python-xlib prints an error whose handler returns false)
 
         wire.change_event_mask(self._d, self._root_id, _ANSWER_MASK)
         wire.send_event(self._d, window, ping.fence_event(window), onerror=_ignore)
@@ -218,8 +219,11 @@ class XInput:
             self._d.next_event()
 
 
-def _ignore(*_args: object) -> None:
-    """An error handler that drops the error (the fence's request to a window that may be gone)."""
+def _ignore(*_args: object) -> bool:
+    """An error handler that drops the error (the fence's request to a window that may be gone):
+    python-xlib counts an error as handled only when its handler returns a true value, and prints
+    the others ("X protocol error: BadWindow" after a dialog closed)."""
+    return True
 
 
 class AppPing:
@@ -285,8 +289,9 @@ class AppPing:
         if fence:
             wire.send_event(self._d, window, self.fence_event(window), onerror=_ignore)
 
-        def gone(*_args: object) -> None:  # the window is gone: no answer will come
+        def gone(*_args: object) -> bool:  # the window is gone: no answer will come
             self._waiting.pop(token, None)
+            return True  # handled (python-xlib prints an error whose handler returns false)
 
         wire.send_event(self._d, window, self.ping_event(token, window), onerror=gone)
         self._d.flush()
