@@ -74,7 +74,7 @@ def frame_of(ex: MatrixExecutor, app: RunningApp, handle: str) -> Rect | None:
 def transform_of(ex: MatrixExecutor, app: RunningApp) -> ShotTransform | None:
     """The last screenshot's transform (screenshot pixels to screen points)."""
     if isinstance(ex, WaylandExecutor):
-        return ex.transforms.get(app.pid)
+        return ex.transforms.get(app.view)
     return ex.transform(app)
 
 
