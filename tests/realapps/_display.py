@@ -35,18 +35,11 @@ MatrixExecutor = LinuxExecutor | WaylandExecutor
 
 #: What the Wayland executor refuses before dispatch today (``unsupported_platform``); branch
 #: ``wlact`` builds these, so a row xfailed for one of them is not strict.
-NOT_YET_ON_WAYLAND = "the Wayland executor refuses {} before dispatch today (unsupported_platform), until it has it"
 
 
 def on_sway(reason: str, *, strict: bool = True) -> pytest.MarkDecorator:
     """An xfail of a row's sway run that only the executor's refusal satisfies."""
     return pytest.mark.xfail(reason=reason, raises=NativeError, strict=strict)
-
-
-def not_yet(operation: str) -> pytest.MarkDecorator:
-    """The sway run of a row whose ``operation`` the Wayland executor refuses today: a non-strict
-    xfail, since the operation is being built and may pass on the merged tree."""
-    return on_sway(NOT_YET_ON_WAYLAND.format(operation), strict=False)
 
 
 def sway_desktop_or_skip() -> Iterator[VirtualDesktop]:

@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 import pytest
 from _apps import Apps
-from _display import NOT_YET_ON_WAYLAND, MatrixExecutor, frame_of, to_pixels, transform_of
+from _display import MatrixExecutor, frame_of, to_pixels, transform_of
 from _observe import handle, state_with
 
 from deskhand.core.errors import NativeError
@@ -95,13 +95,7 @@ def _keys(fixture: Running, since: float) -> list[dict[str, Any]]:
 
 
 @pytest.mark.matrix("GTK 3 fixture", "canvas task (seed 1)")
-@pytest.mark.displays(
-    "x11",
-    "sway",
-    sway=pytest.mark.xfail(
-        reason=NOT_YET_ON_WAYLAND.format("drag, scroll and paste"), raises=NativeError, strict=False
-    ),
-)
+@pytest.mark.displays("x11", "sway")
 def test_canvas_task_in_one_cell(canvas: Any, matrix_desktop: VirtualDesktop, display: str) -> None:
     fixture, app, _, _ = canvas
     pixels = _points(canvas)

@@ -49,8 +49,8 @@ def canvas_pixel(ex: MatrixExecutor, app: RunningApp, image: Any, lx: float, ly:
     sway=pytest.mark.xfail(
         strict=True,
         raises=AssertionError,
-        reason="wlroots has no per-window capture: the Wayland executor raises the window to capture "
-        "it, so the window that covered it loses its place (a window still covered is refused, capture_failed)",
+        reason="wlroots has no per-window capture: a covered window's state comes without a screenshot, "
+        "with a notice naming what covers it, and a screenshot alone is refused (capture_failed); the stacking is kept",
     ),
 )
 def test_a_covered_window_is_captured_and_what_covers_it_stays_in_front(apps: Apps, mex: MatrixExecutor) -> None:
