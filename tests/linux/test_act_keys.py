@@ -185,7 +185,7 @@ def test_close_closes_the_connections_when_the_keymap_restore_fails(ex, monkeypa
     def lost(**_kw):
         raise ConnectionResetError("the X server went away")
 
-    monkeypatch.setattr(actor.typing, "reclaim", lost)
+    monkeypatch.setattr(actor.typing.keystrokes, "reclaim", lost)
     with pytest.raises(ConnectionResetError):
         actor.close()
     assert not owner._thread.is_alive()

@@ -18,7 +18,7 @@ from Xlib import X
 from Xlib import display as xdisplay
 
 from deskhand.backends.linux.executor import LinuxExecutor
-from deskhand.backends.linux.x11 import windows
+from deskhand.backends.linux.x11 import ownership
 from deskhand.core.axtree.notices import NO_ACCESSIBILITY
 from deskhand.core.errors import NativeError
 
@@ -73,7 +73,7 @@ def test_xeyes_binds_by_what_a_user_knows_and_follows_a_drag(launch: Any, deskto
     key = ex.key_window(app)
     assert key is not None
     assert ex.x.property(ex.x.window(key.id), "_NET_WM_PID") is None  # the pid came from X-Resource
-    assert windows.window_pid(ex.x, key.id) == eyes.pid
+    assert ownership.window_pid(ex.x, key.id) == eyes.pid
     for selector in ("xeyes", "XEyes", shutil.which("xeyes") or "", "XEYES"):
         assert ex.resolve(selector).pid == eyes.pid
     assert any(a.pid == eyes.pid and a.is_running for a in ex.list_apps())

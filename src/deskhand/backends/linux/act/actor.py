@@ -10,7 +10,8 @@ concern each, all on one ``act.session.LinuxSession`` (connections, gates, eleme
 * ``act.pointer``: clicks at a point, synthetic clicks, drags (and the window manager's grabs);
 * ``act.clicks``: clicking an element by handle, AT-SPI tiers before a synthetic click;
 * ``act.scroll``: scroll-bar values and the wheel, page-scroll actions;
-* ``act.keys``: keys, text, temporary keycodes and their leases, paste (``act/paste.py``);
+* ``act.keys``: keys, text and paste (``act/paste.py``), posted through ``act.keystrokes`` (key
+  bursts, temporary keycodes and their leases, the pings that confirm them);
 * ``act.values``: text selection, values, secondary actions.
 """
 

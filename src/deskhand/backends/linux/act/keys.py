@@ -1,26 +1,17 @@
-"""Keys and text on Linux: XTest key bursts with temporary keycodes, EditableText, paste.
+"""Keys and text on Linux: key chords, typed text (EditableText or key events), paste.
 
 ``type_text`` replaces the focused element's selection through AT-SPI EditableText when it can,
 else posts key events, and pastes when some character has no key. ``press_key`` posts the core's
 chords (``core.keys``). Both post through the session's gate (``act.session``).
 
-Temporary keycodes (``x11.keymap``). After a burst that used some, the typist pings the window and
-empties them once the app answers, usually before the call returns. A keycode is never emptied or
-bound to another character before the app answered a ping sent after the last burst that used it:
-the app resolves a keycode when it processes the event, so it would type the wrong character.
-Without an answer within ``PING_TIMEOUT_S`` (a busy app, or a window without ``_NET_WM_PING`` in
-``WM_PROTOCOLS``) the keycodes stay bound: a later burst typing the same character reuses them, a
-later call empties the ones whose answer has come in by then, and a burst short of free keycodes
-waits for those answers up to ``PING_TIMEOUT_S`` and otherwise fails before posting
-(``type_text`` then pastes). ``release_keycodes`` (the actor's close) empties whatever is left.
+Keys go out through ``act.keystrokes`` (``Keystrokes``): bursts with temporary keycodes for
+characters the keymap lacks, each confirmed by a ping the app answers once it has processed them.
 
 ``type_text``'s route and ``paste``'s target read the app's focused element; when input was posted
 since the last answer (the click that focused a field), they first wait for an answer. Browsers
 answer before they have handled a key or a click (their page's process gets it), so there keys
-also wait for the focus to settle (``act.focus``). A long text goes in chunks of
-``CHUNK_STROKES``, each once the app answered for the one before: a slow app is never buried under
-keys, and the count a deadline reports ("Typed N of M") is what the app has read. Into a
-single-line field keys go one by one, each once the app answered for the one before
+also wait for the focus to settle (``act.focus``). A long text goes in chunks, each once the app
+answered for the one before (``act.keystrokes``); into a single-line field keys go one by one
 (``core.barrier.keys_per_burst``: a completion that arrives while keys are queued rewrites the
 field under them); an app that leaves a ping unanswered gets the rest without waits.
 
@@ -37,18 +28,18 @@ up to ``READBACK_S`` while it shows nothing yet.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
-from functools import partial
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
 from deskhand.backends.linux.act import outcomes
 from deskhand.backends.linux.act.focus import Focus
+from deskhand.backends.linux.act.keystrokes import CHUNK_STROKES, Keystrokes
 from deskhand.backends.linux.act.paste import X11Clipboard, paste_into
 from deskhand.backends.linux.act.session import LinuxSession, not_dispatched
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.atspi.enums import State
-from deskhand.backends.linux.x11.keymap import Keymap, Lease, Stroke, char_keysym, name_keysym
+from deskhand.backends.linux.x11.keymap import char_keysym, name_keysym
 from deskhand.core import barrier, effects, x11keys
 from deskhand.core import deadline as call_deadline
 from deskhand.core import keys as corekeys
@@ -59,20 +50,15 @@ if TYPE_CHECKING:
 
 __all__ = ("Typing",)
 
-PING_TIMEOUT_S: Final = 1.0  # the wait for a ping's answer (module docstring)
 #: How long ``type_text`` re-reads the focus when, right after input, no element has it yet.
 FOCUS_SETTLE_S: Final = 0.2
 #: How long a browser's typed text is looked for in the focused element after the keys.
 READBACK_S: Final = 2.0
 READBACK_CAP_S: Final = 10.0  # while the focused text still changes (a loaded browser)
-#: Keys per burst at most: between bursts a long text checks the call's deadline.
-CHUNK_STROKES: Final = 200
 
 #: Characters typed as keys (Return) rather than inserted: a line break in Writer or a chat box
 #: must be what pressing Return makes (a new paragraph, a sent message), not a raw newline.
 LINE_BREAKS: Final = ("\n", "\r")
-
-_Plan = Sequence[tuple[tuple[int, ...], int]]
 
 
 class Typing:
@@ -83,27 +69,18 @@ class Typing:
 
     def __init__(self, session: LinuxSession) -> None:
         self._s = session
-        self.keymap = Keymap(session.d)
-        #: temporary keycode -> the ping sent after the last burst that used it (None: no ping)
-        self._keys_unconfirmed: dict[int, int | None] = {}
+        #: key bursts and their temporary keycodes
+        self.keystrokes = Keystrokes(session)
+        self.keymap = self.keystrokes.keymap
         #: where the app's focus is (and, after ``press_key`` in a browser, when it has settled)
         self.focus = Focus(session)
-        #: the last ``_confirm_input`` sent a ping the app did not answer in time
-        self._unanswered = False
 
     def close(self) -> None:
-        """Empty the temporary keycodes (``release_keycodes``) and close the focus watch."""
+        """Empty the temporary keycodes (``Keystrokes.release_keycodes``) and close the focus watch."""
         try:
-            self.release_keycodes()
+            self.keystrokes.release_keycodes()
         finally:
             self.focus.close()
-
-    def release_keycodes(self) -> None:
-        """Empty every temporary keycode left, waiting up to ``PING_TIMEOUT_S`` for answers."""
-        if self.keymap.temporary:
-            self.reclaim(wait=True)
-            # the actor goes away: leave the server's keymap as it was, answered or not
-            self.keymap.restore(list(self.keymap.temporary))
 
     # -- the paste seam -----------------------------------------------------------------------
     @property
@@ -135,7 +112,7 @@ class Typing:
         """One key chord burst after the gate (the paste transaction's ctrl+v)."""
         chord = corekeys.parse_keys(key)[0]
         mods, name = x11keys.to_x_keysyms(chord.ordered_modifiers(), chord.key)
-        self._type_keysyms(app, window, [(tuple(name_keysym(m) for m in mods), name_keysym(name))])
+        self.keystrokes.post_keysyms(app, window, [(tuple(name_keysym(m) for m in mods), name_keysym(name))])
 
     # -- actions ------------------------------------------------------------------------------
     def paste(self, app: RunningApp, text: str, fmt: PasteFormat = "text") -> ActionResult:
@@ -155,7 +132,7 @@ class Typing:
             plan.append((tuple(name_keysym(m) for m in mods), keysym))
         self.focus.open()  # before the key: the focus change it may cause must not be missed
         self.focus.after_click(app)
-        self._type_keysyms(app, window, plan)
+        self.keystrokes.post_keysyms(app, window, plan)
         self.focus.key_posted([(c.ordered_modifiers(), c.key.lower()) for c in chords])
         return ActionResult({"chords": len(chords)})
 
@@ -178,7 +155,7 @@ class Typing:
         plan = [((), char_keysym(ch)) for ch in text]
         burst = barrier.keys_per_burst(self._field(focused, before), len(plan), CHUNK_STROKES)
         try:
-            self._type_keysyms(app, window, plan, burst=burst)
+            self.keystrokes.post_keysyms(app, window, plan, burst=burst)
         except NativeError as err:
             if err.code != "unknown_key":
                 raise
@@ -230,7 +207,7 @@ class Typing:
         unchanged text is ``suspected_noop`` only once the app has processed the keys; before
         that nothing can be told (``unverifiable``)."""
         seen: list[effects.Evidence] = []
-        processed = self._confirm_input(window) or not self._s.input_unconfirmed
+        processed = self.keystrokes.confirm_input(window) or not self._s.input_unconfirmed
         if processed:
             seen.append(effects.Evidence("event_receipt", "the app processed the key events"))
         wait = READBACK_S if bus is not None and self.focus.is_async(bus) else 0.0
@@ -245,12 +222,12 @@ class Typing:
         that moved the focus, and the widget that lost it is no longer FOCUSED, so right after a
         click none may be: then the read is repeated until one is, for up to ``FOCUS_SETTLE_S``.
         """
-        self._unanswered = False
+        self.keystrokes.unanswered = False
         focus = self.focus
         focus.open()  # events read now are older than the ping below
         asked_at = time.monotonic()
-        just_confirmed = self._confirm_input(window)
-        if give_up_unanswered and self._unanswered:
+        just_confirmed = self.keystrokes.confirm_input(window)
+        if give_up_unanswered and self.keystrokes.unanswered:
             return None
         bus = focus.bus(app)
         if bus is None:
@@ -299,145 +276,3 @@ class Typing:
             )
         a11y.set_caret(ref, start + a11y.length(ref, text))
         return effects.judge("accessibility", [effects.Evidence("value_readback", "the field reads back as typed")])
-
-    # -- key bursts ---------------------------------------------------------------------------
-    def _type_keysyms(self, app: RunningApp, window: int, plan: _Plan, *, burst: int = CHUNK_STROKES) -> None:
-        """Post chords as one burst per group of at most ``burst`` keys whose distinct keysyms fit
-        the temporary keycodes, each group once the app answered for the one before."""
-        keymap = self.keymap
-        limit = max(1, len(keymap.spare) + len(keymap.temporary))
-        groups: list[list[tuple[tuple[int, ...], int]]] = [[]]
-        missing: set[int] = set()
-        # once per distinct keysym: a long text repeats a few dozen of them
-        needs = {k: bool(keymap.missing([k])) for k in dict.fromkeys(k for _, k in plan)}
-        for mods, keysym in plan:
-            if len(groups[-1]) >= burst:  # a long text goes in chunks (deadline checks)
-                groups.append([])
-                missing = set()
-            if keysym not in missing and needs[keysym]:
-                if len(missing) == limit:
-                    groups.append([])
-                    missing = set()
-                missing.add(keysym)
-            groups[-1].append((mods, keysym))
-        done = 0
-        waits = True  # until the app leaves a ping unanswered: then the rest goes without waits
-        for i, group in enumerate(groups):
-            if i > 0 and call_deadline.expired():
-                msg = (
-                    f"Typed {done} of {len(plan)} keys; the call's deadline (the cell's timeout_ms) passed, "
-                    "so the rest was not typed. Observe the app before typing the rest."
-                )
-                raise NativeError("cancelled", msg, dispatched=True, details={"typed": done, "total": len(plan)})
-            try:
-                self._s.gate(app, window)
-            except NativeError as err:
-                if i > 0:  # part of the text went out before this gate refused the rest
-                    err.dispatched = True
-                    err.details = {**err.details, "typed": done, "total": len(plan)}
-                raise
-            keysyms = [k for _, k in group]
-            try:
-                lease = self._lease(keysyms)
-            except NativeError as err:
-                if i == 0:
-                    raise
-                msg = (
-                    "Typed part of the text; the app did not confirm it processed it, so no key was free for the rest."
-                )
-                raise NativeError("text_edit_state_unknown", msg, dispatched=True) from err
-            try:
-                strokes = [self._stroke(mods, keysym, lease) for mods, keysym in group]
-                self._s.post([step for s in strokes for step in self._stroke_steps(s)])
-            finally:
-                if lease.bound:
-                    self._settle(window, lease)
-            done += len(group)
-            if i + 1 < len(groups) and waits:  # keys keep pace with the app: "typed" is what it read
-                self._confirm_input(window)
-                waits = not self._unanswered
-
-    def _stroke(self, mods: tuple[int, ...], keysym: int, lease: Lease) -> Stroke:
-        stroke = self.keymap.stroke(keysym, (), lease)
-        held = list(stroke.modifiers)
-        for m in mods:
-            found = self.keymap.find(m)
-            if found is None:
-                raise not_dispatched("unknown_key", "A modifier has no key on this keymap.")
-            if found[0] not in held:
-                held.insert(0, found[0])
-        return Stroke(stroke.keycode, tuple(held))
-
-    def _stroke_steps(self, s: Stroke) -> list[Callable[[], None]]:
-        inp = self._s.input
-        steps: list[Callable[[], None]] = [partial(inp.key_down, m) for m in s.modifiers]
-        steps.append(partial(inp.key_down, s.keycode))
-        steps.append(partial(inp.key_up, s.keycode))
-        steps.extend(partial(inp.key_up, m) for m in reversed(s.modifiers))
-        return steps
-
-    # -- keycode leases -----------------------------------------------------------------------
-    def _lease(self, keysyms: Sequence[int]) -> Lease:
-        """Temporary keycodes for a burst: first empty those the app has confirmed (see the module
-        docstring), and when too few keycodes are free, wait for the other confirmations."""
-        if self.keymap.temporary:
-            needed = set(self.keymap.missing(keysyms))
-            self.reclaim(keep=needed)
-            short = len(needed - set(self.keymap.temporary.values())) > len(self.keymap.spare)
-            if short:
-                self.reclaim(keep=needed, wait=True)
-        return self.keymap.lease(keysyms)
-
-    def reclaim(self, *, keep: Collection[int] = (), wait: bool = False) -> None:
-        """Empty the temporary keycodes whose last burst the app confirmed, except those bound to
-        ``keep``. With ``wait``, wait up to ``PING_TIMEOUT_S`` for the missing answers."""
-        ping = self._s.pinger()
-        deadline = time.monotonic() + (PING_TIMEOUT_S if wait else 0.0)
-        done: list[int] = []
-        for keycode, token in list(self._keys_unconfirmed.items()):
-            if self.keymap.temporary.get(keycode) in keep:
-                continue
-            if ping.answered(token, max(0.0, deadline - time.monotonic())):
-                done.append(keycode)
-        for keycode in done:
-            self._keys_unconfirmed.pop(keycode)
-        self._forget_unused_pings()
-        self.keymap.restore(done)
-
-    def _settle(self, window: int, lease: Lease) -> None:
-        """After a burst with temporary keycodes: ping the app and empty them once it answered."""
-        ping = self._s.pinger()
-        token = ping.send(window)
-        for keycode in lease.bound.values():
-            self._keys_unconfirmed[keycode] = token
-        if ping.answered(token, PING_TIMEOUT_S):
-            self._s.input_unconfirmed = False
-            done = [k for k, t in self._keys_unconfirmed.items() if t == token]
-            for keycode in done:
-                del self._keys_unconfirmed[keycode]
-            self.keymap.restore(done)
-        self._forget_unused_pings()
-
-    def _forget_unused_pings(self) -> None:
-        ping = self._s.ping
-        if ping is None:
-            return
-        live = set(self._keys_unconfirmed.values())
-        for token in list(ping.outstanding):
-            if token not in live:
-                ping.forget(token)
-
-    def _confirm_input(self, window: int) -> bool:
-        """Wait until the app has processed the input posted so far (one ping; none when nothing
-        was posted since the last answer). True when it answered now; without an answer in time
-        the caller goes on."""
-        if not self._s.input_unconfirmed:
-            return False
-        ping = self._s.pinger()
-        token = ping.send(window)
-        answered = ping.answered(token, PING_TIMEOUT_S)
-        if answered:
-            self._s.input_unconfirmed = False
-        self._unanswered = token is not None and not answered
-        ping.forget(token)
-        return answered

@@ -19,8 +19,8 @@ and is never replayed.
 
 Knowing the app has processed our input (``x11.input.AppPing``: a ``_NET_WM_PING`` the app answers
 only after handling every event posted before it; GTK and Qt answer within a few milliseconds):
-``input_unconfirmed`` is set by every burst and cleared by the typing module once an answer
-arrives (``act.keys`` explains the two things that wait for it).
+``input_unconfirmed`` is set by every burst and cleared by ``act.keystrokes`` once an answer
+arrives (it and ``act.keys`` explain the two things that wait for it).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Discovery on Linux: which apps run, under every name they can be bound by.
 
 Running apps are the processes on the AT-SPI registry and the owners of top-level X windows
-(``x11.windows.toplevels``: ``_NET_WM_PID``, else X-Resource), deskhand's own process excluded.
+(``x11.ownership.toplevels``: ``_NET_WM_PID``, else X-Resource), deskhand's own process excluded.
 For each, ``found`` gathers from ``/proc``, the X server and the installed ``.desktop`` entries
 what ``inventory.resolve`` matches a selector against: the display name, the app id, the
 executable's and ``argv[0]``'s names, the AT-SPI application name, the window classes and titles.
@@ -29,7 +29,7 @@ from deskhand.backends.linux.atspi.connection import (
     Deadline,
     Failed,
 )
-from deskhand.backends.linux.x11 import windows
+from deskhand.backends.linux.x11 import ownership, windows
 from deskhand.backends.linux.x11.connection import XConnection
 
 #: Discovery asks each app for its name; a hung app must not stall ``list_apps``.
@@ -71,7 +71,7 @@ class Discovery:
             name = names.get(bus)
             if name:
                 pid_names.setdefault(pid, name)
-        tops = windows.toplevels(self.x)
+        tops = ownership.toplevels(self.x)
         self._owners = {w.id: w.pid for w in tops}
         classes: dict[int, list[tuple[str, str]]] = {}
         titles: dict[int, set[str]] = {}
@@ -124,13 +124,13 @@ class Discovery:
         the owners of windows the last look did not know, and the classes of the app's own."""
         pid = hit.process.identity.pid
         with self.x.lock:
-            ids = windows.client_ids(self.x)
+            ids = ownership.client_ids(self.x)
             new = [w for w in ids if w not in self._owners]
             if new:
-                self._owners.update(windows.window_pids(self.x, new))
+                self._owners.update(ownership.window_pids(self.x, new))
             live = set(ids)
             self._owners = {w: p for w, p in self._owners.items() if w in live}
-            mine = tuple(windows.wm_class(self.x, w) for w in reversed(ids) if self._owners.get(w) == pid)
+            mine = tuple(ownership.wm_class(self.x, w) for w in reversed(ids) if self._owners.get(w) == pid)
         if mine == hit.classes:
             return hit
         ident = hit.process.identity
@@ -148,8 +148,8 @@ class Discovery:
         """
         ids = self.program_ids()
         with self.x.lock:
-            clients = windows.client_ids(self.x)
-            owners = windows.window_pids(self.x, clients)
+            clients = ownership.client_ids(self.x)
+            owners = ownership.window_pids(self.x, clients)
             found = [
                 w
                 for i, wid in enumerate(clients)

@@ -156,7 +156,7 @@ class TreeObserver:
         self, app: RunningApp, tree: AppTree, key: WindowInfo | None, xwins: list[WindowInfo]
     ) -> AppTree:
         """``tree`` with the windows of the app's child processes among ``xwins`` (a plug-in's
-        dialog, ``x11.windows.family``) read from each child's own bus, the key window first; a
+        dialog, ``x11.ownership.family``) read from each child's own bus, the key window first; a
         child that is not on the bus or does not answer in time adds nothing."""
         trees, focused = list(tree.windows), tree.focused
         for pid in dict.fromkeys(w.pid for w in xwins if w.pid != app.pid):

@@ -10,7 +10,7 @@ to another keysym once the app has processed every event that used it.
 ``Keymap.temporary`` holds the keycodes bound that way and not yet emptied; they stay on the
 server's keymap, so a later burst typing the same character reuses its keycode (``lease``
 reports it with the newly bound ones). ``restore(keycodes)`` writes the empty rows back. When
-that is safe is the caller's decision (``act/keys.py``: after the app answered a ping sent behind
+that is safe is the caller's decision (``act/keystrokes.py``: after the app answered a ping sent behind
 the last burst that used the keycode).
 """
 

@@ -1,9 +1,7 @@
 """Top-level windows on Linux (X11 + EWMH): a pid's windows, the key window, activation.
 
-Windows come from ``_NET_CLIENT_LIST`` (or, with no window manager, the viewable children of
-the root that are not override-redirect). Every such window is a target, whether or not its app
-has accessibility: its pid is ``_NET_WM_PID``, else the X-Resource client pid
-(``XConnection.client_pids``). Geometry is in root coordinates: the client area from
+Which windows there are and who owns them is ``x11.ownership`` (``_NET_CLIENT_LIST``,
+``_NET_WM_PID``, X-Resource). Geometry is in root coordinates: the client area from
 ``translate_coords`` and the frame from the window manager's frame window (the client's
 ancestor that is a child of the root), which includes ``_NET_FRAME_EXTENTS``. The key window
 is ``_NET_ACTIVE_WINDOW`` when it belongs to the pid, else the pid's topmost mapped window.
@@ -19,7 +17,7 @@ from typing import Any
 from Xlib import X, Xatom, Xutil
 from Xlib.protocol import event, request
 
-from deskhand.backends.linux import procfs
+from deskhand.backends.linux.x11 import ownership
 from deskhand.backends.linux.x11 import requests as wire
 from deskhand.backends.linux.x11.connection import PROPERTY_WORDS, XConnection, XError
 from deskhand.core import deadline as call_deadline
@@ -52,86 +50,6 @@ class WindowInfo:
     gtk_margins: tuple[int, int, int, int] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TopLevel:
-    """A top-level window as discovery sees it: id, owner, title and class (no geometry)."""
-
-    id: int
-    pid: int
-    title: str
-    wm_class: tuple[str, str]
-
-
-def client_ids(x: XConnection) -> list[int]:
-    """Managed client windows, bottom to top when the WM tells the stacking order."""
-    for name in ("_NET_CLIENT_LIST_STACKING", "_NET_CLIENT_LIST"):
-        value = x.property(x.root, name)
-        if value is not None:
-            return [int(w) for w in value]
-    # No window manager: the viewable children of the root an app made as its windows.
-    with x.lock:
-        out = []
-        for child in x.root.query_tree().children:
-            try:
-                attrs = child.get_attributes()
-            except XError:
-                continue
-            if attrs.map_state == X.IsViewable and not attrs.override_redirect:
-                out.append(int(child.id))
-    return out
-
-
-def window_pid(x: XConnection, wid: int) -> int | None:
-    """The window's ``_NET_WM_PID``, else its client's pid from X-Resource; None when unknown."""
-    return window_pids(x, [wid]).get(wid)
-
-
-def window_pids(x: XConnection, wids: list[int]) -> dict[int, int]:
-    """The owning pid of each window that has one (``_NET_WM_PID`` first, then X-Resource)."""
-    out: dict[int, int] = {}
-    with x.lock:
-        for wid in wids:
-            value = x.property(x.window(wid), "_NET_WM_PID")
-            if value is not None and len(value) and int(value[0]) > 0:
-                out[wid] = int(value[0])
-        out.update(x.client_pids([w for w in wids if w not in out]))
-    return out
-
-
-def toplevels(x: XConnection) -> list[TopLevel]:
-    """Every top-level client window with a known pid, bottom to top."""
-    with x.lock:
-        ids = client_ids(x)
-        pids = window_pids(x, ids)
-        out = []
-        for wid in ids:
-            pid = pids.get(wid)
-            if pid is None:
-                continue
-            win = x.window(wid)
-            out.append(TopLevel(wid, pid, _title(x, win), _wm_class(x, win)))
-    return out
-
-
-def _title(x: XConnection, win: Any) -> str:
-    return x.text_property(win, "_NET_WM_NAME") or x.text_property(win, "WM_NAME") or ""
-
-
-def wm_class(x: XConnection, wid: int) -> tuple[str, str]:
-    """The window's ``WM_CLASS`` as (instance, class); empty strings when unset or gone."""
-    return _wm_class(x, x.window(wid))
-
-
-def _wm_class(x: XConnection, win: Any) -> tuple[str, str]:
-    """``WM_CLASS`` as (instance, class): two NUL-terminated strings."""
-    raw = x.property(win, "WM_CLASS")
-    if not isinstance(raw, bytes | str):
-        return ("", "")
-    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
-    parts = text.split("\0")
-    return (parts[0], parts[1] if len(parts) > 1 else "")
-
-
 def info(x: XConnection, wid: int, stacking: int = -1, *, pid: int | None = None) -> WindowInfo | None:
     """The window's current title, geometry and state, or None when it is gone.
 
@@ -147,8 +65,8 @@ def info(x: XConnection, wid: int, stacking: int = -1, *, pid: int | None = None
         except XError:
             return None
         if pid is None:
-            pid = window_pid(x, wid) or 0
-        title = _title(x, win)
+            pid = ownership.window_pid(x, wid) or 0
+        name = ownership.title(x, win)
         hidden = x.atom("_NET_WM_STATE_HIDDEN") in (x.property(win, "_NET_WM_STATE") or ())
         margins = x.property(win, "_GTK_FRAME_EXTENTS")
     # translate_coords gives the root position of the client's origin, negated.
@@ -162,12 +80,12 @@ def info(x: XConnection, wid: int, stacking: int = -1, *, pid: int | None = None
         id=wid,
         frame_id=int(frame.id),
         pid=pid,
-        title=title,
+        title=name,
         client=client,
         frame=frect,
         mapped=attrs.map_state == X.IsViewable and not hidden,
         stacking=stacking,
-        wm_class=_wm_class(x, win),
+        wm_class=ownership.wm_class(x, wid),
         gtk_margins=(int(margins[0]), int(margins[1]), int(margins[2]), int(margins[3]))
         if margins is not None and len(margins) == 4
         else None,
@@ -187,9 +105,9 @@ def windows_of(x: XConnection, pid: int) -> list[WindowInfo]:
     """The pid's top-level windows, bottom to top, with those of its child processes that are
     transient for one of them (``family``: a GIMP plug-in's dialog is GIMP's window)."""
     with x.lock:
-        ids = client_ids(x)
-        pids = window_pids(x, ids)
-        mine = family(x, pid, ids, pids)
+        ids = ownership.client_ids(x)
+        pids = ownership.window_pids(x, ids)
+        mine = ownership.family(x, pid, ids, pids)
         out = []
         for i, wid in enumerate(ids):
             if wid not in mine:
@@ -198,33 +116,6 @@ def windows_of(x: XConnection, pid: int) -> list[WindowInfo]:
             if w is not None:
                 out.append(w)
     return out
-
-
-def family(x: XConnection, pid: int, ids: list[int], pids: dict[int, int]) -> set[int]:
-    """The windows of ``pid`` among ``ids``, and of the processes it started that are transient
-    for one of those (``WM_TRANSIENT_FOR``, followed from window to window): a plug-in of GIMP
-    runs in a child process, and its dialog (Export Image as PNG) is transient for GIMP's
-    Export Image dialog. A child process's own main windows (an app another app launched)
-    are transient for nothing and stay its own."""
-    mine = {w for w in ids if pids.get(w) == pid}
-    others = {w: p for w in ids if (p := pids.get(w)) is not None and p != pid}
-    if not mine or not others:
-        return mine
-    owners: dict[int, bool] = {}
-    grew = True
-    while grew:
-        grew = False
-        for wid, owner in list(others.items()):
-            parent = x.property(x.window(wid), "WM_TRANSIENT_FOR")
-            if parent is None or not len(parent) or int(parent[0]) not in mine:
-                continue
-            if owner not in owners:
-                owners[owner] = procfs.descends_from(owner, pid)
-            del others[wid]
-            if owners[owner]:
-                mine.add(wid)
-                grew = True
-    return mine
 
 
 def popups(x: XConnection, pid: int) -> list[tuple[int, int, int, int]]:
@@ -252,7 +143,7 @@ def popups(x: XConnection, pid: int) -> list[tuple[int, int, int, int]]:
                 continue  # destroyed since the listing
             if attrs.map_state == X.IsViewable and attrs.override_redirect and g.width > 1 and g.height > 1:
                 shown.append((int(child.id), (int(g.x), int(g.y), int(g.width), int(g.height))))
-        owners = window_pids(x, [w for w, _rect in shown]) if shown else {}
+        owners = ownership.window_pids(x, [w for w, _rect in shown]) if shown else {}
     return [rect for w, rect in shown if owners.get(w) == pid]
 
 
