@@ -51,9 +51,8 @@ $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/pac
 
 ts-client: $(TS_CLIENT)/node_modules/.installed
 
-# The task suite runs in its own target (make tasks) until it is stable on a loaded machine.
 test: deps
-	$(VPY) -m pytest --ignore=tests/tasks $(PYTEST_ARGS)
+	$(VPY) -m pytest $(PYTEST_ARGS)
 
 # The real-app matrix alone; its table goes into README.md (between the matrix markers).
 matrix: deps
@@ -69,8 +68,8 @@ soak: deps
 	DESKHAND_SOAK_S=$(SOAK_S) DESKHAND_SOAK_CELLS=$(SOAK_CELLS) DESKHAND_SOAK_REPORT=out/soak.md \
 	  $(VPY) -m pytest -s --timeout=0 tests/faults/test_load.py tests/faults/test_soak_memory.py $(PYTEST_ARGS)
 
-# The task suite alone (tests/tasks: OSWorld-style tasks solved through the js tool); its solved
-# counts per app go into README.md (between the tasks markers).
+# The task suite alone (tests/tasks: OSWorld-style tasks solved through the js tool; make test runs
+# it too); its solved counts per app go into README.md (between the tasks markers).
 tasks: deps
 	$(VPY) -m pytest tests/tasks --task-report out/tasks.md $(PYTEST_ARGS)
 	$(VPY) tests/matrix_report.py README.md out/tasks.md tasks

@@ -35,8 +35,9 @@ class Office:
         """Open ``path`` (a new document when None) and return the agent's state once the key
         window's title has ``title``."""
         if self.running is not None and not Path(f"/proc/{self.pid}").exists():
-            # LibreOffice ended (under load it sometimes quits after its last document closed):
-            # the next task starts it again rather than fail for a reason of no task's making
+            # LibreOffice ended (it aborted when asked for its accessibility cache after documents
+            # had closed, before deskhand read it by walks only): the next task starts it again
+            # rather than fail for a reason of no task's making
             print(f"soffice.bin {self.pid} had ended: starting LibreOffice again")
             self.running.app.stop()
             self.running = None

@@ -4,6 +4,7 @@ tab, and fill and submit a form; checked from the server's own log of what the b
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from urllib.parse import parse_qs, urlsplit
@@ -27,7 +28,7 @@ PAGES = {
     "/second": "<!doctype html><title>Second page</title><p>The second page.</p>",
     "/submit": "<!doctype html><title>Thanks</title><p>Received.</p>",
 }
-BROWSERS = {"chromium": "Chromium", "firefox": "Firefox"}
+BROWSERS = {"chromium": "Chromium", "firefox": "Firefox ESR"}  # the matrix's row names
 FIELD = r"(?:entry|text) (?:\(focused\) )?(?:\(settable, string\) )?"
 SEND = r"(?:push )?button Send"
 
@@ -45,9 +46,11 @@ def _counted_under_its_browser(request: pytest.FixtureRequest) -> None:
     request.node.add_marker(pytest.mark.task(BROWSERS[request.node.callspec.params["browser"]]))
 
 
-NEW_TAB_CHAIN = (
-    "issue 27: ctrl+t, typeText(url) and Return in one cell outrun Chromium: the cell reports no error and "
-    "the page is never requested (the text does not reach the new tab's address bar)"
+#: A cell's end that types the URL and presses Return only when deskhand saw the text land; it
+#: writes what deskhand said of the typing for the agent to decide on.
+TYPE_URL = (
+    "const typed = await app.typeText({url}); nodeRepl.write(`typed: ${{typed.effect}}`);"
+    " if (typed.effect === 'confirmed') await app.pressKey('Return');"
 )
 
 
@@ -62,6 +65,15 @@ def browser(request: pytest.FixtureRequest, apps: Apps, agent: Agent, server: Pa
     running.app.stop()  # type: ignore[attr-defined]
 
 
+#: The new tab with the page asked for, as the tab strip shows it.
+SECOND_TAB = r"page tab Second page"
+
+
+def shows(agent: Agent, pid: int, pattern: str, looks: int = 3) -> bool:
+    """Whether the app comes to show ``pattern`` within a few bounded looks."""
+    return any(re.search(pattern, agent.observe(pid, wait_ms=2000 if n else 0)) for n in range(looks))
+
+
 def logged(server: PageLog, prefix: str, timeout_s: float = 20.0) -> str:
     deadline = time.monotonic() + timeout_s
     while not (found := [g for g in list(server.gets) if g.startswith(prefix)]):
@@ -70,16 +82,18 @@ def logged(server: PageLog, prefix: str, timeout_s: float = 20.0) -> str:
     return found[-1]
 
 
-def test_open_a_page_in_a_new_tab(
-    browser: tuple[str, int], agent: Agent, server: PageLog, request: pytest.FixtureRequest
-) -> None:
-    name, pid = browser
-    if name == "chromium":
-        request.applymarker(pytest.mark.xfail(strict=False, reason=NEW_TAB_CHAIN))
+def test_open_a_page_in_a_new_tab(browser: tuple[str, int], agent: Agent, server: PageLog) -> None:
+    _name, pid = browser
     url = server.url("/second")
-    agent.act(
-        pid, lambda _s: f"await app.pressKey('ctrl+t'); await app.typeText({js(url)}); await app.pressKey('Return');"
-    ).expect_ok()
+    reply = agent.act(pid, lambda _s: f"await app.pressKey('ctrl+t'); {TYPE_URL.format(url=js(url))}").expect_ok()
+    # the page shows, or is loading (its URL in the address bar)
+    bar = r"(?:entry|combo box) [^\n]*(?i:address)[^\n]*Value: [^\n]*"
+    asked = rf"{SECOND_TAB}|{bar}{re.escape(urlsplit(url).netloc)}/second"
+    if "typed: confirmed" not in reply.text or not shows(agent, pid, asked):
+        # deskhand saw the URL miss the address bar, or it is gone from there (Chromium's fallback
+        # new tab page takes the focus from the address bar when it commits, 0.5-1 s after ctrl+t):
+        # the tab is there now, so type the URL into its address bar again
+        agent.act(pid, lambda _s: f"await app.pressKey('ctrl+l'); {TYPE_URL.format(url=js(url))}").expect_ok()
     logged(server, "/second")
     state = agent.until(pid, r"Second page")
     assert "Start page" in state, state  # the first tab is still there

@@ -45,11 +45,6 @@ def save_as(agent: Agent, pid: int, target: Path, shortcut: str) -> None:
 
 
 @pytest.mark.task("Mousepad")
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 27: in one cell, click on the dialog's name field + ctrl+a + typeText(path) + Return outruns "
-    "Mousepad: the dialog stays open and nothing is written (with an observation before Return it saves)",
-)
 def test_mousepad_save_as_writes_the_typed_text(apps: Apps, agent: Agent, tmp_path: Path) -> None:
     target = tmp_path / "list.txt"
     pid = apps.mousepad().pid

@@ -252,7 +252,10 @@ class AtspiConnection:
 
     # -- tree reads -------------------------------------------------------------------------
 
-    # -- tree reads -------------------------------------------------------------------------
+    def walk_only(self, bus: str) -> None:
+        """Read this app by walks only, never from its cache (``TreeReader.walk_only``)."""
+        with self.lock:
+            self._tree.walk_only(bus)
 
     def snapshot(self, bus: str, deadline: Deadline, popups: Popups | None = None) -> Snapshot:
         """The app's shown tree with details, from the cache or a walk, within ``deadline``

@@ -2,7 +2,8 @@
 
 Trees come from ``org.a11y.atspi.Cache.GetItems`` where the toolkit exports the cache (GTK,
 Chromium; the cache object appears only after a client registers for ``children-changed``),
-and from a breadth-first walk (``atspi.walk``) where it does not (Qt returns an empty list).
+and from a breadth-first walk (``atspi.walk``) where it does not (Qt returns an empty list) or
+where the caller says asking for it is unsafe (``TreeReader.walk_only``).
 The cache is checked on every read, never trusted blindly: each item's child count and index
 are live, and a shown node whose cached children are not exactly its live ones (Chromium's page
 after a navigation) has its children read and walked again. Details such as extents, values,
@@ -144,6 +145,10 @@ class TreeReader:
         snap.elapsed_s = time.monotonic() - start
         snap.calls = len(r.asked)
         return snap
+
+    def walk_only(self, bus: str) -> None:
+        """Never ask this app for its cache: walk it (an app whose cache may hold freed objects)."""
+        self._walk_forced.add(bus)
 
     def _source(self, bus: str) -> str:
         """How to read the app: "walk" when its cache does not cover its windows; else the

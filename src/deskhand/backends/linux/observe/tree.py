@@ -26,6 +26,7 @@ from concurrent.futures import Future
 from typing import Final, NamedTuple
 
 from deskhand.backends.base import ProcessIdentity, RunningApp
+from deskhand.backends.linux import procfs
 from deskhand.backends.linux.atspi import mapping, transients
 from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline, Snapshot
 from deskhand.backends.linux.atspi.enums import Role, State, role_set
@@ -37,6 +38,12 @@ from deskhand.core.geometry import Rect
 #: Bus names (and toolkits) remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
 _WINDOW_ROLES: Final = role_set(Role.ALERT, Role.DIALOG, Role.FRAME, Role.INTERNAL_FRAME, Role.WINDOW)
+#: Toolkits (``procfs.toolkit``) whose accessibility cache is never asked for, only walked.
+#: LibreOffice's (its GTK 3 plugin says ToolkitName "gtk"): its atk-bridge cache keeps objects of
+#: closed documents that were freed, and ``Cache.GetItems`` refs each, so soffice.bin aborts
+#: (signal 6 in ``g_object_ref`` under ``g_hash_table_foreach`` in libatk-bridge, in its log): Calc,
+#: one instance opening its fourth document in a row, died in 3 of 12 runs of the task suite's Calc file.
+NO_CACHE_TOOLKITS: Final = frozenset({"libreoffice"})
 
 #: A pid's mapped popup windows (override-redirect) as (x, y, width, height).
 PidPopups = Callable[[int], Sequence[tuple[int, int, int, int]]]
@@ -119,6 +126,8 @@ class TreeObserver:
             snap = last.snapshot
             self.reused += 1
         else:
+            if procfs.toolkit_of(identity) in NO_CACHE_TOOLKITS:
+                self.atspi.walk_only(bus)
             pid, find = app.pid, self.popups
             snap = self.atspi.snapshot(bus, Deadline(self.timeout_s), None if find is None else lambda: find(pid))
             snap.window_relative = snap.window_relative or window_relative
