@@ -6,7 +6,11 @@ are exiting on purpose.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -74,3 +78,16 @@ def descendants(pid: int) -> set[int]:
             todo.extend(k for k in kids if k not in found)
             found.update(kids)
     return found
+
+
+@contextlib.contextmanager
+def cpu_hogs(on: bool) -> Iterator[None]:
+    """Two child processes spinning for the duration (``on``), ended by the test itself: the app
+    is slow, and what the test checks must still hold."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 if on else 0)]
+    try:
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait(5)

@@ -10,14 +10,11 @@ sent after an accessible insert must select the inserted text, not the field as 
 
 from __future__ import annotations
 
-import contextlib
-import subprocess
-import sys
-from collections.abc import Iterator
-
 import pytest
 from _act_support import poll
 from test_e2e_js import run_cells
+
+from proc_support import cpu_hogs
 
 pytestmark = pytest.mark.desktop
 
@@ -26,18 +23,6 @@ FIND = (
     "const s = await app.getAXState({disableDiffing: true, emit: false});\n"
     "const h = (n) => new RegExp(`(g\\\\d+:\\\\d+) [^\\\\n]* ${n}$`, 'm').exec(s)[1];"
 )
-
-
-@contextlib.contextmanager
-def cpu_hogs(on: bool) -> Iterator[None]:
-    """Two child processes spinning for the duration (``on``), ended by the test itself."""
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 if on else 0)]
-    try:
-        yield
-    finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait(5)
 
 
 def _cell(pid: int, body: str) -> str:

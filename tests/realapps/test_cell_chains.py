@@ -12,21 +12,18 @@ from __future__ import annotations
 
 import contextlib
 import re
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-import anyio
 import pytest
 from _apps import Apps, need
+from _cells import run_cells
 from _observe import state_with
 
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
-from deskhand.runtime import open_service
+from proc_support import cpu_hogs
 
 pytestmark = pytest.mark.slow
 
@@ -35,30 +32,6 @@ FIND = (
     "var s = await app.getAXState({disableDiffing: true, emit: false});\n"
     "var h = (p) => new RegExp(`(g\\\\d+:\\\\d+) ${p}`, 'm').exec(s)[1];\n"
 )
-
-
-def run_cells(desktop: VirtualDesktop, cells: list[str]) -> list[Any]:
-    async def go() -> list[Any]:
-        service = open_service(env=desktop.env)
-        try:
-            return [await service.call("js", {"code": code, "timeout_ms": 30000}) for code in cells]
-        finally:
-            await service.close()
-
-    return anyio.run(go)
-
-
-@contextlib.contextmanager
-def cpu_hogs(on: bool) -> Iterator[None]:
-    """Two child processes spinning for the duration (``on``), ended by the test itself (as in
-    ``tests/linux/test_cell_barrier.py``): the app is slow, the barrier must still hold."""
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 if on else 0)]
-    try:
-        yield
-    finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait(5)
 
 
 LOAD = pytest.mark.parametrize("load", [False, True], ids=["idle", "two_cpu_hogs"])

@@ -26,11 +26,13 @@ from typing import Any
 
 import pytest
 from _apps import Apps
+from _cells import run_cells
 from _observe import state_with
-from test_cell_chains import FIND, cpu_hogs, run_cells
+from test_cell_chains import FIND
 
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
+from proc_support import cpu_hogs
 from tasks._odf import content, make_odt, q, spans, text_styles
 
 pytestmark = pytest.mark.slow

@@ -12,51 +12,23 @@ Dolphin's completion rewrote the field under them and dropped characters (``/tmp
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import anyio
 import pytest
 from _apps import Apps
+from _cells import run_cell
 
 from deskhand.desktop import VirtualDesktop
-from deskhand.runtime import open_service
+from proc_support import cpu_hogs
 
 pytestmark = pytest.mark.slow
 
 #: Two folders with names long enough for a completion to catch up with the keys, and their files.
 FOLDERS = {"tutorial-materials-folder": "material-one.txt", "second-target-folder": "zeta-notes.txt"}
 RUNS = 4
-
-
-@contextlib.contextmanager
-def cpu_hogs(on: bool) -> Iterator[None]:
-    """Two child processes spinning for the duration (``on``), ended by the test itself."""
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 if on else 0)]
-    try:
-        yield
-    finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait(5)
-
-
-def run_cell(desktop: VirtualDesktop, code: str) -> Any:
-    async def go() -> Any:
-        service = open_service(env=desktop.env)
-        try:
-            return await service.call("js", {"code": code, "timeout_ms": 30000})
-        finally:
-            await service.close()
-
-    return anyio.run(go)
 
 
 def _cell(pid: int, path: Path, typed: str) -> str:

@@ -18,15 +18,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from _apps import Apps
+from _cells import run_cell
 from _observe import state_with
 from test_jedit import ATK_WRAPPER_JAR, WITH_WRAPPER, _jedit
 
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
-from deskhand.runtime import open_service
 
 pytestmark = pytest.mark.slow
 
@@ -35,17 +34,6 @@ FIND = (
     "var s = await app.getAXState({disableDiffing: true, emit: false});\n"
     "var h = (p) => new RegExp(`(g\\\\d+:\\\\d+) ${p}`, 'm').exec(s)[1];\n"
 )
-
-
-def run_cell(desktop: VirtualDesktop, code: str) -> Any:
-    async def go() -> Any:
-        service = open_service(env=desktop.env)
-        try:
-            return await service.call("js", {"code": code, "timeout_ms": 30000})
-        finally:
-            await service.close()
-
-    return anyio.run(go)
 
 
 def _open_replace(desktop: VirtualDesktop, mex: LinuxExecutor, app: Any, find: str, replace: str) -> None:
