@@ -5,6 +5,11 @@ Each case runs in a private desktop of its own (the session's other tests keep t
 * the registry (``at-spi2-registryd``) killed: deskhand reads apps over the bus, not through the
   registry, so observing and clicking the bound app go on, each within its deadline; a new
   registry started on the same bus lists the app again;
+* the same under `deskhand serve`: the bound app goes on; an app not bound before the registry
+  went is refused in plain words naming the registry and how to start it (nothing clicked); once a
+  new registry runs, the same server (no restart) reads that app and its click lands, and deskhand
+  has registered its events with the new registry (its ``GetRegisteredEvents`` lists the server's
+  connections);
 * the bus daemon killed: every call says so in plain words (the accessibility bus, not the X
   server; restart it and the apps), none outlives its deadline, nothing is held down; then a new
   bus launcher and registry start on the same session bus, a new app joins it, and the same
@@ -23,6 +28,9 @@ from typing import Any
 
 import pytest
 from _act_support import bind, nothing_held, poll
+from jeepney import DBusAddress, new_method_call
+from jeepney.io.blocking import open_dbus_connection
+from serve_support import Served, text_of
 
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core import deadline
@@ -95,6 +103,84 @@ def test_a_killed_registry_stops_nothing_and_a_new_one_lists_the_app(tmp_path):
         if again is not None:
             again.kill()
             again.wait()
+
+
+def _apply(pid: int) -> str:
+    """A cell that binds ``pid``, reads its state and clicks its Apply button by handle."""
+    return (f"const a = await cua.getApp({pid});"
+            "const s = await a.getAXState({disableDiffing: true, emit: false});"
+            "await a.click(s.match(/(g\\d+:\\d+) push button Apply/)[1]); 'applied'")  # fmt: skip
+
+
+def _registered_by(address: str, pid: int) -> list[str]:
+    """The events the registry on ``address`` has registered for connections of process ``pid``."""
+    registry = DBusAddress("/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "org.a11y.atspi.Registry")
+    bus = DBusAddress("/org/freedesktop/DBus", "org.freedesktop.DBus", "org.freedesktop.DBus")
+    with open_dbus_connection(address) as conn:
+        events = conn.send_and_get_reply(new_method_call(registry, "GetRegisteredEvents"), timeout=5).body[0]
+        out = []
+        for name, event in events:
+            reply = conn.send_and_get_reply(new_method_call(bus, "GetConnectionUnixProcessID", "s", (name,)), timeout=5)
+            if reply.body and reply.body[0] == pid:
+                out.append(event)
+        return out
+
+
+def test_a_killed_registry_is_said_plainly_and_serve_picks_up_a_new_one(tmp_path):
+    vd = VirtualDesktop()
+    vd.start()
+    served: Served | None = None
+    again: subprocess.Popen[bytes] | None = None
+    try:
+        first, first_log = _fixture(vd, tmp_path, 0)
+        served = Served({**os.environ, **vd.env}, stderr_path=tmp_path / "serve.log")
+        bound = served.call_js(_apply(first.pid))
+        assert not bound.get("isError"), text_of(bound)
+        poll(lambda: _clicks(first_log) == 1, 10.0, "the first click in the app's log")
+        registryd = _role_pid(vd, "atspi-registryd")
+        os.kill(registryd, signal.SIGKILL)
+        poll(lambda: not alive(registryd), 10.0, "the registry gone")
+        # the bound app goes on
+        kept = served.call_js(_apply(first.pid))
+        assert not kept.get("isError"), text_of(kept)
+        poll(lambda: _clicks(first_log) == 2, 10.0, "the bound app's click in its log")
+        # an app that started after the registry went: refused in plain words, nothing clicked
+        late, late_log = _fixture(vd, tmp_path, 1)
+        refused = served.call_js(_apply(late.pid))
+        said = text_of(refused)
+        print(f"an app not bound before the registry went: {said!r}")
+        assert refused.get("isError"), said
+        assert "AT-SPI registry (at-spi2-registryd)" in said and "Start it again" in said, said
+        assert "without a restart" in said and "turned off" not in said, said
+        assert _clicks(late_log) == 0
+        assert nothing_held(vd) == ((), set())
+        # a new registry on the same bus: the same server reads the app and clicks it
+        again = subprocess.Popen([REGISTRYD], env=dict(vd.env), start_new_session=True,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        pid = served.proc.pid
+        back = poll(lambda: _ran(served.call_js(_apply(late.pid))), 30.0, "the app read through the new registry")
+        print(f"after the new registry: {back!r}")
+        poll(lambda: _clicks(late_log) == 1, 10.0, "the click in the late app's log")
+        assert served.proc.poll() is None and served.proc.pid == pid  # the same server, never restarted
+        kept = served.call_js(_apply(first.pid))
+        assert not kept.get("isError"), text_of(kept)
+        poll(lambda: _clicks(first_log) == 3, 10.0, "the first app's click after the new registry")
+        registered = _registered_by(vd.env["AT_SPI_BUS_ADDRESS"], pid)
+        print(f"events the server registered with the new registry: {sorted(set(registered))}")
+        # the tree reader's (children-changed) and the settle listener's (every object: and window: event)
+        assert {"object:children-changed", "object:", "window:"} <= set(registered), registered
+        assert nothing_held(vd) == ((), set())
+    finally:
+        if served is not None:
+            served.close()
+        vd.stop()
+        if again is not None:
+            again.kill()
+            again.wait()
+
+
+def _ran(result: dict[str, Any]) -> str | None:
+    return None if result.get("isError") else text_of(result)
 
 
 def test_a_killed_accessibility_bus_is_said_plainly_and_deskhand_reconnects(tmp_path):

@@ -38,6 +38,8 @@ class Reconnects:
     settling: Settling
     x_lost: bool
     a11y_lost: bool
+    #: The registry's return the pieces registered with (``AtspiConnection.registry_epoch``).
+    registry_epoch: int
     _actor: LinuxActor | None
 
     def drop_x(self) -> str:
@@ -60,6 +62,14 @@ class Reconnects:
                 with contextlib.suppress(Exception):
                     close()
 
+    def refresh_registry(self) -> None:
+        """A new AT-SPI registry forgot the events registered with the old one: the pieces that
+        registered them on connections of their own (the actor's, the settle's listener) are
+        built again on their next use; the tree reader registers its own again by itself."""
+        self.registry_epoch = self.atspi.registry_epoch
+        self._drop()
+        self.settling = Settling(str(self.atspi.address), self.x.name)
+
     def x_answers(self) -> bool:
         """Whether our X connection still makes a round trip (a lost connection raises)."""
         try:
@@ -76,6 +86,7 @@ class Reconnects:
         self.discovery = Discovery(self.x, atspi)
         self.trees = TreeObserver(atspi, self.trees.timeout_s)
         self.settling = Settling(str(atspi.address), self.x.name)
+        self.registry_epoch = atspi.registry_epoch
         self.a11y_lost = False
 
     def reconnect_x(self) -> None:

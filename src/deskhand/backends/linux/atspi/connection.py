@@ -126,6 +126,11 @@ class AtspiConnection:
         #: Held for every exchange; the actor takes it too when it calls ``call``/``pipeline``.
         self.lock = threading.RLock()
         self._cache_events_registered = False
+        #: Why the registry's last listing failed (a D-Bus error name, or "timeout"); None once
+        #: it answers. A registry killed leaves apps unlisted; a new one forgets every event
+        #: registration, so ``registry_epoch`` counts its returns for those who registered.
+        self.registry_error: str | None = None
+        self.registry_epoch = 0
         self._tree = TreeReader()
         #: Per app bus name: where the origin of the bounds it reports is on the screen, for an
         #: app whose bounds are window-relative (GTK 4): its key window's content origin, set by
@@ -206,7 +211,12 @@ class AtspiConnection:
         """Bus names of the applications registered on the accessibility bus."""
         reply = self.call(Call(REGISTRY, ROOT_PATH, ACCESSIBLE, "GetChildren"), timeout_s=deadline.remaining())
         if isinstance(reply, Failed):
+            self.registry_error = reply.error
             return []
+        if self.registry_error is not None:  # the registry is back: register with it again
+            self.registry_error = None
+            self.registry_epoch += 1
+            self._cache_events_registered = False
         return [str(bus) for bus, _path in reply[0]]
 
     def pids(self, buses: Sequence[str], deadline: Deadline) -> dict[str, int]:
@@ -283,3 +293,16 @@ class AtspiConnection:
             if dropped is not None:
                 dropped.close()
         peers[bus] = link
+
+
+def registry_gone_text(address: str, error: str) -> str:
+    """The plain error for an app not found on the bus because the registry did not list it."""
+    where = address.split(",", 1)[0]
+    how = "does not answer" if error == "timeout" else f"is not running ({error})"
+    return (
+        f"The AT-SPI registry (at-spi2-registryd) on the accessibility bus at {where} {how}, so apps not "
+        "bound before it stopped cannot be found or read. Start it again on that bus "
+        "(`/usr/libexec/at-spi2-registryd` with AT_SPI_BUS_ADDRESS set to the bus, or `deskhand desktop "
+        "start` for a fresh desktop); the running apps join it by themselves. Then retry: deskhand "
+        "picks it up without a restart."
+    )

@@ -26,7 +26,7 @@ from typing import Final, NamedTuple
 from deskhand.backends.base import ProcessIdentity, RunningApp
 from deskhand.backends.linux import procfs
 from deskhand.backends.linux.atspi import mapping, transients
-from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline, Snapshot
+from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline, Snapshot, registry_gone_text
 from deskhand.backends.linux.atspi.enums import Role, State, role_set
 from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree import notices as advisory
@@ -93,11 +93,14 @@ class TreeObserver:
 
         Raises:
             NativeError: ``ax_failed`` when the app's toolkit has accessibility but the app is not
-                on the bus (with the fix for that toolkit), or it did not answer in time.
+                on the bus (with the fix for that toolkit), when the registry that lists the apps
+                is gone (with how to start it), or when the app did not answer in time.
         """
         bus = self.bus_of(app.pid)
         notices: list[str] = []
         if bus is None:
+            if self.atspi.registry_error is not None:
+                raise NativeError("ax_failed", registry_gone_text(str(self.atspi.address), self.atspi.registry_error))
             kit = procfs.toolkit_of(identity)
             if advisory.has_accessibility(kit):
                 raise NativeError("ax_failed", advisory.accessibility_off(app.display_name, app.pid, kit))
