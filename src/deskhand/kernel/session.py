@@ -288,7 +288,7 @@ class KernelSession:
                 self._finish(cell, OUT_OF_MEMORY, invalidate=True)
                 return
             text = str(error) if error else None
-            if text is not None and self._lost is not None and "ReferenceError" in text:
+            if text is not None and self._lost is not None and "is not defined" in text:
                 text += BINDINGS_GONE.format(why=self._lost)
             self._finish(cell, text)
         elif kind == "emit":
