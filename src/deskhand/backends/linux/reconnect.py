@@ -63,12 +63,15 @@ class Reconnects:
                     close()
 
     def refresh_registry(self) -> None:
-        """A new AT-SPI registry forgot the events registered with the old one: the pieces that
-        registered them on connections of their own (the actor's, the settle's listener) are
-        built again on their next use; the tree reader registers its own again by itself."""
+        """A new AT-SPI registry forgot the events registered with the old one: the settle's
+        listener and the actor's focus watch reconnect (and register) on their next use, the
+        actor registers its events again, and the tree reader its own by itself. Nothing else is
+        dropped: handles, the settle clock and the clipboard the actor serves stay."""
         self.registry_epoch = self.atspi.registry_epoch
-        self._drop()
-        self.settling = Settling(str(self.atspi.address), self.x.name)
+        with contextlib.suppress(Exception):
+            self.settling.close()
+        if self._actor is not None:
+            self._actor.registry_changed()
 
     def x_answers(self) -> bool:
         """Whether our X connection still makes a round trip (a lost connection raises)."""

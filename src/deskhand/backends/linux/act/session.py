@@ -192,6 +192,10 @@ class LinuxSession:
             if not isinstance(reply, Failed):
                 self._registered_events.add(name)
 
+    def forget_registrations(self) -> None:
+        """The registry that knew them is gone: ``register_events`` sends them again."""
+        self._registered_events.clear()
+
     # -- identity, windows, elements, coordinates ---------------------------------------------
     def verify_identity(self, app: RunningApp) -> ProcessIdentity:
         return self.observed.verify_identity(app)
