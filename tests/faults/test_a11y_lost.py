@@ -5,11 +5,12 @@ Each case runs in a private desktop of its own (the session's other tests keep t
 * the registry (``at-spi2-registryd``) killed: deskhand reads apps over the bus, not through the
   registry, so observing and clicking the bound app go on, each within its deadline; a new
   registry started on the same bus lists the app again;
-* the same under `deskhand serve`: the bound app goes on; an app not bound before the registry
-  went is refused in plain words naming the registry and how to start it (nothing clicked); once a
-  new registry runs, the same server (no restart) reads that app and its click lands, and deskhand
-  has registered its events with the new registry (its ``GetRegisteredEvents`` lists the server's
-  connections);
+* the same under `deskhand serve`, killed: the bus starts a new registry at the next call to its
+  name (D-Bus activation); the same server (no restart) reads and clicks an app started after the
+  kill, and has registered its events with the new registry (its ``GetRegisteredEvents`` lists the
+  server's connections); then hung (SIGSTOP): the bound app goes on, an app not bound before is
+  refused in plain words naming the registry and the fix (nothing clicked); the fix followed (the
+  hung registry killed), the same server reads and clicks that app;
 * the bus daemon killed: every call says so in plain words (the accessibility bus, not the X
   server; restart it and the apps), none outlives its deadline, nothing is held down; then a new
   bus launcher and registry start on the same session bus, a new app joins it, and the same
@@ -126,57 +127,79 @@ def _registered_by(address: str, pid: int) -> list[str]:
         return out
 
 
-def test_a_killed_registry_is_said_plainly_and_serve_picks_up_a_new_one(tmp_path):
+def _registry_pid(address: str) -> int | None:
+    """The process that owns the registry's name on the bus at ``address`` (None: no owner)."""
+    bus = DBusAddress("/org/freedesktop/DBus", "org.freedesktop.DBus", "org.freedesktop.DBus")
+    with open_dbus_connection(address) as conn:
+        owner = conn.send_and_get_reply(new_method_call(bus, "GetNameOwner", "s", ("org.a11y.atspi.Registry",)))
+        if owner.header.message_type.name != "method_return":
+            return None
+        reply = conn.send_and_get_reply(new_method_call(bus, "GetConnectionUnixProcessID", "s", (owner.body[0],)))
+        return int(reply.body[0])
+
+
+def test_a_killed_or_hung_registry_and_serve_goes_on_without_a_restart(tmp_path):
     vd = VirtualDesktop()
     vd.start()
+    address = vd.env["AT_SPI_BUS_ADDRESS"]
     served: Served | None = None
-    again: subprocess.Popen[bytes] | None = None
+    stopped: int | None = None
     try:
         first, first_log = _fixture(vd, tmp_path, 0)
         served = Served({**os.environ, **vd.env}, stderr_path=tmp_path / "serve.log")
+        pid = served.proc.pid
         bound = served.call_js(_apply(first.pid))
         assert not bound.get("isError"), text_of(bound)
         poll(lambda: _clicks(first_log) == 1, 10.0, "the first click in the app's log")
+        # killed: the bus starts a new registry when it is next called, and serve goes on with it
         registryd = _role_pid(vd, "atspi-registryd")
         os.kill(registryd, signal.SIGKILL)
         poll(lambda: not alive(registryd), 10.0, "the registry gone")
-        # the bound app goes on
-        kept = served.call_js(_apply(first.pid))
-        assert not kept.get("isError"), text_of(kept)
-        poll(lambda: _clicks(first_log) == 2, 10.0, "the bound app's click in its log")
-        # an app that started after the registry went: refused in plain words, nothing clicked
         late, late_log = _fixture(vd, tmp_path, 1)
-        refused = served.call_js(_apply(late.pid))
-        said = text_of(refused)
-        print(f"an app not bound before the registry went: {said!r}")
-        assert refused.get("isError"), said
-        assert "AT-SPI registry (at-spi2-registryd)" in said and "Start it again" in said, said
-        assert "without a restart" in said and "turned off" not in said, said
-        assert _clicks(late_log) == 0
-        assert nothing_held(vd) == ((), set())
-        # a new registry on the same bus: the same server reads the app and clicks it
-        again = subprocess.Popen([REGISTRYD], env=dict(vd.env), start_new_session=True,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        pid = served.proc.pid
-        back = poll(lambda: _ran(served.call_js(_apply(late.pid))), 30.0, "the app read through the new registry")
-        print(f"after the new registry: {back!r}")
+        back = poll(lambda: _ran(served.call_js(_apply(late.pid))), 30.0, "an app started after the kill read")
         poll(lambda: _clicks(late_log) == 1, 10.0, "the click in the late app's log")
-        assert served.proc.poll() is None and served.proc.pid == pid  # the same server, never restarted
+        again = _registry_pid(address)
+        print(f"registry {registryd} killed, {again} started by the bus; {back!r}")
+        assert again is not None and again != registryd
         kept = served.call_js(_apply(first.pid))
         assert not kept.get("isError"), text_of(kept)
-        poll(lambda: _clicks(first_log) == 3, 10.0, "the first app's click after the new registry")
-        registered = _registered_by(vd.env["AT_SPI_BUS_ADDRESS"], pid)
-        print(f"events the server registered with the new registry: {sorted(set(registered))}")
-        # the tree reader's (children-changed) and the settle listener's (every object: and window: event)
-        assert {"object:children-changed", "object:", "window:"} <= set(registered), registered
+        poll(lambda: _clicks(first_log) == 2, 10.0, "the first app's click after the new registry")
+        registered = set(_registered_by(address, pid))
+        print(f"events the server registered with the new registry: {sorted(registered)}")
+        # the tree reader's (children-changed) and the settle listener's (every object: and window:
+        # event), in the registry's own spelling
+        assert {"Object:ChildrenChanged:", "Object::", "Window::"} <= registered, registered
+        # hung: an app the server has not bound yet is refused in plain words; the bound one goes on
+        unbound, unbound_log = _fixture(vd, tmp_path, 2)
+        stopped = again
+        os.kill(stopped, signal.SIGSTOP)
+        refused = served.call_js(_apply(unbound.pid))
+        said = text_of(refused)
+        print(f"an app not bound before the registry hung: {said!r}")
+        assert refused.get("isError"), said
+        assert "AT-SPI registry (at-spi2-registryd)" in said and "does not answer" in said, said
+        assert "Stop it if it hangs and start it again" in said and "without a restart" in said, said
+        assert "turned off" not in said, said
+        assert _clicks(unbound_log) == 0
+        kept = served.call_js(_apply(first.pid))
+        assert not kept.get("isError"), text_of(kept)
+        poll(lambda: _clicks(first_log) == 3, 10.0, "the bound app's click while the registry hangs")
+        assert nothing_held(vd) == ((), set())
+        # the fix followed: the hung registry killed, the bus starts another, the same server reads the app
+        os.kill(stopped, signal.SIGKILL)
+        poll(lambda: not alive(stopped), 10.0, "the hung registry gone")
+        stopped = None
+        poll(lambda: _ran(served.call_js(_apply(unbound.pid))), 30.0, "the app read after the fix")
+        poll(lambda: _clicks(unbound_log) == 1, 10.0, "the click in the app's log after the fix")
+        assert served.proc.poll() is None and served.proc.pid == pid  # the same server, never restarted
         assert nothing_held(vd) == ((), set())
     finally:
+        if stopped is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(stopped, signal.SIGKILL)
         if served is not None:
             served.close()
         vd.stop()
-        if again is not None:
-            again.kill()
-            again.wait()
 
 
 def _ran(result: dict[str, Any]) -> str | None:

@@ -289,7 +289,7 @@ class KernelSession:
                 return
             text = str(error) if error else None
             if text is not None and self._lost is not None and "is not defined" in text:
-                text += BINDINGS_GONE.format(why=self._lost)
+                text = text.rstrip().removesuffix(".") + "." + BINDINGS_GONE.format(why=self._lost)
             self._finish(cell, text)
         elif kind == "emit":
             self._emit(cell, message.get("content"))
