@@ -39,6 +39,7 @@ from deskhand.backends.fake import FAKE_JPEG, FakeExecutor
 from deskhand.host import Host
 from deskhand.host.result import TextBlock, ToolResult
 from deskhand.runtime import JsKernel
+from deskhand.server.httpdrop import call_ids
 from deskhand.server.httpserve import http_app
 from deskhand.server.httptoken import ARGV_WARNING, TokenError, resolve_token
 from deskhand.server.options import ServerOptions
@@ -419,3 +420,14 @@ async def test_a_call_whose_client_drops_the_connection_is_cancelled(host: Host)
             after = await _raw_call(http, s.url, sid, "nodeRepl.write('after')")
     assert after.status_code == 200
     assert "cancelled" in after.text and "after" in after.text, after.text
+
+
+def test_the_ids_of_the_calls_a_dropped_post_carried() -> None:
+    """Only ``tools/call`` requests are cancelled; notifications, other methods and bodies that do
+    not parse give none."""
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {}}
+    assert call_ids(json.dumps(call).encode()) == [3]
+    batch = [call, {**call, "id": "x"}, {"jsonrpc": "2.0", "id": 5, "method": "tools/list"}]
+    assert call_ids(json.dumps(batch).encode()) == [3, "x"]
+    assert call_ids(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()) == []
+    assert call_ids(b"\xff not json") == []
