@@ -63,9 +63,11 @@ matrix: deps
 # figures go to out/soak.md for the README.
 SOAK_S ?= 600
 SOAK_CELLS ?= 10000
+# SOAK_UNTIL (a Unix time, optional): no cell of the 10,000 starts after it; the figures so far are reported.
+SOAK_UNTIL ?=
 soak: deps
 	rm -f out/soak.md
-	DESKHAND_SOAK_S=$(SOAK_S) DESKHAND_SOAK_CELLS=$(SOAK_CELLS) DESKHAND_SOAK_REPORT=out/soak.md \
+	DESKHAND_SOAK_S=$(SOAK_S) DESKHAND_SOAK_CELLS=$(SOAK_CELLS) DESKHAND_SOAK_UNTIL=$(SOAK_UNTIL) DESKHAND_SOAK_REPORT=out/soak.md \
 	  $(VPY) -m pytest -s --timeout=0 tests/faults/test_load.py tests/faults/test_soak_memory.py $(PYTEST_ARGS)
 
 # The task suite alone (tests/tasks: OSWorld-style tasks solved through the js tool; make test runs
@@ -95,8 +97,6 @@ bench: deps
 FLEET_SOAK_CYCLES ?= 200
 soak-fleet: deps
 	DESKHAND_FLEET_SOAK=$(FLEET_SOAK_CYCLES) $(VPY) -m pytest tests/fleet/test_pool.py -k soak -x -q -s $(PYTEST_ARGS)
-
-soak: soak-fleet
 
 # The fleet's figures: lease and reset hand-off times, rebuild, memory per desktop, a pod's start-to-ready.
 bench-fleet: deps

@@ -1,7 +1,8 @@
 """Clients that misbehave while the load run's others work (issue 29), each recording what it did.
 
 * ``disconnector``: sends a cell typing into its own GTK fixture's canvas and drops the TCP
-  connection half a second in, again and again;
+  connection half a second in, again and again (the server cancels each such cell, which resets
+  the session's bindings, so every cell binds the app again);
 * ``flooder``: a cell (no native call) every millisecond, each sent as soon as the last returned;
 * ``deaf``: sends cells with a large output over raw connections and never reads a byte back;
 * ``opener``: opens sessions until the server refuses one (503), holds them to the end, then
@@ -81,7 +82,7 @@ async def disconnector(url: str, pid: int, end: float, out: Misbehaved) -> None:
         bound = await http.post(url, json=call, headers={**_HEADERS, "mcp-session-id": sid})
         assert bound.status_code == 200 and '"isError":true' not in bound.text.replace(" ", ""), bound.text
         while time.monotonic() < end - 5.0:
-            code = "await app.click(canvas); await app.typeText('x'.repeat(400));"
+            code = bind + "await app.click(canvas); await app.typeText('x'.repeat(400));"
             writer = await _raw_call(url, sid, code, TYPE_TIMEOUT_MS)
             await anyio.sleep(0.5)
             writer.transport.abort()  # the connection drops mid-cell

@@ -6,6 +6,11 @@ window created on the root (``CreateNotify``) and copies at once, before the kee
 selection. The keeper takes it with deskhand's own timestamp, which the X server refuses after
 that copy (ICCCM 2.1), so the copy stays: the copier still owns CLIPBOARD (it got no
 ``SelectionClear``), ``xclip`` reads the copy, and the keeper exits. Several rounds, each checked.
+
+Then the copy is swept over the whole takeover: at the keeper's window, and 1 ms to 200 ms after it
+(before it has taken the selection, while it takes it, after it holds it). Whichever side of the
+take the copy lands on, the copy stays: the copier owns CLIPBOARD, ``xclip`` reads it, and the
+keeper exits instead of taking it back.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import os
 import shutil
 import signal
 import threading
+import time
 
 import pytest
 from _act_support import poll
@@ -29,10 +35,15 @@ pytestmark = pytest.mark.desktop
 ROUNDS = 5
 
 
+#: when the copy is made, after the keeper's window appears (seconds): the takeover swept
+SWEEP_S = (0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
+
+
 def _copy_when_a_window_appears(
-    display_name: str, copier: ClipboardOwner, text: str
+    display_name: str, copier: ClipboardOwner, text: str, after_s: float = 0.0
 ) -> tuple[threading.Thread, threading.Event, list[str]]:
-    """A thread that copies ``text`` as soon as any window is created on the root (the keeper's)."""
+    """A thread that copies ``text`` as soon as any window is created on the root (the keeper's),
+    or ``after_s`` later (a point in the takeover to copy at, not a synchronization)."""
     d = display.Display(display_name)
     d.screen().root.change_attributes(event_mask=X.SubstructureNotifyMask)
     d.sync()
@@ -45,6 +56,8 @@ def _copy_when_a_window_appears(
             while True:
                 ev = d.next_event()
                 if ev.type == X.CreateNotify:
+                    if after_s:
+                        time.sleep(after_s)
                     copier.own(text_items(text))
                     return
         except Exception as exc:
@@ -57,26 +70,28 @@ def _copy_when_a_window_appears(
     return thread, ready, errors
 
 
-def test_a_copy_made_as_the_keeper_starts_wins(desktop):
+@pytest.mark.parametrize("sweep", [False, True], ids=["at-its-window", "swept-over-the-takeover"])
+def test_a_copy_made_as_the_keeper_starts_wins(desktop, sweep):
     name = desktop.env["DISPLAY"]
     env = {**os.environ, "DISPLAY": name}
-    for round_ in range(ROUNDS):
+    delays = SWEEP_S if sweep else (0.0,) * ROUNDS
+    for round_, after_s in enumerate(delays):
         copier = ClipboardOwner(name)  # created first: its own window is not the one watched for
         deskhand = ClipboardOwner(name)
         keeper: int | None = None
         try:
             deskhand.own(text_items(f"the user's restored clipboard {round_}"))
             copied = f"copied as the keeper starts {round_}"
-            thread, ready, errors = _copy_when_a_window_appears(name, copier, copied)
+            thread, ready, errors = _copy_when_a_window_appears(name, copier, copied, after_s)
             assert ready.wait(5.0)
             deskhand.close()  # hands off: no manager runs, so a keeper is started
             thread.join(10.0)
             assert not thread.is_alive() and errors == [], errors
             keeper = deskhand.keeper_pid
             assert keeper is not None, "deskhand did not see the clipboard leave (the copy took it)"
-            poll(lambda k=keeper: not alive(k), 10.0, "the keeper exits: it never got the clipboard")
+            poll(lambda k=keeper: not alive(k), 10.0, "the keeper exits: it never got the clipboard, or lost it")
             keeper = None
-            assert copier.owns, f"round {round_}: the keeper overwrote the user's copy"
+            assert copier.owns, f"round {round_} (copy {after_s * 1000:g} ms in): the keeper overwrote the user's copy"
             assert xclip(env, "UTF8_STRING").decode() == copied
         finally:
             deskhand.close(hand_off=False)

@@ -8,6 +8,12 @@ Asserted (never timings): no cell failed, no cell saw another session's marker, 
 exactly what its client did (Mousepad's document text and galculator's display read over AT-SPI,
 the GTK fixture's own log of clicks), nothing is held on X, and the server's descriptors and
 memory grew by no more than a generous bound after warm-up.
+
+Clipboards: the user copied text, HTML, a PNG over 1 MiB and a private target before the run
+(one CLIPBOARD per desktop, shared by every session's pastes). After the last cell, while the
+server still runs, and again after it has gone (its keeper serving), ``xclip`` reads every checked
+target back byte for byte: a paste cell of any session that did not give the clipboard back, or
+gave back another session's text, is a clipboard lost.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import time
 from pathlib import Path
 
@@ -22,14 +29,17 @@ import anyio
 import misbehave
 import pytest
 from _act_support import mousepad_env, nothing_held
+from clip_support import CHECKED_TARGETS, digests, served_digests, user_items
 from http_support import HttpServed, client, document, launch_mousepad, wait_text
 from load_support import Driver, sample, table
 from misbehave import Misbehaved
+from serve_support import keepers
 
 from deskhand.backends.linux.atspi.connection import Deadline
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.atspi.enums import Role
 from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner
 from desktop_support import Running
 from proc_support import children
 
@@ -93,7 +103,14 @@ def test_eight_sessions_each_drive_their_own_app(launch, ex, desktop, tmp_path: 
     ]
     names = [d.name for d in drivers]
     since = time.monotonic()
-    server = HttpServed({**os.environ, **desktop.env}, tmp_path)
+    env = {**os.environ, **desktop.env}
+    items = user_items()
+    copied = digests(items, CHECKED_TARGETS)
+    user = ClipboardOwner(desktop.env["DISPLAY"])  # the user's app that copied, before any session
+    user.own(items)
+    #: per check (while serving, after the server went): the checked targets read back otherwise
+    lost: dict[str, list[str]] = {}
+    server = HttpServed(env, tmp_path)
     lone: dict[str, list[float]] = {}
     figures: dict[str, object] = {}
     bad = Misbehaved()
@@ -122,13 +139,27 @@ def test_eight_sessions_each_drive_their_own_app(launch, ex, desktop, tmp_path: 
                     tg.start_soon(misbehave.deaf, server.url, end, bad)
                     tg.start_soon(misbehave.opener, server.url, end, bad)
             figures["end"] = sample(server.proc.pid, children(server.proc.pid, b"worker.py"))
+            now = await anyio.to_thread.run_sync(served_digests, env, CHECKED_TARGETS)
+            lost["serving"] = [t for t in CHECKED_TARGETS if now[t] != copied[t]]
 
     try:
         anyio.run(run)
+        server.close()
+        lost["after serve"] = [t for t, h in served_digests(env, CHECKED_TARGETS).items() if h != copied[t]]
     finally:
         server.close()
+        user.close(hand_off=False)
+        for pid in keepers(desktop.env["DISPLAY"]):
+            os.kill(pid, signal.SIGKILL)
     start, end = figures["start"], figures["end"]
     report = table(duration_s, drivers, lone, start, end)  # type: ignore[arg-type]
+    pastes = sum(len(d.latencies.get("paste", [])) for d in drivers)
+    gone = sorted({t for ts in lost.values() for t in ts})
+    report += (
+        f"Clipboards lost: {1 if gone else 0} of 1 (the desktop's CLIPBOARD after {pastes} paste cells from "
+        f"{sum('paste' in d.kinds for d in drivers)} sessions; {len(CHECKED_TARGETS)} targets read by xclip while "
+        f"serving and after serve exited{', differing: ' + ', '.join(gone) if gone else ', byte for byte'}).\n"
+    )
     if victim is not None:
         stopped = ", ".join(f"{n} in {s:.1f} s" for s, n in _last_key_after(victim, bad.disconnects))
         report += (
@@ -157,6 +188,7 @@ def test_eight_sessions_each_drive_their_own_app(launch, ex, desktop, tmp_path: 
         presses, releases = (len(victim.events.of_type(t, since=since)) for t in ("key_press", "key_release"))
         assert presses == releases, "a key of the dropped client's cell was left pressed"
     assert nothing_held(desktop) == ((), set())
+    assert lost == {"serving": [], "after serve": []}, "the user's clipboard was not given back"
     # the misbehaving clients' sessions stay open (each with its js worker) until they idle out
     fd_growth = FD_GROWTH + (3 * 8 if misbehaving else 0)
     assert end.server_fds - start.server_fds <= fd_growth, report  # type: ignore[attr-defined]

@@ -6,11 +6,16 @@ resident memory, the server's descriptors, the X resources held by the server's 
 X-Resource extension, clients matched by pid) and the match rules on the accessibility bus (the
 bus daemon's statistics interface, when it has one). Asserted with generous bounds (the goal, under
 5 MB of RSS, is reported, not asserted), and Mousepad's document is empty at the end.
+
+The figures are written as the run goes (every ``SAMPLE_EVERY`` cells, the report's own section
+rewritten), and ``DESKHAND_SOAK_UNTIL`` (a Unix time) ends the run early with the cells run so
+far: a soak cut short still reports what it measured.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -30,6 +35,9 @@ CELLS = int(os.environ.get("DESKHAND_SOAK_CELLS", "0"))
 REPORT = os.environ.get("DESKHAND_SOAK_REPORT")
 CELL = "await app.getAXState({emit: false}); await app.typeText('x'); await app.pressKey('BackSpace');"
 RSS_BOUND_KB = 32 * 1024
+#: a Unix time after which no new cell starts (the run reports the cells it ran)
+UNTIL = float(os.environ.get("DESKHAND_SOAK_UNTIL") or "inf")
+SAMPLE_EVERY = 500
 
 
 def _x_resources(display_name: str, pid: int) -> int:
@@ -70,32 +78,57 @@ def _sample(served: Served, desktop) -> dict[str, int | None]:
     }
 
 
+def _section(ran: int, warm: int, start: dict[str, int | None], now: dict[str, int | None], done: bool) -> str:
+    state = "" if done and ran == CELLS else (" (stopped at the deadline)" if done else " (running)")
+    head = (f"\n### {ran} of {CELLS} cells in one session{state}, after {warm} of warm-up\n\n"
+            "| figure | warm | now | growth |\n|---|---|---|---|\n")  # fmt: skip
+    rows = []
+    for k, a in start.items():
+        b = now[k]
+        growth = "-" if a is None or b is None else f"{b - a:+d}"
+        rows.append(f"| {k} | {a} | {b} | {growth} |")
+    return head + "\n".join(rows) + "\n"
+
+
 @pytest.mark.skipif(CELLS <= 0, reason="make soak sets DESKHAND_SOAK_CELLS")
 def test_many_cells_in_one_session_hold_memory_and_resources_flat(launch, ex, desktop, tmp_path: Path) -> None:
     app = launch_mousepad(launch, tmp_path, 0)
     doc = document(ex, app.pid)
     served = Served({**os.environ, **desktop.env}, stderr_path=tmp_path / "serve.log")
+    before = Path(REPORT).read_text() if REPORT and Path(REPORT).exists() else ""
+
+    def write(section: str) -> None:
+        if REPORT:
+            Path(REPORT).parent.mkdir(parents=True, exist_ok=True)
+            Path(REPORT).write_text(before + section)
+
+    warm = max(1, CELLS // 10)
+    ran = 0
+    errors: list[str] = []
     try:
         bound = served.call_js(f"globalThis.app = await cua.getApp({app.pid});")
         assert not bound.get("isError"), text_of(bound)
-        warm = max(1, CELLS // 10)
-        errors: list[str] = []
         for n in range(CELLS):
+            if time.time() >= UNTIL:
+                break
             if n == warm:
                 start = _sample(served, desktop)
+            elif n > warm and n % SAMPLE_EVERY == 0:
+                so_far = _section(n, warm, start, _sample(served, desktop), done=False)
+                write(so_far + f"\nerrors so far: {len(errors)}\n" + "".join(f"- {e}\n" for e in errors[:3]))
             result = served.call_js(CELL)
+            ran += 1
             if result.get("isError"):
                 errors.append(f"cell {n}: {text_of(result)[-300:]}")
+        if ran <= warm:
+            start = _sample(served, desktop)
         end = _sample(served, desktop)
     finally:
         served.close()
-    rows = "\n".join(f"| {k} | {start[k]} | {end[k]} |" for k in start)
-    head = f"\n### {CELLS} cells in one session (after {warm} of warm-up)\n\n| figure | warm | end |\n|---|---|---|\n"
-    report = head + rows + "\n"
+    report = _section(ran, warm, start, end, done=True) + f"\nerrors: {len(errors)}\n"
+    report += "".join(f"- {e}\n" for e in errors[:3])
     print(report)
-    if REPORT:
-        with Path(REPORT).open("a") as f:
-            f.write(report)
+    write(report)
     assert errors == []
     assert wait_text(ex, doc, "") == ""
     assert end["server_rss_kb"] - start["server_rss_kb"] <= RSS_BOUND_KB  # type: ignore[operator]

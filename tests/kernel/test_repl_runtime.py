@@ -287,3 +287,26 @@ def test_code_size_and_timeout_validation() -> None:
             await session.close()
 
     assert run(go()) == [INVALID_RUN] * 3
+
+
+def test_a_binding_of_a_discarded_worker_is_said_gone() -> None:
+    """After a cell that discarded its worker (here a timeout), a cell that names a binding of the
+    old worker fails with the ReferenceError and a sentence that says where the bindings went;
+    a name never bound in a worker that replaced none gets the plain ReferenceError."""
+
+    async def go() -> tuple[CellResult, CellResult, CellResult]:
+        session = KernelSession(FakeCaller())
+        try:
+            fresh = await session.run("nodeRepl.write(typeof nope); nope")
+            await session.run("globalThis.app = 1")
+            await session.run("for (;;) {}", timeout_s=0.15)
+            return fresh, await session.run("app"), await session.run("globalThis.app = 2; app")
+        finally:
+            await session.close()
+
+    fresh, gone, again = run(go())
+    assert fresh.is_error and "nope is not defined" in fresh.text and "are gone" not in fresh.text
+    assert gone.is_error and "app is not defined" in gone.text, gone.text
+    assert "The bindings made before cell 3 ended (Computer Use JavaScript timed out) are gone" in gone.text, gone.text
+    assert "cua.getApp" in gone.text
+    assert not again.is_error

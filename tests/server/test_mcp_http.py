@@ -39,6 +39,7 @@ from deskhand.backends.fake import FAKE_JPEG, FakeExecutor
 from deskhand.host import Host
 from deskhand.host.result import TextBlock, ToolResult
 from deskhand.runtime import JsKernel
+from deskhand.server.httpdrop import call_ids
 from deskhand.server.httpserve import http_app
 from deskhand.server.httptoken import ARGV_WARNING, TokenError, resolve_token
 from deskhand.server.options import ServerOptions
@@ -389,3 +390,44 @@ async def test_sessions_are_separate_but_share_the_one_queue(service: Service, h
 
 async def _emit_text(code: str) -> ToolResult:
     return ToolResult((TextBlock(f"ran {code}"),))
+
+
+@pytest.mark.anyio
+@pytest.mark.timeout(120)
+async def test_a_call_whose_client_drops_the_connection_is_cancelled(host: Host) -> None:
+    """The answer can never be read once the POST's connection is gone: the server cancels the
+    cell (``httpdrop``), so the session's next call says the previous cell was cancelled at once
+    instead of waiting behind it for its deadline."""
+    service = Service(host, JsKernel)
+    with serve(service) as s:
+        async with httpx2.AsyncClient() as http:
+            status, sid = await _raw_session(http, s.url)
+            assert status == 200 and sid
+            host_port, path = s.url.removeprefix("http://").split("/", 1)
+            name, port = host_port.split(":")
+            endless = "for (let i = 0; i < 1e9; i++) await cua.listApps();"
+            params = {"name": "js", "arguments": {"code": endless, "timeout_ms": 60000}}
+            body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).encode()
+            head = [f"POST /{path} HTTP/1.1", f"Host: {host_port}", f"Content-Length: {len(body)}",
+                    f"mcp-session-id: {sid}", "Content-Type: application/json",
+                    f"Accept: {ACCEPT['Accept']}", f"Authorization: {AUTH['Authorization']}"]  # fmt: skip
+            reader, writer = await asyncio.open_connection(name, int(port))
+            writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+            await writer.drain()
+            assert (await reader.readline()).startswith(b"HTTP/1.1 200")  # the cell runs, its stream open
+            writer.transport.abort()  # the client goes away mid-cell
+            # without the cancel this call would wait for the dropped cell's deadline and say nothing of it
+            after = await _raw_call(http, s.url, sid, "nodeRepl.write('after')")
+    assert after.status_code == 200
+    assert "cancelled" in after.text and "after" in after.text, after.text
+
+
+def test_the_ids_of_the_calls_a_dropped_post_carried() -> None:
+    """Only ``tools/call`` requests are cancelled; notifications, other methods and bodies that do
+    not parse give none."""
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {}}
+    assert call_ids(json.dumps(call).encode()) == [3]
+    batch = [call, {**call, "id": "x"}, {"jsonrpc": "2.0", "id": 5, "method": "tools/list"}]
+    assert call_ids(json.dumps(batch).encode()) == [3, "x"]
+    assert call_ids(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()) == []
+    assert call_ids(b"\xff not json") == []

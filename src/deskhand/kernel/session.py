@@ -29,6 +29,7 @@ from deskhand.kernel.driver import Kernel, KernelLimits
 from deskhand.kernel.limits import MAX_CODE_BYTES, RESET_DONE
 from deskhand.kernel.texts import (
     ALREADY_RUNNING,
+    BINDINGS_GONE,
     CANCELLED,
     CANCELLED_EARLIER,
     IDLE_SUFFIX,
@@ -78,6 +79,9 @@ class KernelSession:
         #: Set when a caller gave up on its cell: nobody read the cancellation text, so the next
         #: cell's result starts with it (MCP answers no cancelled request).
         self._unread_cancel = False
+        #: How the last discarded worker ended ("cell 3 ended: ..."), while its successor runs:
+        #: a cell that then names an unknown binding is told the bindings went with that worker.
+        self._lost: str | None = None
         self._reaping: set[asyncio.Task[None]] = set()
         self._bootstrap = _BOOTSTRAP.read_text("utf-8")
 
@@ -133,6 +137,7 @@ class KernelSession:
         self._epoch += 1
         self._idle_failure = None
         self._unread_cancel = False
+        self._lost = "js_reset"
         cell = self._cell
         if cell is not None:
             self._finish(cell, RESET_ACTIVE, invalidate=True)
@@ -217,6 +222,7 @@ class KernelSession:
             cell.deadline.cancel()
         if invalidate:
             cell.counters.bindings_reset = True
+            self._lost = f"cell {cell.id} ended ({_first_sentence(error)})" if error else f"cell {cell.id} ended"
             self._discard()
         task = asyncio.get_running_loop().create_task(self._complete(cell, error))
         self._reaping.add(task)
@@ -281,7 +287,10 @@ class KernelSession:
             if message.get("outOfMemory") is True:
                 self._finish(cell, OUT_OF_MEMORY, invalidate=True)
                 return
-            self._finish(cell, str(error) if error else None)
+            text = str(error) if error else None
+            if text is not None and self._lost is not None and "is not defined" in text:
+                text = text.rstrip().removesuffix(".") + "." + BINDINGS_GONE.format(why=self._lost)
+            self._finish(cell, text)
         elif kind == "emit":
             self._emit(cell, message.get("content"))
         elif kind == "invoke":
@@ -301,6 +310,7 @@ class KernelSession:
             self._finish(cell, text, invalidate=True)
         else:
             self._idle_failure = text + IDLE_SUFFIX
+            self._lost = f"the worker ended between cells ({_first_sentence(text)})"
             self._discard()
 
     def _discard(self) -> None:
@@ -351,3 +361,8 @@ def _default_target(caller: object) -> str:
     if isinstance(platform, str) and platform:
         return js_target(platform)
     return js_target(from_sys_platform() or "linux")
+
+
+def _first_sentence(text: str) -> str:
+    """``text`` up to its first full stop that ends a sentence (a worker's stderr tail left out)."""
+    return text.partition(". ")[0].rstrip(".")

@@ -30,3 +30,8 @@ OUT_OF_MEMORY: Final = (
 UNRESPONSIVE: Final = "Computer Use JavaScript left an unresponsive background task."
 INVALID_PROTOCOL: Final = "Computer Use JavaScript kernel sent invalid protocol data."
 IDLE_SUFFIX: Final = " Bindings were reset. Select the app again."
+#: Appended to "x is not defined" (a ReferenceError) in a worker that replaced a discarded one
+#: ({why}: how that one ended).
+BINDINGS_GONE: Final = (
+    " The bindings made before {why} are gone: this cell ran in a fresh worker. Select the app again (cua.getApp)."
+)

@@ -12,6 +12,7 @@ has no session to keep bindings in. Idle sessions are closed after ``idle_timeou
 most ``max_sessions`` are open at once (a further one gets 503 with a JSON-RPC error naming the
 limit). ``/healthz`` and ``/readyz`` answer without the token and say nothing sensitive
 (``httpprobe``); with ``exit_after_session`` the server stops once its first session has ended.
+A call whose client disconnects before the answer is cancelled (``httpdrop``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any, Final
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from deskhand.server import httpprobe
+from deskhand.server import httpdrop, httpprobe
 from deskhand.server.httptoken import TokenError
 from deskhand.server.mcp import build_server
 from deskhand.server.options import ServerOptions
@@ -98,6 +99,8 @@ def http_app(
             if await httpprobe.refuse_when_full(scope, send, server.session_manager):
                 return
             send = first_session.watch(send)
+            if scope.get("method") == "POST":
+                receive, send = httpdrop.watch(app, scope, receive, send)
         await app(scope, receive, send)
 
     guarded.session_manager = server.session_manager  # type: ignore[attr-defined]

@@ -92,6 +92,8 @@ class LinuxExecutor(Reconnects):
         #: the X server or the accessibility bus went away (``lost``): the next call reconnects
         self.x_lost = False
         self.a11y_lost = False
+        #: the registry's return the actor and the settle registered with (``lost.guard``)
+        self.registry_epoch = 0
 
     # -- inventory ---------------------------------------------------------------------------
 

@@ -47,6 +47,11 @@ class LostX(Protocol):
     def drop_x(self) -> str: ...
     def drop_a11y(self) -> str: ...
     def x_answers(self) -> bool: ...
+    @property
+    def atspi(self) -> AtspiConnection: ...
+    @property
+    def registry_epoch(self) -> int: ...
+    def refresh_registry(self) -> None: ...
 
 
 def lost_text(name: str) -> str:
@@ -106,6 +111,8 @@ def guard(*, acting: bool) -> Callable[[Callable[Concatenate[S, P], R]], Callabl
                 self.reconnect_x()  # BackendUnavailable, in the same words, while it is still gone
             if self.a11y_lost:
                 self.reconnect_a11y()
+            if self.atspi.registry_epoch != self.registry_epoch:
+                self.refresh_registry()
             try:
                 return method(self, *args, **kwargs)
             except Exception as exc:

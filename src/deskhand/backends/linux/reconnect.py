@@ -38,6 +38,8 @@ class Reconnects:
     settling: Settling
     x_lost: bool
     a11y_lost: bool
+    #: The registry's return the pieces registered with (``AtspiConnection.registry_epoch``).
+    registry_epoch: int
     _actor: LinuxActor | None
 
     def drop_x(self) -> str:
@@ -60,6 +62,17 @@ class Reconnects:
                 with contextlib.suppress(Exception):
                     close()
 
+    def refresh_registry(self) -> None:
+        """A new AT-SPI registry forgot the events registered with the old one: the settle's
+        listener and the actor's focus watch reconnect (and register) on their next use, the
+        actor registers its events again, and the tree reader its own by itself. Nothing else is
+        dropped: handles, the settle clock and the clipboard the actor serves stay."""
+        self.registry_epoch = self.atspi.registry_epoch
+        with contextlib.suppress(Exception):
+            self.settling.close()
+        if self._actor is not None:
+            self._actor.registry_changed()
+
     def x_answers(self) -> bool:
         """Whether our X connection still makes a round trip (a lost connection raises)."""
         try:
@@ -76,6 +89,7 @@ class Reconnects:
         self.discovery = Discovery(self.x, atspi)
         self.trees = TreeObserver(atspi, self.trees.timeout_s, self.trees.popups)
         self.settling = Settling(str(atspi.address), self.x.name)
+        self.registry_epoch = atspi.registry_epoch
         self.a11y_lost = False
 
     def reconnect_x(self) -> None:

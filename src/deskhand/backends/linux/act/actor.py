@@ -77,6 +77,12 @@ class LinuxActor(Actor):
             finally:  # a failed restore (the X server went away) still closes the rest
                 self.session.close()
 
+    def registry_changed(self) -> None:
+        """A new AT-SPI registry: register the events again (the focus watch on its reconnect)."""
+        with self.session.lock:
+            self.typing.focus.close()
+            self.session.forget_registrations()
+
     def _act(
         self,
         app: RunningApp,

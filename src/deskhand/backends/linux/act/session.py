@@ -184,6 +184,10 @@ class LinuxSession:
         """Register AT-SPI event names with the registry, once each (``A11y.register_events``)."""
         self.a11y.register_events(names)
 
+    def forget_registrations(self) -> None:
+        """The registry that knew them is gone: ``register_events`` sends them again."""
+        self.a11y.forget_registrations()
+
     # -- identity, windows, elements, coordinates ---------------------------------------------
     def verify_identity(self, app: RunningApp) -> ProcessIdentity:
         return self.observed.verify_identity(app)

@@ -127,6 +127,12 @@ class AtspiConnection:
         #: Held for every exchange; the actor takes it too when it calls ``call``/``pipeline``.
         self.lock = threading.RLock()
         self._cache_events_registered = False
+        #: Why the registry's last listing failed (a D-Bus error name, or "timeout"); None once
+        #: it answers. A new registry forgets every event registration: ``registry_epoch``
+        #: counts the registry's changes of unique name, for those who registered.
+        self.registry_error: str | None = None
+        self.registry_epoch = 0
+        self._registry_owner: str | None = None
         self._tree = TreeReader()
         #: Per app bus name: where the origin of the bounds it reports is on the screen, for an
         #: app whose bounds are window-relative (GTK 4): its key window's content origin, set by
@@ -207,26 +213,30 @@ class AtspiConnection:
         """Bus names of the applications registered on the accessibility bus."""
         reply = self.call(Call(REGISTRY, ROOT_PATH, ACCESSIBLE, "GetChildren"), timeout_s=deadline.remaining())
         if isinstance(reply, Failed):
+            self.registry_error = reply.error
             return []
+        self.registry_error = None
         return [str(bus) for bus, _path in reply[0]]
 
     def pids(self, buses: Sequence[str], deadline: Deadline) -> dict[str, int]:
-        """The process id behind each bus name (the bus daemon answers, never the app)."""
-        replies = self.pipeline(
-            [
-                Call(
-                    "org.freedesktop.DBus",
-                    "/org/freedesktop/DBus",
-                    "org.freedesktop.DBus",
-                    "GetConnectionUnixProcessID",
-                    "s",
-                    (b,),
-                )
-                for b in buses
-            ],
-            deadline,
-        )
+        """The process id behind each bus name (the bus daemon answers, never the app). The same
+        pipeline asks who owns the registry's name (``_note_registry``)."""
+        daemon = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+        calls = [Call(*daemon, "GetConnectionUnixProcessID", "s", (b,)) for b in buses]
+        replies = self.pipeline([*calls, Call(*daemon, "GetNameOwner", "s", (REGISTRY,))], deadline)
+        owner = replies.pop()
+        self._note_registry(None if isinstance(owner, Failed) else str(owner[0]))
         return {b: int(r[0]) for b, r in zip(buses, replies, strict=True) if not isinstance(r, Failed)}
+
+    def _note_registry(self, owner: str | None) -> None:
+        """A registry under a new unique name (killed, and started again by D-Bus activation or by
+        hand) knows none of the events registered with the old one: ``registry_epoch`` counts it."""
+        if owner is None:
+            return
+        if self._registry_owner is not None and owner != self._registry_owner:
+            self.registry_epoch += 1
+            self._cache_events_registered = False
+        self._registry_owner = owner
 
     def register_cache_events(self) -> None:
         """Make atk-bridge export ``/org/a11y/atspi/cache`` (it is lazy until someone listens)."""
@@ -288,3 +298,17 @@ class AtspiConnection:
             if dropped is not None:
                 dropped.close()
         peers[bus] = link
+
+
+def registry_gone_text(address: str, error: str) -> str:
+    """The plain error for an app not found on the bus because the registry did not list it."""
+    where = address.split(",", 1)[0]
+    how = "does not answer (it may hang)" if error == "timeout" else f"is not running ({error})"
+    return (
+        f"The AT-SPI registry (at-spi2-registryd) on the accessibility bus at {where} {how}, so apps not "
+        "bound before cannot be found or read. Stop it if it hangs and start it again: the bus starts a "
+        "new one by itself on the next call when it has the registry's service file (D-Bus activation), "
+        "else run `/usr/libexec/at-spi2-registryd` with AT_SPI_BUS_ADDRESS set to the bus (or `deskhand "
+        "desktop start` for a fresh desktop). The running apps join the new registry by themselves; then "
+        "retry: deskhand picks it up without a restart."
+    )

@@ -90,6 +90,10 @@ class A11y:
             if not isinstance(reply, Failed):
                 self._registered_events.add(name)
 
+    def forget_registrations(self) -> None:
+        """The registry that knew them is gone: ``register_events`` sends them again."""
+        self._registered_events.clear()
+
     def _prop(self, ref: Ref, iface: str, name: str) -> Any:
         reply = self._call(ref, PROPERTIES, "Get", "ss", iface, name)
         return None if reply is None else reply[0][1]

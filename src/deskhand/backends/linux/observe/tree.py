@@ -28,7 +28,7 @@ from typing import Final, NamedTuple
 from deskhand.backends.base import ProcessIdentity, RunningApp
 from deskhand.backends.linux import procfs
 from deskhand.backends.linux.atspi import mapping, transients
-from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline, Snapshot
+from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline, Snapshot, registry_gone_text
 from deskhand.backends.linux.atspi.enums import Role, State, role_set
 from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach_menu_bar
@@ -108,12 +108,14 @@ class TreeObserver:
         ``window_relative``: every window's bounds are relative to it (a Wayland client's).
 
         Raises:
-            NativeError: ``ax_failed`` when the app's toolkit has accessibility but the app is not
-                on the bus (with the fix for that toolkit), or it did not answer in time.
+            NativeError: ``ax_failed`` when the registry that lists the apps is gone (with how to
+                start it), or when the app did not answer in time.
         """
         bus = self.bus_of(app.pid)
         notices: list[str] = []
         if bus is None:  # screenshot-only; the notice names the toolkit's fix (``notices.no_accessibility``)
+            if self.atspi.registry_error is not None:  # no app is on the bus while the registry is gone
+                raise NativeError("ax_failed", registry_gone_text(str(self.atspi.address), self.atspi.registry_error))
             return None, notices, seen.result()[1]
         last = self._reads.get(app.pid)
         t0 = time.monotonic()
