@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from deskhand.backends.base import ActionResult
+from deskhand.backends.linux.act.barrier import sent_by
 from deskhand.core import barrier
 from deskhand.core.barrier import Wait
 
@@ -115,9 +117,6 @@ def test_keys_typed_at_once_into_an_entry_wait_for_its_completion_as_an_accessib
 
 
 def test_typed_keys_send_the_display_s_kind_and_other_routes_keep_theirs() -> None:
-    from deskhand.backends.base import ActionResult
-    from deskhand.backends.linux.act.barrier import sent_by
-
     keys = ActionResult({"route": "key_events"})
     assert sent_by(keys, "input") == "input"  # X11: its keys into a line are paced, one a round trip
     assert sent_by(keys, "input", typed="typed_entry") == "typed_entry"  # Wayland: sent at once
