@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import partial
 
 from deskhand.backends.base import ActionResult, Handle, MouseButton, PasteFormat, RunningApp
@@ -169,7 +170,9 @@ class WaylandActor(Actor):
         found, _ref = self.session.ref(app, element)
         if found.frame is None:
             raise NativeError("stale_element", "The element has no bounds on the screen.", dispatched=False)
-        return self._click(app, found.frame.center, button, count)
+        result = self._click(app, found.frame.center, button, count)
+        # a pointer click, as X11's synthetic tier: input for the barrier, not an accessible action
+        return replace(result, structured={"route": "synthetic", **result.structured})
 
     def click_point(self, app: RunningApp, at: tuple[float, float], button: MouseButton, count: int) -> ActionResult:
         return self._click(app, self.session.to_global(app, at), button, count)
