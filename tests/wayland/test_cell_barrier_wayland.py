@@ -11,12 +11,16 @@ is key events sent at once: the keys after it must act on the typed text.
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from pathlib import Path
 
 import pytest
 from _wl_support import WaylandLauncher
 
+from deskhand.backends.linux.wayland_executor import WaylandExecutor
+from deskhand.core import barrier
 from deskhand.desktop import VirtualDesktop
 from proc_support import cpu_hogs
 
@@ -82,3 +86,22 @@ def test_gtk_keys_after_text_typed_into_an_entry_act_on_the_typed_text(
     texts = [e["text"] for e in app.events.of_type("text") if e.get("name") == "Name"]
     assert "hello" in texts and texts[-1] == "xyz", texts
     assert "unsettled" not in result.text, result.text
+
+
+def test_a_key_after_keys_the_app_has_not_answered_for_says_unsettled(
+    wl_launch: WaylandLauncher, wl_ex: WaylandExecutor
+) -> None:
+    """The app is stopped after the first key: the barrier's round trip gets no answer within its
+    cap, the second key still goes (as one a person makes without looking) and says so."""
+    running = wl_launch.gtk_fixture()
+    running.events.wait_for("ready")
+    app = wl_ex.resolve(str(running.pid))
+    wl_ex.get_app_state(app, disable_diff=True)
+    first = wl_ex.press_key(app, "End")  # the first action after an observation waits for nothing
+    assert "unsettled" not in first.structured
+    os.kill(running.pid, signal.SIGSTOP)
+    try:
+        second = wl_ex.press_key(app, "End")
+    finally:
+        os.kill(running.pid, signal.SIGCONT)
+    assert second.structured.get("unsettled") == barrier.UNSETTLED, second.structured
