@@ -26,7 +26,9 @@ The barrier's round trip (``round_trip``, for ``act.barrier``). A native Wayland
    bridge objects live in the GUI thread, and QtDBus hands a call to them to that thread as an
    event. Not ``org.freedesktop.DBus.Peer.Ping``: libdbus answers that itself where it
    dispatches, and QtDBus dispatches on a thread of its own, so a Qt app answers a ping while
-   its GUI thread is busy.
+   its GUI thread is busy. Measured on sway with each app's main thread asleep 2 s: PySide6 (Qt
+   6) answered Peer.Ping in 1 ms and GetState after 1898 ms; a GTK 3 app answered both after
+   1.9 s.
 
 What the answer proves: the app's main loop has turned since the compositor queued the events for
 it, and every accessible call sent to it before (an insert, an action) has been answered. What it
