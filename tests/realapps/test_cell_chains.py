@@ -212,15 +212,7 @@ def test_gedit_typing_into_a_dialog_the_cell_has_not_observed_is_refused_and_say
 
 
 @pytest.mark.matrix("Mousepad", "cell chain", "save as", "click", "type")
-@pytest.mark.displays(
-    "x11",
-    "sway",
-    sway=pytest.mark.xfail(
-        strict=False,  # a race with GTK's timer: a slow enough typeText can let the Return through
-        reason="the Wayland executor has no cell barrier yet (issue 27): GTK's entry completion, 150 ms "
-        "after the text changes, takes the Return typed right behind the path, so the dialog stays open",
-    ),
-)
+@pytest.mark.displays("x11", "sway")
 def test_mousepad_save_as_field_click_select_type_return_in_one_cell(apps: Apps, matrix_desktop, tmp_path):
     target = tmp_path / "saved.txt"
     pid = apps.mousepad().pid

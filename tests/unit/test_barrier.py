@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from deskhand.backends.base import ActionResult
+from deskhand.backends.linux.act.barrier import sent_by
 from deskhand.core import barrier
 from deskhand.core.barrier import Wait
 
@@ -104,3 +106,20 @@ def test_swing_input_after_input_still_waits_for_nothing() -> None:
 @pytest.mark.parametrize("toolkit", ["gtk", "qt", ""])
 def test_other_toolkits_take_no_action_thread_trip(toolkit: str) -> None:
     assert not barrier.before("a11y_action", next_is_input=True, toolkit=toolkit).loop
+
+
+@pytest.mark.parametrize("next_is_input", [True, False])
+def test_keys_typed_at_once_into_an_entry_wait_for_its_completion_as_an_accessible_insert(next_is_input: bool) -> None:
+    typed = barrier.before("typed_entry", next_is_input=next_is_input, toolkit="gtk")
+    assert typed == barrier.before("a11y_entry", next_is_input=next_is_input, toolkit="gtk")
+    assert typed.after_s == barrier.ENTRY_COMPLETION_S["gtk"] and typed.quiet and not typed.refocus
+    assert barrier.before("typed_entry", next_is_input=True, toolkit="qt").after_s == 0
+
+
+def test_typed_keys_send_the_display_s_kind_and_other_routes_keep_theirs() -> None:
+    keys = ActionResult({"route": "key_events"})
+    assert sent_by(keys, "input") == "input"  # X11: its keys into a line are paced, one a round trip
+    assert sent_by(keys, "input", typed="typed_entry") == "typed_entry"  # Wayland: sent at once
+    assert sent_by(ActionResult({"route": "accessible_text"}), "input", typed="typed_entry") == "a11y_entry"
+    assert sent_by(ActionResult({"route": "synthetic"}), "a11y_action", typed="typed_entry") == "input"
+    assert sent_by(ActionResult(), "keys", typed="typed_entry") == "keys"

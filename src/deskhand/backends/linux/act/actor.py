@@ -17,13 +17,8 @@ concern each, all on one ``act.session.LinuxSession`` (connections, gates, eleme
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
-from typing import Final
-
 from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
-from deskhand.backends.linux.act import outcomes
-from deskhand.backends.linux.act.barrier import Barrier, sent_by
+from deskhand.backends.linux.act.barrier import Barrier
 from deskhand.backends.linux.act.base import Actor
 from deskhand.backends.linux.act.clicks import ElementClicks
 from deskhand.backends.linux.act.keys import Typing
@@ -33,15 +28,8 @@ from deskhand.backends.linux.act.session import LinuxSession, Observed
 from deskhand.backends.linux.act.values import Values
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.x11.keymap import Keymap
-from deskhand.core import barrier
-from deskhand.core.barrier import Sent
-from deskhand.core.errors import DeskhandError
 
 __all__ = ("LinuxActor",)
-
-#: Refusals before dispatch that can follow earlier calls of a cell (a window they opened): their
-#: text names those calls.
-REFUSALS_AFTER: Final = frozenset({"stale_window", "target_window_changed"})
 
 
 class LinuxActor(Actor):
@@ -83,43 +71,9 @@ class LinuxActor(Actor):
             self.typing.focus.close()
             self.session.forget_registrations()
 
-    def _act(
-        self,
-        app: RunningApp,
-        action: Callable[[], ActionResult],
-        what: str,
-        *,
-        sends: Sent = "input",
-        keys: bool = False,
-    ) -> ActionResult:
-        """Run one action (``what``: its description) under the session's lock, once the app
-        handled the one before (``act.barrier``; ``keys``: this one is input events, ``sends``: what it
-        sends unless its result's route says). A refusal before dispatch names the calls sent
-        since the app was last observed (``core.barrier.refused_after``). Unless it was refused
-        before dispatch, the app's next capture settles first (native-contract.md 6.12: every
-        mutation, not only some), and the result always carries an outcome (``outcomes.default``
-        when the module set none)."""
-        with self.session.lock:
-            settled = self.barrier.hold(app, next_is_input=keys)
-            try:
-                result = action()
-            except DeskhandError as err:
-                if err.dispatched is not False:
-                    self.barrier.sent(sends, what)
-                    self.session.mark_mutation(app)
-                elif err.code in REFUSALS_AFTER:
-                    err.message = barrier.refused_after(err.message, self.barrier.calls, what)
-                    err.args = (err.message,)
-                raise
-            except BaseException:
-                self.barrier.sent(sends, what)
-                self.session.mark_mutation(app)
-                raise
-            self.barrier.sent(sent_by(result, sends), what)
-            self.session.mark_mutation(app)
-            if not settled:
-                result = replace(result, structured={**result.structured, "unsettled": barrier.UNSETTLED})
-            return outcomes.with_outcome(result)
+    @property
+    def acting(self) -> LinuxSession:
+        return self.session
 
     # -- the display server's parts (``act.base.Actor``) ----------------------------------
     @property

@@ -1,15 +1,20 @@
 """The input barrier on Linux: before an action, the app has handled the one before (``core.barrier``).
 
-The core decides what to wait for; this module waits for it on one session:
+The core decides what to wait for; this module waits for it on one session, X11's or Wayland's
+(``act.seam.BarrierSession``: one barrier, the round trip through the app the display server's):
 
-* the round trip: a ``_NET_WM_PING`` (behind a fence, ``x11.input.AppPing``) to the window the keys
-  go to, answered by the app only after everything queued before it (the D-Bus call's own reply
-  came first: its handler ran; what it queued, an idle callback or a Qt queued call, runs before
-  the app reads the ping);
+* the round trip (``round_trip``): on X11 a ``_NET_WM_PING`` (behind a fence,
+  ``x11.input.AppPing``) to the window the keys go to, answered by the app only after everything
+  queued before it (the D-Bus call's own reply came first: its handler ran; what it queued, an
+  idle callback or a Qt queued call, runs before the app reads the ping); on Wayland a
+  ``wl_display.sync`` on the virtual input's connection, then an accessible getter answered from
+  the app's main loop (``act.wl_session.WaylandSession.round_trip`` says what that proves);
 * the deferred action: a sleep until ``after_s`` after the previous action was dispatched (the
   toolkit's own timer, not a synchronization: the round trip and the quiet below follow it); a
   text typed through EditableText counts as an entry's (``a11y_entry``) when the element focused
-  now is SINGLE_LINE, read only when a next action comes and the toolkit completes entries;
+  now is SINGLE_LINE, read only when a next action comes and the toolkit completes entries; so do
+  keys typed at once (``typed_entry``: the session's ``typed`` kind, Wayland's typist), else they
+  are plain input;
 * the action thread's round trip (``loop``, Swing): a state read of the app's first window,
   which java-atk-wrapper answers from the event dispatch thread once what was queued before it
   ran (the press action, its ``doClick`` delay, the handler it called); no answer within the
@@ -37,7 +42,7 @@ from typing import Final
 
 from deskhand.backends.base import ActionResult, RunningApp
 from deskhand.backends.linux.act.focus import Focus
-from deskhand.backends.linux.act.session import LinuxSession
+from deskhand.backends.linux.act.seam import BarrierSession
 from deskhand.backends.linux.atspi.connection import ROOT_PATH
 from deskhand.backends.linux.atspi.element import Ref
 from deskhand.backends.linux.atspi.enums import State
@@ -61,20 +66,26 @@ ROUTE_SENT: Final[dict[str, Sent]] = {
 }
 
 
-def sent_by(result: ActionResult, default: Sent) -> Sent:
+def sent_by(result: ActionResult, default: Sent, *, typed: Sent = "input") -> Sent:
     """What an action sent, by the route its result names (``default`` without one); a text typed
-    through EditableText is ``a11y_entry`` until the barrier finds it was no single-line entry."""
+    through EditableText is ``a11y_entry`` until the barrier finds it was no single-line entry,
+    one typed by key events ``typed`` (the display's typist: ``Barrier.typed``)."""
     route = result.structured.get("route")
     if not isinstance(route, str):
         return default
-    return ROUTE_SENT.get(route, "input" if route in ("synthetic", "key_events", "wheel") else default)
+    if route == "key_events":
+        return typed
+    return ROUTE_SENT.get(route, "input" if route in ("synthetic", "wheel") else default)
 
 
 class Barrier:
     """The barrier of one session (the caller holds ``session.lock``); see the module docstring."""
 
-    def __init__(self, session: LinuxSession, focus: Focus) -> None:
+    def __init__(self, session: BarrierSession, focus: Focus, *, typed: Sent = "input") -> None:
         self._s = session
+        #: what a text typed by key events sent (``sent_by``): X11's typist paces keys into a
+        #: line one a round trip (``input``), Wayland's sends them at once (``typed_entry``)
+        self.typed = typed
         self._focus = focus  # the apps' focus events and focused elements (``act.focus``)
         self._sent: Sent | None = None
         self._at = 0.0
@@ -114,6 +125,8 @@ class Barrier:
         toolkit = self._s.a11y.toolkit(bus) if bus is not None else ""
         if previous == "a11y_entry" and not self._entry(app, toolkit):
             previous = "a11y_edit"
+        elif previous == "typed_entry" and not self._entry(app, toolkit):
+            previous = "input"
         wait = barrier.before(previous, next_is_input=next_is_input, toolkit=toolkit)
         if wait.none:
             return True
@@ -152,15 +165,7 @@ class Barrier:
 
     def _round_trip(self, app: RunningApp, end: float) -> bool:
         window = self._window(app)
-        if window is None:
-            return False
-        ping = self._s.pinger()
-        token = ping.send(window, fence=True)
-        answered = ping.answered(token, max(0.0, end - time.monotonic()))
-        ping.forget(token)
-        if answered:
-            self._s.input_unconfirmed = False
-        return answered
+        return window is not None and self._s.round_trip(app, window, end)
 
     def _loop_trip(self, bus: str, end: float) -> bool:
         """A round trip through the thread that runs the app's queued actions (``core.barrier``'s

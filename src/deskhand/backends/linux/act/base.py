@@ -1,28 +1,46 @@
 """The Executor's action calls, written once for every display server's actor.
 
 ``Actor`` holds what the X11 and Wayland actors share: the nine action calls with the Executor's
-signatures, each run through the subclass's ``_act`` (its lock, its barrier, the settle mark, the
-outcome), with what each call sends (``core.barrier.Sent``); scroll and the accessibility
-actions go to the shared ``act.scroll`` and ``act.values``. A subclass supplies the display
-server's parts: ``_act``, ``click_element``, ``click_point``, ``drag_points`` and ``keys`` (its
-keyboard and paste).
+signatures, each run through ``_act`` (the session's lock, the barrier between actions,
+``act.barrier``, the settle mark, the outcome), with what each call sends
+(``core.barrier.Sent``); scroll and the accessibility actions go to the shared ``act.scroll`` and
+``act.values``. A subclass supplies the display server's parts: ``acting`` (its session),
+``barrier`` (on that session), ``click_element``, ``click_point``, ``drag_points`` and ``keys``
+(its keyboard and paste).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Protocol
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from typing import Any, Final, Protocol
 
 from deskhand.backends.base import ActionResult, Direction, Handle, MouseButton, PasteFormat, RunningApp, SelectionType
+from deskhand.backends.linux.act import outcomes
+from deskhand.backends.linux.act.barrier import Barrier, sent_by
 from deskhand.backends.linux.act.scroll import Scrolling
 from deskhand.backends.linux.act.values import Values
 from deskhand.backends.linux.atspi.element import Ref
+from deskhand.core import barrier
 from deskhand.core import pointer as corepointer
 from deskhand.core.barrier import Sent
-from deskhand.core.errors import NativeError
+from deskhand.core.errors import DeskhandError, NativeError
 
-__all__ = ("Actor", "Keys")
+__all__ = ("Acting", "Actor", "Keys")
+
+#: Refusals before dispatch that can follow earlier calls of a cell (a window they opened): their
+#: text names those calls.
+REFUSALS_AFTER: Final = frozenset({"stale_window", "target_window_changed"})
+
+
+class Acting(Protocol):
+    """The session an actor acts on, as ``Actor._act`` uses it."""
+
+    @property
+    def lock(self) -> AbstractContextManager[Any]: ...
+    def mark_mutation(self, app: RunningApp) -> None: ...
 
 
 class Keys(Protocol):
@@ -34,16 +52,22 @@ class Keys(Protocol):
 
 
 class Actor(ABC):
-    """The action calls (module docstring); ``scrolling``, ``values`` and ``keys`` are set by the subclass."""
+    """The action calls (module docstring); ``scrolling``, ``values``, ``barrier`` and ``keys`` are
+    set by the subclass."""
 
     scrolling: Scrolling
     values: Values
+    barrier: Barrier
 
     @property
     @abstractmethod
     def keys(self) -> Keys: ...
 
+    @property
     @abstractmethod
+    def acting(self) -> Acting:
+        """The session the actions run on (its lock, its settle mark)."""
+
     def _act(
         self,
         app: RunningApp,
@@ -53,8 +77,35 @@ class Actor(ABC):
         sends: Sent = "input",
         keys: bool = False,
     ) -> ActionResult:
-        """Run one action (``what``: its description; ``sends``: what it sends; ``keys``: it is
-        input events) and return its result with an outcome."""
+        """Run one action (``what``: its description) under the session's lock, once the app
+        handled the one before (``act.barrier``; ``keys``: this one is input events, ``sends``: what it
+        sends unless its result's route says). A refusal before dispatch names the calls sent
+        since the app was last observed (``core.barrier.refused_after``). Unless it was refused
+        before dispatch, the app's next capture settles first (native-contract.md 6.12: every
+        mutation, not only some), and the result always carries an outcome (``outcomes.default``
+        when the module set none)."""
+        session = self.acting
+        with session.lock:
+            settled = self.barrier.hold(app, next_is_input=keys)
+            try:
+                result = action()
+            except DeskhandError as err:
+                if err.dispatched is not False:
+                    self.barrier.sent(sends, what)
+                    session.mark_mutation(app)
+                elif err.code in REFUSALS_AFTER:
+                    err.message = barrier.refused_after(err.message, self.barrier.calls, what)
+                    err.args = (err.message,)
+                raise
+            except BaseException:
+                self.barrier.sent(sends, what)
+                session.mark_mutation(app)
+                raise
+            self.barrier.sent(sent_by(result, sends, typed=self.barrier.typed), what)
+            session.mark_mutation(app)
+            if not settled:
+                result = replace(result, structured={**result.structured, "unsettled": barrier.UNSETTLED})
+            return outcomes.with_outcome(result)
 
     @abstractmethod
     def click_element(self, app: RunningApp, element: Handle, button: MouseButton, count: int) -> ActionResult: ...

@@ -3,7 +3,8 @@
 ``act.scroll`` (the scroll bar's Value, the measured wheel), ``act.scroll_witness``, ``act.values``
 (text selection, values, secondary actions), ``act.focus`` and ``act.paste`` speak AT-SPI and reach
 the display server only through an ``ActSession``: the gates (identity, the observed key window),
-coordinates, and one wheel burst. ``act.session.LinuxSession`` is the X11 one,
+coordinates, and one wheel burst; ``act.barrier`` waits through a ``BarrierSession`` (its round
+trip through the app is the display server's). ``act.session.LinuxSession`` is the X11 one,
 ``act.wl_session.WaylandSession`` the Wayland one; ``KeyInput`` is each one's keyboard as
 ``act.values`` types a value, and mypy proves both satisfy these (``x11/seam.py`` beside them).
 """
@@ -17,11 +18,12 @@ from deskhand.backends.base import ActionResult, Direction, Handle, ProcessIdent
 from deskhand.backends.linux.atspi.connection import AtspiConnection
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.atspi.mapping import AtspiRef
+from deskhand.backends.linux.observe.settle import Settling
 from deskhand.core.axtree.model import Element
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point, Rect
 
-__all__ = ("ActSession", "KeyInput", "Observing", "ref_of")
+__all__ = ("ActSession", "BarrierObserved", "BarrierSession", "KeyInput", "Observing", "ref_of")
 
 
 class Observing(Protocol):
@@ -30,6 +32,28 @@ class Observing(Protocol):
     @property
     def atspi(self) -> AtspiConnection: ...
     def bus_of(self, app: RunningApp) -> str | None: ...
+
+
+class BarrierObserved(Observing, Protocol):
+    """The observation side as the barrier sees it: the settle clock, the observed key window."""
+
+    @property
+    def settling(self) -> Settling: ...
+    def observed_key_window(self, app: RunningApp) -> int | None: ...
+
+
+class BarrierSession(Protocol):
+    """What ``act.barrier.Barrier`` waits on: the bus, the observation side, and the display
+    server's round trip through the app (X11: ``act.session``, Wayland: ``act.wl_session``)."""
+
+    @property
+    def observed(self) -> BarrierObserved: ...
+    @property
+    def a11y(self) -> A11y: ...
+    def round_trip(self, app: RunningApp, window: int, end: float) -> bool:
+        """Until ``end`` (monotonic) at most: True once the app is known to have handled the input
+        and the accessible calls sent to it before (``window``: the observed key window)."""
+        ...
 
 
 class ActSession(Protocol):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -159,6 +160,18 @@ class LinuxSession:
     def clipboard_owner(self) -> ClipboardOwner | None:
         """The CLIPBOARD owner if one was created (``clipboard`` creates it)."""
         return self._clipboard
+
+    def round_trip(self, app: RunningApp, window: int, end: float) -> bool:
+        """The barrier's round trip (``act.seam.BarrierSession``): a ``_NET_WM_PING`` behind a fence
+        to ``window``, answered by the app after everything queued before it, until ``end``."""
+        del app
+        ping = self.pinger()
+        token = ping.send(window, fence=True)
+        answered = ping.answered(token, max(0.0, end - time.monotonic()))
+        ping.forget(token)
+        if answered:
+            self.input_unconfirmed = False
+        return answered
 
     def pinger(self) -> AppPing:
         if self._ping is None:

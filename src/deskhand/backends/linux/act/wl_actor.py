@@ -7,17 +7,22 @@ wheel measured on the content by ``act.scroll_witness``), text selection, values
 actions (``act.values``), the paste transaction (``act.paste`` with ``wayland._clipserver`` as
 its clipboard). What is Wayland's is here: clicks and drags through the virtual pointer (the
 contract's 5-event drag, ``core.pointer``), keys and text through the virtual keyboard with
-deskhand's keymap (``WaylandKeys``).
+deskhand's keymap (``WaylandKeys``). Between the actions of a cell the barrier holds as on X11
+(``act.barrier`` on this session: its round trip is ``WaylandSession.round_trip``); keys typed as
+text go at once, so into a single-line entry of a toolkit that completes entries the next action
+waits out the completion's timer (``core.barrier``'s ``typed_entry``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from dataclasses import replace
 from functools import partial
 
 from deskhand.backends.base import ActionResult, Handle, MouseButton, PasteFormat, RunningApp
 from deskhand.backends.linux.act import outcomes
+from deskhand.backends.linux.act.barrier import Barrier
 from deskhand.backends.linux.act.base import Actor
 from deskhand.backends.linux.act.focus import Focus
 from deskhand.backends.linux.act.keys import FOCUS_SETTLE_S, READBACK_S
@@ -31,8 +36,7 @@ from deskhand.backends.linux.wayland._devices import Devices
 from deskhand.core import deadline as call_deadline
 from deskhand.core import effects
 from deskhand.core import pointer as corepointer
-from deskhand.core.barrier import Sent
-from deskhand.core.errors import DeskhandError, NativeError
+from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point
 from deskhand.core.keys import parse_keys
 from deskhand.core.paste import Clipboard
@@ -143,6 +147,8 @@ class WaylandActor(Actor):
     def __init__(self, executor: WlObserved, devices: Devices) -> None:
         self.session = WaylandSession(executor, devices)
         self._keys = WaylandKeys(self.session)
+        #: keys typed as text go at once (``core.barrier``'s ``typed_entry``)
+        self.barrier = Barrier(self.session, self._keys.focus, typed="typed_entry")
         self.scrolling = Scrolling(self.session)
         self.values = Values(self.session, self.scrolling, self._keys)
         self.numbers = corepointer.event_numbers()
@@ -155,38 +161,18 @@ class WaylandActor(Actor):
         with self.session.lock:
             self._keys.close()
 
-    def _act(
-        self,
-        app: RunningApp,
-        action: Callable[[], ActionResult],
-        what: str,
-        *,
-        sends: Sent = "input",
-        keys: bool = False,
-    ) -> ActionResult:
-        """Run one action under the session's lock; unless it was refused before dispatch, the
-        app's next observation settles first; the result always carries an outcome. (No barrier
-        between actions yet: each burst ends when the compositor has handled it.)"""
-        del what, sends, keys
-        with self.session.lock:
-            try:
-                result = action()
-            except DeskhandError as err:
-                if err.dispatched is not False:
-                    self.session.mark_mutation(app)
-                raise
-            except BaseException:
-                self.session.mark_mutation(app)
-                raise
-            self.session.mark_mutation(app)
-            return outcomes.with_outcome(result)
+    @property
+    def acting(self) -> WaylandSession:
+        return self.session
 
     # -- the display server's parts (``act.base.Actor``) ----------------------------------
     def click_element(self, app: RunningApp, element: Handle, button: MouseButton, count: int) -> ActionResult:
         found, _ref = self.session.ref(app, element)
         if found.frame is None:
             raise NativeError("stale_element", "The element has no bounds on the screen.", dispatched=False)
-        return self._click(app, found.frame.center, button, count)
+        result = self._click(app, found.frame.center, button, count)
+        # a pointer click, as X11's synthetic tier: input for the barrier, not an accessible action
+        return replace(result, structured={"route": "synthetic", **result.structured})
 
     def click_point(self, app: RunningApp, at: tuple[float, float], button: MouseButton, count: int) -> ActionResult:
         return self._click(app, self.session.to_global(app, at), button, count)

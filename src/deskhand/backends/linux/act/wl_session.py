@@ -12,6 +12,33 @@ pointer burst's first point lies inside it, where sway has raised it to the top
 (``point_outside_target_window``); the identity is read once more right before the burst. A
 failure there is ``dispatched=False``. A burst that fails half way lifts every held button and key
 (``Devices.release_all``) and is never replayed.
+
+The barrier's round trip (``round_trip``, for ``act.barrier``). A native Wayland client gets no
+``_NET_WM_PING``, and no other client can ping it through the compositor, so the trip has two legs:
+
+1. ``wl_display.sync`` on the virtual input's connection (``Devices.flush``): the compositor
+   answers it after it handled every request sent before, so the virtual key and pointer events
+   have become the app's ``wl_keyboard`` and ``wl_pointer`` events, queued on its connection
+   (sway writes its clients' buffers out before it sleeps, normally with our answer).
+2. An accessible getter (``GetState`` of the app's root) over the bus, answered from the app's
+   main loop, the one that reads its Wayland socket: GTK 3's at-spi2-atk runs its D-Bus
+   connection on the default GLib main context, beside GDK's Wayland event source; Qt's AT-SPI
+   bridge objects live in the GUI thread, and QtDBus hands a call to them to that thread as an
+   event. Not ``org.freedesktop.DBus.Peer.Ping``: libdbus answers that itself where it
+   dispatches, and QtDBus dispatches on a thread of its own, so a Qt app answers a ping while
+   its GUI thread is busy. Measured on sway with each app's main thread asleep 2 s: PySide6 (Qt
+   6) answered Peer.Ping in 1 ms and GetState after 1898 ms; a GTK 3 app answered both after
+   1.9 s.
+
+What the answer proves: the app's main loop has turned since the compositor queued the events for
+it, and every accessible call sent to it before (an insert, an action) has been answered. What it
+does not prove, unlike X11's ping, which waits in the same queue as the keys: that every event
+has reached its widget (GDK reads all that waits on its socket in one pass but emits its events
+one a dispatch, and a D-Bus call of the same priority may be answered in between; Qt delivers
+window-system events and posted calls from separate queues), nor what the events queued in turn
+(idle callbacks, timers), nor that the compositor wrote the app's buffer before ours. The typist
+reads its text back, and the barrier's timers and quiet follow the trip (``core.barrier``); no
+answer in time is ``unsettled``.
 """
 
 from __future__ import annotations
@@ -23,10 +50,12 @@ from typing import Final, Protocol
 
 from deskhand.backends.base import Direction, Handle, ProcessIdentity, RunningApp
 from deskhand.backends.linux.act.seam import ref_of
-from deskhand.backends.linux.atspi.connection import AtspiConnection
+from deskhand.backends.linux.atspi.connection import ROOT_PATH, AtspiConnection
 from deskhand.backends.linux.atspi.element import A11y, Ref
+from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.wayland._devices import Devices
 from deskhand.backends.linux.wayland._ipc import SwayIPC, View
+from deskhand.backends.linux.wayland._wire import WaylandError
 from deskhand.core import deadline as call_deadline
 from deskhand.core.axtree.model import Element
 from deskhand.core.errors import NativeError
@@ -53,6 +82,8 @@ class WlObserved(Protocol):
     def to_global(self, app: RunningApp, x: float, y: float) -> Point: ...
     def bus_of(self, app: RunningApp) -> str | None: ...
     def mark_mutation(self, app: RunningApp) -> None: ...
+    @property
+    def settling(self) -> Settling: ...
 
 
 def _above(views: list[View], view: View, at: Point) -> bool:
@@ -184,6 +215,22 @@ class WaylandSession:
             self.devices.release_all()
             self.devices.flush()
             raise
+
+    def round_trip(self, app: RunningApp, window: int, end: float) -> bool:
+        """The barrier's round trip through the app (module docstring), until ``end`` (monotonic):
+        the compositor's sync, then the app's root states read over the bus. ``window`` is not
+        needed: the app's main loop answers for all its windows."""
+        del window
+        bus = self.observed.bus_of(app)
+        if bus is None:
+            return False
+        if (left := end - time.monotonic()) <= 0:
+            return False
+        try:
+            self.devices.flush(left)
+        except WaylandError:
+            return False  # no answer in time (a protocol error raises again at the next burst)
+        return self.a11y.states_within(Ref(bus, ROOT_PATH), max(0.0, end - time.monotonic())) is not None
 
     def wheel(self, app: RunningApp, at: Point, direction: Direction, clicks: int) -> None:
         self.bind_pointer(app, at)
