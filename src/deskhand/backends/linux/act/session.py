@@ -260,8 +260,8 @@ class LinuxSession:
                 "stale_window",
                 f"The app's key window changed since it was observed: keys go only to the observed key window "
                 f"{observed:#x}, which {then} (now {what}); this call sent nothing. To go on, observe the app "
-                "(in this cell too: await app.getAXState({waitForChangeMs: 1000}) until the window you expect "
-                "is the key window), then send the keys again.",
+                "(get_app_state; in a js cell, in the same cell too: await app.getAXState({waitForChangeMs: 1000}) "
+                "until the window you expect is the key window), then send the keys again.",
             ) from None
 
     def gate(
