@@ -11,6 +11,7 @@ the agent had not seen.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import time
 from collections.abc import Callable
@@ -154,7 +155,11 @@ def test_kate_save_as_opened_typed_and_confirmed_in_one_cell(
         assert not result.is_error, result.text
         wait_for(target.exists, "the file saved under the typed name")
     assert target.read_text() == "kate text\n"
-    assert '"effect":"confirmed"' in result.text, result.text  # the typed path was read back
+    typed = json.loads(result.text[result.text.rindex("\n[") + 1 :])[2]
+    # The typed path is read back on a fresh Kate; after earlier saves into the same folder, KDE's
+    # URL completion can hold the focus while the path is typed, and then the typing cannot be read
+    # back: it must say so (unverifiable), never partial, a failure or a no-op.
+    assert typed["effect"] == "confirmed" or (run > 1 and typed["effect"] == "unverifiable"), result.text
 
 
 def _gedit(apps: Apps, path: Path) -> int:
