@@ -52,13 +52,11 @@ from deskhand.core.pointer import Button
 __all__ = (
     "DESCENDANT_DEPTH",
     "Clicked",
-    "EffectPrimitives",
     "ElementPrimitives",
     "FocusPrimitives",
     "Outcome",
     "PointerPrimitives",
     "click_element",
-    "ensure_effect",
     "ensure_focus",
     "press_repeat",
     "synthetic_click",
@@ -89,9 +87,6 @@ class Clicked:
     route: Route
     action: object = None
     point: Point | None = None
-    #: The accessible action was performed and the app showed no reaction at all, so the element
-    #: was clicked for real (``ensure_effect``).
-    without_effect: bool = False
 
 
 class ElementPrimitives(Protocol[N, A]):
@@ -288,41 +283,6 @@ def synthetic_click(
         sleep(PRE_CLICK_HOVER_S)
     pointer.click(at, button, count)
     return at
-
-
-class EffectPrimitives(Protocol[N_contra]):
-    """What ``ensure_effect`` reads after an accessible press."""
-
-    def silent(self, node: N_contra) -> bool:
-        """Whether the app provably did nothing since the action was sent: no event from it and
-        no drawing in its window once it handled the call (False when that cannot be proven)."""
-        ...
-
-    def frame_now(self, node: N_contra) -> Rect | None:
-        """The element's frame now, None when it is gone or no longer shown."""
-        ...
-
-
-def ensure_effect(
-    el: EffectPrimitives[N],
-    pointer: PointerPrimitives,
-    node: N,
-    clicked: Clicked,
-    *,
-    sleep: Callable[[float], None] = time.sleep,
-) -> Clicked:
-    """After a left click by the element's own press action: when the app answered "done" and
-    then provably did nothing (no event, no drawing), the action is taken for one that does
-    nothing and the element is clicked for real where it is now, once. An element that went away
-    (its dialog closed) or any reaction keeps the action's result: no click is ever sent twice on
-    a sign that the first one did something."""
-    if clicked.route != "action" or not el.silent(node):
-        return clicked
-    now = el.frame_now(node)
-    if now is None or now.width <= 0 or now.height <= 0:
-        return clicked
-    at = synthetic_click(pointer, now.center, "left", 1, sleep=sleep)
-    return Clicked("synthetic", clicked.action, at, without_effect=True)
 
 
 def ensure_focus(

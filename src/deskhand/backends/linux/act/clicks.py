@@ -31,11 +31,9 @@ its ``ElementPrimitives`` over AT-SPI and maps its result to the reply.
   EditableText, so they are clicked for real and need one.
 * A ``DoAction`` or ``SelectChild`` that timed out or failed on the bus is ``unknown``; one the app
   answered false is ``refused`` (``A11y.perform``).
-* A push button's own press action that the app answers "done" and then provably does nothing
-  after (no event on its bus, no drawing in the window, ``EFFECT_WAIT_S`` after it handled the
-  call) is followed by a real click where the button is now (``core.clicktiers.ensure_effect``);
-  the result says ``action_without_effect``. GTK 2's half actions ("press" without "release")
-  are never taken for a click (``AtspiElement._named``).
+* GTK 2's half actions ("press" with "release") are never taken for a click
+  (``AtspiElement._named``). An action that says done is never followed by a second click on
+  the sign that nothing happened: a quiet app may still be acting on it (a loaded machine).
 * After a left click by an accessibility tier on an element that takes keys (FOCUSABLE, and
   EDITABLE or a text or document role: ``KEY_ROLES``), the focus is read once the app has handled
   the action (``act.barrier``), and when it is elsewhere, ``core.clicktiers.ensure_focus`` grabs it,
@@ -57,7 +55,6 @@ from deskhand.backends.linux.atspi.enums import Role, State, role_set
 from deskhand.core import clicktiers
 from deskhand.core import deadline as call_deadline
 from deskhand.core.clicktiers import Outcome
-from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point, Rect
 
 __all__ = ("AtspiElement", "ElementClicks")
@@ -80,11 +77,6 @@ TOGGLE_ROLES: Final = role_set(Role.CHECK_BOX, Role.TOGGLE_BUTTON)
 MENU_ROLES: Final = role_set(
     Role.CHECK_MENU_ITEM, Role.MENU, Role.MENU_ITEM, Role.RADIO_MENU_ITEM, Role.TEAROFF_MENU_ITEM
 )
-#: Roles whose accessible press is checked for an effect (``core.clicktiers.ensure_effect``):
-#: an action that says done and does nothing is followed by a real click.
-EFFECT_ROLES: Final = role_set(Role.PUSH_BUTTON)
-#: How long after the app handled an accessible press its first reaction is waited for.
-EFFECT_WAIT_S: Final = 0.2
 #: Roles of elements that take keys, whose click must leave the keyboard focus in them.
 KEY_ROLES: Final = role_set(
     Role.TEXT, Role.PASSWORD_TEXT, Role.ENTRY, Role.TERMINAL, Role.PARAGRAPH, Role.DOCUMENT_TEXT,
@@ -99,7 +91,6 @@ class AtspiElement:
         self._s = session
         self._app = app
         self._handled = handled  # waits until the app handled the action (``act.barrier``)
-        self._acted_at: float | None = None  # when the last accessible action was sent
 
     def authorize(self) -> None:
         self._s.verify_identity(self._app)
@@ -164,33 +155,7 @@ class AtspiElement:
         return next((actions.index(name) for name in names if name in actions), None)
 
     def perform(self, node: Ref, action: int) -> Outcome:
-        self._acted_at = time.monotonic()
         return self._s.a11y.perform(node, action)
-
-    # -- core.clicktiers.EffectPrimitives -----------------------------------------------------
-    def silent(self, node: Ref) -> bool:
-        """No event from the element's app (its own bus: a plug-in's dialog has its own) and no
-        drawing in the observed window since the action was sent, once the app handled it and
-        ``EFFECT_WAIT_S`` more passed; False whenever the bus listener cannot prove the silence."""
-        if self._acted_at is None:
-            return False
-        if self._handled is not None:
-            self._handled()
-        activity = self._s.observed.settling.activity()
-        try:
-            window = self._s.observed.observed_key_window(self._app)
-        except NativeError:
-            window = None
-        if activity.wait_for_activity(node.bus, window, after=self._acted_at, timeout_s=EFFECT_WAIT_S) is not None:
-            return False
-        return activity.silent_since(node.bus, self._acted_at)
-
-    def frame_now(self, node: Ref) -> Rect | None:
-        a11y = self._s.a11y
-        if not a11y.states(node) & State.SHOWING:
-            return None
-        ext = a11y.extents(node)
-        return Rect(float(ext[0]), float(ext[1]), float(ext[2]), float(ext[3])) if ext is not None else None
 
     def children(self, node: Ref) -> Sequence[Ref]:
         return self._s.a11y.children(node)
@@ -242,13 +207,9 @@ class ElementClicks:
         )
         if button == "left" and count == 1:
             done = clicktiers.ensure_focus(primitives, bursts, ref, frame, done)
-            if self._s.a11y.role(ref) in EFFECT_ROLES:
-                done = clicktiers.ensure_effect(primitives, bursts, ref, done)
         # the accessible action left the focus elsewhere: the route names the tier that moved it
         moved: dict[str, object] = {"focus_moved_by": done.route} if done.action is not None and done.route in (
             "grab_focus", "synthetic") else {}  # fmt: skip
-        if done.without_effect:
-            moved["action_without_effect"] = True  # the app did nothing after its action said done
         if done.route == "synthetic" and done.point is not None:
             at = done.point
             return ActionResult(
