@@ -25,7 +25,8 @@ FIND = (
 )
 
 
-def _cell(pid: int, body: str) -> str:
+def chain_cell(pid: int, body: str) -> str:
+    """A cell that binds ``pid``, reads the handles (``FIND``), runs ``body`` and writes ``r``."""
     return f'const app = await cua.getApp("{pid}");\n{FIND}\n{body}\nnodeRepl.write(JSON.stringify(r));'
 
 
@@ -42,7 +43,7 @@ def test_qt_a_press_action_is_handled_before_the_text_typed_after_it(launch, des
         "r.push(await app.typeText('xyz'));"
     )
     with cpu_hogs(load):
-        [result] = run_cells(desktop.env, [_cell(app.pid, body)])
+        [result] = run_cells(desktop.env, [chain_cell(app.pid, body)])
     assert not result.is_error, result.text
     assert "the app performed the accessible action" in result.text, result.text  # the press action ran
     clicked = app.events.wait_for("clicked", name="Apply")
@@ -68,7 +69,7 @@ def test_gtk_keys_after_an_accessible_insert_act_on_the_inserted_text(launch, de
         "r.push(await app.pressKey('shift+Tab'));"
     )
     with cpu_hogs(load):
-        [result] = run_cells(desktop.env, [_cell(app.pid, body)])
+        [result] = run_cells(desktop.env, [chain_cell(app.pid, body)])
     assert not result.is_error, result.text
     app.events.wait_for("clicked", name="Apply")
     texts = [e["text"] for e in app.events.of_type("text") if e.get("name") == "Name"]

@@ -26,17 +26,8 @@ from proc_support import cpu_hogs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "linux"))
 from _act_support import poll
+from test_cell_barrier import chain_cell
 from test_e2e_js import run_cells
-
-#: The chain's handles, read from the cell's own first observation.
-FIND = (
-    "const s = await app.getAXState({disableDiffing: true, emit: false});\n"
-    "const h = (n) => new RegExp(`(g\\\\d+:\\\\d+) [^\\\\n]* ${n}$`, 'm').exec(s)[1];"
-)
-
-
-def _cell(pid: int, body: str) -> str:
-    return f'const app = await cua.getApp("{pid}");\n{FIND}\n{body}\nnodeRepl.write(JSON.stringify(r));'
 
 
 @pytest.mark.parametrize("load", [False, True], ids=["idle", "two_cpu_hogs"])
@@ -54,7 +45,7 @@ def test_qt_a_press_action_is_handled_before_the_value_set_after_it(
         "r.push(await app.typeText('xyz'));"
     )
     with cpu_hogs(load):
-        [result] = run_cells(wl_desktop.env, [_cell(app.pid, body)])
+        [result] = run_cells(wl_desktop.env, [chain_cell(app.pid, body)])
     assert not result.is_error, result.text
     clicked = app.events.wait_for("clicked", name="Apply")
     app.events.wait_for("text", name="Name", text="xyz")
@@ -80,7 +71,7 @@ def test_gtk_keys_after_text_typed_into_an_entry_act_on_the_typed_text(
         "r.push(await app.pressKey('shift+Tab'));"
     )
     with cpu_hogs(load):
-        [result] = run_cells(wl_desktop.env, [_cell(app.pid, body)])
+        [result] = run_cells(wl_desktop.env, [chain_cell(app.pid, body)])
     assert not result.is_error, result.text
     app.events.wait_for("clicked", name="Apply")
     texts = [e["text"] for e in app.events.of_type("text") if e.get("name") == "Name"]
