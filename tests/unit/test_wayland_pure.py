@@ -76,6 +76,8 @@ def test_a_lowercase_letter_has_its_capital_on_the_shift_level_and_other_keys_on
     assert f'key <K{km.codes[0x73]}> {{ type = "ALPHABETIC", [ 0x00000073, 0x00000053 ] }};' in text
     assert f"key <K{km.codes[0x53]}> {{ [ 0x00000053 ] }};" in text
     assert f"key <K{km.codes[0x31]}> {{ [ 0x00000031 ] }};" in text
+    # shift+Tab is ISO_Left_Tab, as on X11 and every layout
+    assert f'key <K{km.codes[0xFF09]}> {{ type = "TWO_LEVEL", [ 0x0000ff09, 0x0000fe20 ] }};' in text
 
 
 def test_a_full_keymap_starts_over_from_the_base_keys() -> None:
