@@ -1,6 +1,6 @@
-"""The matrix on either display server: the sway desktop, and what a test reads through whichever
-executor runs it (the X11 ``LinuxExecutor`` or the ``WaylandExecutor``), so one test body serves
-both columns.
+"""Tests on either display server (``tests/displays.py``): the sway desktop, and what a test reads
+through whichever executor runs it (the X11 ``LinuxExecutor`` or the ``WaylandExecutor``), so one
+test body serves every server: the real-app matrix's columns and ``tests/linux``.
 
 ``on_sway(reason, strict=...)`` is the mark of a row a display server cannot pass yet:
 ``@pytest.mark.displays("x11", "sway", sway=on_sway("..."))``. It expects the refusal the
@@ -13,8 +13,10 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from Xlib import display as xdisplay
 
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.atspi.element import A11y, Ref
@@ -28,13 +30,12 @@ from deskhand.core.geometry import Rect
 from deskhand.core.screenshot import ShotTransform
 from deskhand.desktop import VirtualDesktop
 
-DISPLAYS = ("x11", "sway")
+#: The display servers a test may name in ``displays(...)``: X11 and sway here; kwin and gnome are
+#: added by their seams' plugins (a ``kwin_desktop`` or ``gnome_desktop`` fixture).
+DISPLAYS = ("x11", "sway", "kwin", "gnome")
 #: The sway desktop's screen (the X11 session desktop's is 1920x1080).
 SWAY_SIZE = (1920, 1080, 24)
 MatrixExecutor = LinuxExecutor | WaylandExecutor
-
-#: What the Wayland executor refuses before dispatch today (``unsupported_platform``); branch
-#: ``wlact`` builds these, so a row xfailed for one of them is not strict.
 
 
 def on_sway(reason: str, *, strict: bool = True) -> pytest.MarkDecorator:
@@ -123,3 +124,31 @@ def element_ref(ex: MatrixExecutor, app: RunningApp, handle: str) -> tuple[Eleme
         assert isinstance(element.ref, AtspiRef), element
         return element, Ref(element.ref.bus, element.ref.path)
     return ex.actor.session.ref(app, handle)
+
+
+def executor_for(desktop: VirtualDesktop, **kw: Any) -> MatrixExecutor:
+    """A new executor on ``desktop``, the one its display server takes (``kw``: the executor's
+    options, such as ``observe_timeout_s``)."""
+    if desktop.wayland:
+        return WaylandExecutor(desktop.env, **kw)
+    return LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"], **kw)
+
+
+def nothing_held(desktop: VirtualDesktop, ex: MatrixExecutor | None = None) -> tuple[tuple[int, ...], set[int]]:
+    """(buttons down, keycodes down) on the desktop: from the X server (XQueryPointer and
+    XQueryKeymap on a connection of its own), or on Wayland, where no client may read the seat,
+    from the session's virtual pointer and keyboard, the only input devices of the headless seat
+    (``ex``'s; a held modifier state counts as a key)."""
+    if desktop.wayland:
+        assert isinstance(ex, WaylandExecutor), "on Wayland, pass the executor whose devices sent the input"
+        devices = ex.devices
+        return tuple(sorted(devices.buttons)), set(devices.keys) | ({-devices.mods} if devices.mods else set())
+    d = xdisplay.Display(desktop.env["DISPLAY"])
+    try:
+        reply = d.screen().root.query_pointer()
+        buttons = tuple(i + 1 for i in range(5) if reply.mask & (1 << (8 + i)))
+        bits = d.query_keymap()
+        keys = {i * 8 + b for i, byte in enumerate(bits) for b in range(8) if byte & (1 << b)}
+        return buttons, keys
+    finally:
+        d.close()

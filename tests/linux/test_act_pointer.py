@@ -12,9 +12,9 @@ import pytest
 from _act_support import Bound, bind, executor_for, named_rect, nothing_held, poll
 from Xlib import display as xdisplay
 
-from conftest import Launcher
 from deskhand.core.errors import NativeError
 from deskhand.desktop import VirtualDesktop
+from desktop_support import Launcher
 
 pytestmark = pytest.mark.desktop
 

@@ -13,9 +13,9 @@ import time
 import pytest
 from _act_support import Bound, bind
 
-from conftest import Launcher, Running
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
+from desktop_support import Launcher, Running
 
 pytestmark = pytest.mark.desktop
 

@@ -20,13 +20,13 @@ import pytest
 import simplejpeg
 from _act_support import bind, executor_for, named_rect, poll
 
-from conftest import Launcher
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
 from deskhand.runtime import open_service
 from deskhand.sdk import Computer
 from deskhand.trace import TraceRecorder
 from deskhand.trace.recorder import TRACE_FILE
 from deskhand.trace.viewer import write_viewer
+from desktop_support import Launcher
 
 pytestmark = pytest.mark.desktop
 
