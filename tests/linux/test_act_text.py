@@ -1,4 +1,7 @@
-"""Paste, selectText, setValue, element clicks and scroll on the GTK and Qt fixtures, checked in the apps."""
+"""Paste, selectText, setValue, element clicks and scroll on the GTK and Qt fixtures, checked in the
+apps, on X11 and on sway (``displays``). The user's clipboard is another client's on either server
+(``_clip_support``); a copy made during the paste is X11's own here (Wayland's is in
+``tests/wayland/test_act_wayland.py``: the two clipboards' seams differ)."""
 
 from __future__ import annotations
 
@@ -7,12 +10,15 @@ from collections.abc import Iterator
 
 import pytest
 from _act_support import bind, named_rect, nothing_held
+from _clip_support import OtherClient, clipboard_now
 
 from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner, text_items
 from deskhand.core import scroll as corescroll
 from deskhand.core.errors import NativeError
+from display_support import a11y_of, element_ref, is_wayland
 
 pytestmark = pytest.mark.desktop
+BOTH = pytest.mark.displays("x11", "sway")
 
 
 @pytest.fixture(params=["gtk", "qt"])
@@ -31,33 +37,38 @@ def other_client(desktop) -> Iterator[ClipboardOwner]:
         owner.close()
 
 
+@pytest.fixture
+def user_clipboard(desktop) -> Iterator[OtherClient]:
+    other = OtherClient(desktop)
+    try:
+        yield other
+    finally:
+        other.close()
+
+
 def _entry(bound) -> str:
     return bound.handle(r"text \(settable, string\) Name")
 
 
+@BOTH
 @pytest.mark.parametrize(
     ("fmt", "content", "inserted"),
     [("text", "héllo ✓", "héllo ✓"), ("md", "**bold** x", "**bold** x"), ("html", "<b>Hi</b> there", "Hi there")],
 )
-def test_paste_inserts_and_restores_every_target(app, other_client, desktop, fmt, content, inserted):
+def test_paste_inserts_and_restores_every_target(app, user_clipboard, desktop, fmt, content, inserted):
     running, bound = app
     entry = _entry(bound)
     bound.ex.set_value(bound.app, entry, "")
     bound.ex.click(bound.app, element=entry)
-    other_client.own(text_items("previous clip", "<i>previous</i>"))
-    before = other_client.snapshot()
+    user_clipboard.own("previous clip", "<i>previous</i>")
+    before = clipboard_now(desktop)
     since = time.monotonic()
     result = bound.ex.paste(bound.app, content, fmt)
     running.events.wait_for("text", name="Name", text=inserted, since=since)
-    assert result.structured["clipboard_restored"] is True
+    assert result.structured["receipt"]["restored"] is True
     # The clipboard holds exactly what it held before, every target, served by our owner now.
-    reader = ClipboardOwner(f":{desktop.display}")
-    try:
-        after = reader.snapshot()
-    finally:
-        reader.close()
-    assert dict(after.items) == dict(before.items)
-    assert nothing_held(desktop) == ((), set())
+    assert clipboard_now(desktop) == before
+    assert nothing_held(desktop, bound.ex) == ((), set())
 
 
 def test_external_copy_during_paste_wins(app, other_client, desktop):
@@ -94,15 +105,16 @@ def test_external_copy_during_paste_wins(app, other_client, desktop):
         reader.close()
 
 
+@BOTH
 def test_clipboard_owner_gone_fails_before_dispatch(app, desktop):
-    _running, bound = app
+    running, bound = app
     entry = _entry(bound)
     bound.ex.set_value(bound.app, entry, "keep")
     bound.ex.click(bound.app, element=entry)
     # An owner that lists targets and then never answers (as a client that died mid-transfer).
-    hung = ClipboardOwner(f":{desktop.display}")
-    hung.own(text_items("x"))
-    hung._serve = lambda ev: None  # type: ignore[method-assign]  # stop answering requests
+    hung = OtherClient(desktop)
+    hung.hang("x")
+    since = time.monotonic()
     try:
         with pytest.raises(NativeError) as info:
             bound.ex.paste(bound.app, "never", "text")
@@ -110,9 +122,11 @@ def test_clipboard_owner_gone_fails_before_dispatch(app, desktop):
         hung.close()
     assert info.value.code == "clipboard_snapshot_failed"
     assert info.value.dispatched is False
-    assert nothing_held(desktop) == ((), set())
+    assert not running.events.of_type("key_press", since=since) and not running.events.of_type("text", since=since)
+    assert nothing_held(desktop, bound.ex) == ((), set())
 
 
+@BOTH
 def test_select_text_selects_the_unique_match(app):
     running, bound = app
     entry = _entry(bound)
@@ -130,6 +144,7 @@ def test_select_text_selects_the_unique_match(app):
     assert info.value.code == "text_not_found"
 
 
+@BOTH
 def test_select_text_in_multi_line_notes(app):
     running, bound = app
     notes = bound.handle(r"text \(settable, string\) Notes")
@@ -147,6 +162,7 @@ def test_select_text_in_multi_line_notes(app):
     assert info.value.code == "text_not_found"
 
 
+@BOTH
 def test_set_value_and_not_settable(app):
     running, bound = app
     since = time.monotonic()
@@ -159,11 +175,13 @@ def test_set_value_and_not_settable(app):
     assert info.value.code == "not_settable"
 
 
+@BOTH
 def test_click_apply_by_element(app):
     running, bound = app
     since = time.monotonic()
     result = bound.ex.click(bound.app, element=bound.handle(r"push button Apply"))
-    assert result.structured["route"] == "action"
+    # its accessible action on X11; on Wayland a pointer click at its frame
+    assert result.structured["route"] == ("synthetic" if is_wayland(bound.ex) else "action")
     # Qt's "Press" action only schedules the click (animateClick): the log shows it later.
     running.events.wait_for("clicked", name="Apply", since=since)
     bound.ex.click(bound.app, element=bound.handle(r"check box Enable sync"))
@@ -171,6 +189,7 @@ def test_click_apply_by_element(app):
     assert [e["name"] for e in running.events.of_type("clicked", since=since)] == ["Apply"]
 
 
+@BOTH
 def test_scroll_half_page_is_pixel_exact(app):
     running, bound = app
     area = bound.handle(r"(?:scroll pane|container) Scroll area")
@@ -187,6 +206,7 @@ def test_scroll_half_page_is_pixel_exact(app):
     assert result.structured["achieved"] == [0, want.dy]
 
 
+@BOTH
 def test_scroll_at_a_point_uses_the_wheel_and_says_so(app, desktop):
     running, bound = app
     canvas = named_rect(bound.ex, bound.app.pid, "Canvas")
@@ -199,9 +219,10 @@ def test_scroll_at_a_point_uses_the_wheel_and_says_so(app, desktop):
     assert result.outcome is not None and result.outcome.effect == "unverifiable", result
     ev = running.events.wait_for("wheel", since=since)
     assert ev["direction"] in ("down", "smooth") and (ev["x"], ev["y"]) == (50, 50)
-    assert nothing_held(desktop) == ((), set())
+    assert nothing_held(desktop, bound.ex) == ((), set())
 
 
+@BOTH
 def test_a_wheel_in_a_text_view_is_measured_on_its_text_or_unverifiable(app):
     """A text view's bounds stay put while its text scrolls. GTK 3 places its characters: the
     wheel is measured on the one under the point, and the view's own top line agrees. Qt 6 does
@@ -211,11 +232,11 @@ def test_a_wheel_in_a_text_view_is_measured_on_its_text_or_unverifiable(app):
     line = "line {:04d} " + "x" * 20 + "\n"
     bound.ex.set_value(bound.app, notes, "".join(line.format(i) for i in range(400)))
     frame = bound.frame(notes)
-    session = bound.ex.actor.session
-    _, view = session.ref(bound.app, notes)
+    a11y = a11y_of(bound.ex)
+    _, view = element_ref(bound.ex, bound.app, notes)
 
     def top_line() -> int | None:
-        offset = session.a11y.offset_at_point(view, round(frame.x + frame.width / 2), round(frame.y + 6))
+        offset = a11y.offset_at_point(view, round(frame.x + frame.width / 2), round(frame.y + 6))
         return None if offset is None else offset // len(line.format(0))
 
     before = top_line()
@@ -230,8 +251,8 @@ def test_a_wheel_in_a_text_view_is_measured_on_its_text_or_unverifiable(app):
     assert result.outcome.effect == "confirmed", result
     achieved = -result.structured["achieved"][1]
     assert before is not None and (after := top_line()) is not None
-    first = session.a11y.character_extents(view, before * len(line.format(0)))
-    second = session.a11y.character_extents(view, (before + 1) * len(line.format(0)))
+    first = a11y.character_extents(view, before * len(line.format(0)))
+    second = a11y.character_extents(view, (before + 1) * len(line.format(0)))
     assert first is not None and second is not None
     height = second[1] - first[1]
     assert abs((after - before) * height - achieved) <= height, (before, after, height, achieved)
