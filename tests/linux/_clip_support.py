@@ -10,6 +10,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from Xlib import X
+from Xlib import display as xdisplay
+from Xlib.protocol import request
+
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._dataclip import DataClipboard
 from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner, Item, text_items
@@ -99,3 +103,21 @@ def clipboard_text(desktop: VirtualDesktop) -> bytes | None:
         return now.get(_WL_TEXT)
     item = now.get("UTF8_STRING")
     return None if item is None else bytes(item.data)
+
+
+def clear_clipboard(desktop: VirtualDesktop) -> None:
+    """Nobody owns the clipboard: its owner gives it up (X11: the selection's owner set to None;
+    Wayland: a data-control client takes it and clears it)."""
+    if desktop.wayland:
+        with Client(desktop.env) as client:
+            clip = DataClipboard(client)
+            clip.set({_WL_TEXT: b"-"})
+            clip.clear()
+        return
+    d = xdisplay.Display(desktop.env["DISPLAY"])
+    try:
+        atom = d.intern_atom("CLIPBOARD")
+        request.SetSelectionOwner(display=d.display, window=X.NONE, selection=atom, time=X.CurrentTime)
+        d.sync()
+    finally:
+        d.close()
