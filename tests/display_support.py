@@ -117,6 +117,13 @@ def a11y_of(ex: MatrixExecutor) -> A11y:
     return ex.actor.session.a11y
 
 
+def actor_a11y(ex: MatrixExecutor) -> A11y:
+    """The AT-SPI element calls the executor's actions go through (to watch or stub one)."""
+    if isinstance(ex, WaylandExecutor):
+        return ex.actor.session.a11y
+    return ex.actor.a11y
+
+
 def element_ref(ex: MatrixExecutor, app: RunningApp, handle: str) -> tuple[Element, Ref]:
     """The element behind ``handle`` and its accessible object."""
     if isinstance(ex, WaylandExecutor):
