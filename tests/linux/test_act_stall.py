@@ -5,8 +5,7 @@ times out; its effect is unknown (the app performs it once it runs again), so no
 synthetic click above all) may run. The app is stopped with SIGSTOP right after it answered
 ``GetActions`` and continued after the call's deadline; its own log shows what it received.
 
-On sway the run is a strict xfail: the Wayland actor clicks an element with the pointer at its
-frame (``route: synthetic``, asserted in ``test_act_text.py``), so there is no press call to stall.
+On X11 and on sway (``displays``): both click an element through the same tiers.
 """
 
 from __future__ import annotations
@@ -27,15 +26,7 @@ from display_support import actor_a11y
 pytestmark = pytest.mark.desktop
 
 
-@pytest.mark.displays(
-    "x11",
-    "sway",
-    sway=pytest.mark.xfail(
-        strict=True,
-        raises=pytest.fail.Exception,  # the click is not refused: it raises nothing
-        reason="the Wayland actor clicks an element with the pointer, not its accessible action: no press to stall",
-    ),
-)
+@pytest.mark.displays("x11", "sway")
 def test_a_press_that_times_out_is_unknown_and_the_app_gets_it_once(launch, ex, desktop, monkeypatch):
     running = launch.gtk_fixture()
     running.events.wait_for("ready")
