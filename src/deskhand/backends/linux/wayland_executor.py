@@ -23,8 +23,10 @@ X11 actor's AT-SPI modules on a Wayland session (``act.seam``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Final
 
 from deskhand.backends.base import (
@@ -42,10 +44,11 @@ from deskhand.backends.base import (
     SelectionType,
     WindowEntry,
 )
-from deskhand.backends.inventory import RunningProcess, resolve, running_entries
-from deskhand.backends.linux import procfs
+from deskhand.backends.inventory import RunningProcess
+from deskhand.backends.linux import inventory, procfs
 from deskhand.backends.linux.act.wl_actor import WaylandActor
 from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline
+from deskhand.backends.linux.observe.discovery import argv0_of
 from deskhand.backends.linux.observe.handles import checked_element
 from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.observe.tree import Seen, TreeObserver
@@ -104,6 +107,8 @@ class WaylandExecutor:
         #: per view (``RunningApp.view``): the last screenshot's mapping to global coordinates
         self.transforms: dict[object, screenshot.ShotTransform] = {}
         self.actor = WaylandActor(self, self.devices)
+        self._apps: list[inventory.DesktopApp] | None = None
+        self._program_ids: dict[str, str] | None = None
 
     def close(self) -> None:
         try:
@@ -124,22 +129,50 @@ class WaylandExecutor:
         mine = [v for v in views if v.pid == pid]
         return next((v for v in mine if v.focused), mine[-1] if mine else None)
 
-    def _running(self) -> list[RunningProcess]:
+    def _desktop_ids(self) -> dict[str, str]:
+        """Executable -> ``.desktop`` id (``inventory.program_ids``), read once: the same app ids
+        as X11's (``org.xfce.mousepad``, not ``mousepad``)."""
+        if self._program_ids is None:
+            self._program_ids = inventory.program_ids(self._installed())
+        return self._program_ids
+
+    def _installed(self) -> list[inventory.DesktopApp]:
+        if self._apps is None:
+            self._apps = inventory.installed_apps()
+        return self._apps
+
+    def _found(self) -> list[inventory.Found]:
+        """The apps with a view, under every name they can be bound by, as X11's discovery
+        finds them (``observe.discovery``; a view's app_id stands for a window class)."""
         names: dict[int, str] = {}
         buses = self.atspi.apps(Deadline(2.0))
         for bus, pid in self.atspi.pids(buses, Deadline(2.0)).items():
             name = self.atspi.app_name(bus, Deadline(2.0))
             if name:
-                names[pid] = name
-        out: list[RunningProcess] = []
-        for pid in dict.fromkeys(v.pid for v in self.views()):
-            identity = procfs.read_identity(pid, {})
-            if identity is not None:
-                out.append(RunningProcess(identity, names.get(pid) or identity.app_id))
+                names.setdefault(pid, name)
+        views = self.views()
+        ids, installed = self._desktop_ids(), self._installed()
+        out: list[inventory.Found] = []
+        for pid in dict.fromkeys(v.pid for v in views):
+            ident = procfs.read_identity(pid, ids)
+            if ident is None or pid == os.getpid():
+                continue
+            mine = tuple((v.app_id, v.app_id) for v in reversed(views) if v.pid == pid)
+            proc = RunningProcess(
+                ident, inventory.display_name(installed, ident.app_id, mine) or names.get(pid) or ident.app_id
+            )
+            argv0 = argv0_of(pid)
+            programs = procfs.java_names(pid, ident.executable)
+            known = inventory.names_of(proc, installed, mine)
+            known.update(n.lower() for n in (Path(argv0).name, names.get(pid, ""), *programs) if n)
+            titles = frozenset(v.title.lower() for v in views if v.pid == pid) - {""}
+            out.append(inventory.Found(proc, frozenset(known), titles, argv0, mine, programs))
         return out
 
     def list_apps(self) -> list[AppEntry]:
-        return running_entries(self._running(), {})
+        installed = self._installed()
+        running = [f.process for f in self._found()]
+        return inventory.merge(running, installed, inventory.recent_usage(installed))
 
     def list_windows(self, pid: int | None = None) -> list[WindowEntry]:
         views = self.views()
@@ -152,25 +185,25 @@ class WaylandExecutor:
         return out
 
     def resolve(self, selector: str) -> RunningApp:
-        return resolve(selector, self._running())
+        return inventory.resolve(selector, self._found())
 
     # -- helpers for the actor (public, ``act.wl_session.WlObserved``) -------------------------
     def verify_identity(self, app: RunningApp) -> ProcessIdentity:
         """The pid's identity read again from /proc, exactly the resolved one (before every burst)."""
-        return procfs.verify(app.identity, {})
+        return procfs.verify(app.identity, self._desktop_ids())
 
     def element(self, app: RunningApp, handle: Handle) -> Element:
         """The element behind a handle, checked against the app now (``observe.handles``)."""
-        return checked_element(self.observer, self.atspi, app, handle, {})
+        return checked_element(self.observer, self.atspi, app, handle, self._desktop_ids())
 
     def observed_key_window(self, app: RunningApp) -> int | None:
         """The key window of the app's last observation (``stale_snapshot`` before any)."""
-        return self.observer.key_window(app.view, identity=procfs.read_identity(app.pid, {}))
+        return self.observer.key_window(app.view, identity=procfs.read_identity(app.pid, self._desktop_ids()))
 
     def to_global(self, app: RunningApp, x: float, y: float) -> Point:
         """Screenshot pixels of the latest observation -> global coordinates (section 6.2)."""
         return screenshot.to_global(
-            self.transforms.get(app.view), x, y, identity=procfs.read_identity(app.pid, {}),
+            self.transforms.get(app.view), x, y, identity=procfs.read_identity(app.pid, self._desktop_ids()),
             key_window_id=self.observed_key_window(app),
         )  # fmt: skip
 
