@@ -18,7 +18,8 @@ X11 actor's AT-SPI modules on a Wayland session (``act.seam``).
   capture, so the key window is captured as its rect on the screen when nothing lies over it;
   a covered window's state comes without a screenshot and says so (``COVERED_NOTICE``), and a
   screenshot alone (``image_only``) is refused (``capture_failed``, ``_screencopy.capture_view``).
-  Any action raises the window, after which it can be captured.
+  An action that sends input (keys, a pointer click) raises the window, after which it can be
+  captured; one done through the app's accessibility (an element's action, a value) does not.
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ OBSERVE_TIMEOUT_S: Final = 3.0
 NO_X_DISPLAY: Final = ":none"
 #: The state's notice when the key window is covered: no screenshot, and why.
 COVERED_NOTICE: Final = (
-    "No screenshot: {reason}. Observing never raises a window; any action on the app raises it, "
-    "and the next observation captures it."
+    "No screenshot: {reason}. Observing never raises a window; an action that sends input to the app "
+    "(keys, a pointer click) raises it, and the next observation captures it."
 )
 
 
