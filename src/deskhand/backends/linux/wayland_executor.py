@@ -235,7 +235,9 @@ class WaylandExecutor:
         key_info = next(w for w in wins if w.id == key.con_id)
         seen: Seen = Future()
         seen.set_result((wins, key_info))
-        tree, notices, _key = self.trees.read(app, identity, seen, window_relative=True)
+        # an image-only look takes the last read again while the app provably did not change
+        unchanged = self.settling.quiet_since if image_only else None
+        tree, notices, _key = self.trees.read(app, identity, seen, window_relative=True, unchanged_since=unchanged)
         if tree is None:
             raise NativeError("ax_failed", f"{app.display_name} (pid {app.pid}) is not on the accessibility bus.")
         obs = self.observer.observe(
@@ -243,7 +245,9 @@ class WaylandExecutor:
         )
         image = None
         self.transforms.pop(app.view, None)
-        if not text_only:
+        if text_only:  # the transform a capture would have recorded: coordinates keep their meaning
+            self._place(app, identity, key, screenshot.fitted_size(key.rect[2], key.rect[3]))
+        else:
             try:
                 image = self._shot(app, identity, key, views)
             except NativeError as err:
@@ -263,12 +267,15 @@ class WaylandExecutor:
         data = encode(Pixels(frame.data, frame.width, frame.height), fitted.width, fitted.height)
         if self.verify_identity(app) != identity:
             raise NativeError("stale_process", screenshot.STALE_PROCESS_MESSAGE)
+        self._place(app, identity, key, fitted)
+        return Image(data, screenshot.MIME_TYPE, fitted.width, fitted.height)
+
+    def _place(self, app: RunningApp, identity: ProcessIdentity, key: View, fitted: screenshot.FittedSize) -> None:
         self.transforms[app.view] = screenshot.ShotTransform(
             origin_x=key.rect[0], origin_y=key.rect[1], point_width=key.rect[2], point_height=key.rect[3],
             pixels_per_point=fitted.pixels_per_point, image_width=fitted.width, image_height=fitted.height,
             window_id=key.con_id, identity=identity,
         )  # fmt: skip
-        return Image(data, screenshot.MIME_TYPE, fitted.width, fitted.height)
 
     # -- actions: delegated to the actor -------------------------------------------------------
     def click(
