@@ -16,12 +16,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from Xlib import X
 from Xlib import display as xdisplay
+from Xlib.ext import xtest
 
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.atspi.mapping import AtspiRef
 from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.backends.linux.wayland._client import Client
+from deskhand.backends.linux.wayland._devices import Devices
 from deskhand.backends.linux.wayland._ipc import SwayIPC
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.core.axtree.model import Element
@@ -157,5 +161,25 @@ def nothing_held(desktop: VirtualDesktop, ex: MatrixExecutor | None = None) -> t
         bits = d.query_keymap()
         keys = {i * 8 + b for i, byte in enumerate(bits) for b in range(8) if byte & (1 << b)}
         return buttons, keys
+    finally:
+        d.close()
+
+
+def pointer_to(desktop: VirtualDesktop, x: float, y: float) -> None:
+    """Move the pointer to screen point (x, y) as the user's mouse would, outside deskhand: an
+    XTest motion on X11; on Wayland a virtual pointer of another client (one seat, one cursor)."""
+    if desktop.wayland:
+        with Client(desktop.env) as client:
+            devices = Devices(client)
+            try:
+                devices.move(x, y)
+                devices.flush()
+            finally:
+                devices.close()
+        return
+    d = xdisplay.Display(desktop.env["DISPLAY"])
+    try:
+        xtest.fake_input(d, X.MotionNotify, x=round(x), y=round(y))
+        d.sync()
     finally:
         d.close()
