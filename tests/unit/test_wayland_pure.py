@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import struct
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
@@ -119,6 +120,16 @@ def test_a_covered_window_is_refused_before_any_capture() -> None:
         capture_view(cast(Client, None), [covered, above], covered)  # no client: nothing is captured
     assert refused.value.code == "capture_failed" and refused.value.dispatched is False
     assert "app6 (pid 60)" in refused.value.message
+
+
+def test_a_window_partly_off_the_screen_is_refused_before_any_capture() -> None:
+    """Not cut to the part on the screen: the transform would not match the window."""
+    half_off = _ipc._view(_node(5, 50, (1000, 100, 400, 300)), True)
+    screen = SimpleNamespace(outputs=[SimpleNamespace(x=0, y=0, width=1280, height=800)])
+    with pytest.raises(NativeError) as refused:
+        capture_view(cast(Client, screen), [half_off], half_off)  # no screencopy: nothing is captured
+    assert refused.value.code == "capture_failed" and refused.value.dispatched is False
+    assert "off the screen" in refused.value.message
 
 
 def _view(con_id: int, rect: tuple[int, int, int, int], *, visible: bool = True) -> _ipc.View:
