@@ -113,6 +113,38 @@ def move_window(ex: MatrixExecutor, app: RunningApp, x: int, y: int, timeout_s: 
     return rect
 
 
+def resize_window(ex: MatrixExecutor, app: RunningApp, width: int, height: int, timeout_s: float = 10.0) -> Rect:
+    """Resize the app's key window (its client area) by the window manager's own means (an X
+    configure, or sway's ``resize set``); its client rect once it has that size."""
+    if isinstance(ex, WaylandExecutor):
+        views = [v for v in ex.views() if v.pid == app.pid]
+        view = next((v for v in views if v.focused), views[-1])
+        with SwayIPC(env=ex.env) as ipc:
+            ipc.command(f"[con_id={view.con_id}] resize set {width} px {height} px")
+    else:
+        key = ex.key_window(app)
+        assert key is not None
+        with ex.x.lock:
+            ex.x.window(key.id).configure(width=width, height=height)
+            ex.x.display.sync()
+    deadline = time.monotonic() + timeout_s
+    while (rect := key_rect(ex, app)) is None or (rect.width, rect.height) != (width, height):
+        assert time.monotonic() < deadline, rect
+        time.sleep(0.05)  # polling the window's size with a deadline
+    return rect
+
+
+def raise_window(ex: MatrixExecutor, app: RunningApp) -> None:
+    """Bring the app's key window to the front with the focus, as the user would (X11: the window
+    manager's activation; sway: ``focus``)."""
+    if isinstance(ex, WaylandExecutor):
+        views = [v for v in ex.views() if v.pid == app.pid]
+        with SwayIPC(env=ex.env) as ipc:
+            ipc.focus(next((v for v in views if v.focused), views[-1]).con_id)
+    else:
+        ex.activate(app)
+
+
 def a11y_of(ex: MatrixExecutor) -> A11y:
     """The executor's AT-SPI element calls (which place a window-relative app's points by its
     window's origin, as the last observation found it)."""
