@@ -78,6 +78,10 @@ COVERED_NOTICE: Final = (
 )
 
 
+#: After the ``waitForChangeMs`` notice: what a change is on Wayland.
+WAITED_NOTE: Final = " (On Wayland only the app's accessibility events count: its drawing is not seen.)"
+
+
 def window_info(view: View, stacking: int) -> WindowInfo:
     """A sway view as the X11 mapping code expects a window (no decorations: client = frame)."""
     rect = Rect(*view.rect)
@@ -224,9 +228,12 @@ class WaylandExecutor:
         image_only: bool = False,
         text_only: bool = False,
     ) -> AppState:
-        del wait_for_change_s  # the settle rules are X11's for now
         identity = self.verify_identity(app)
-        self.settling.settle(app.view, self.trees.bus_of(app.pid), None)  # after an action: the settle rule
+        bus = self.trees.bus_of(app.pid)
+        waited = None
+        if wait_for_change_s > 0:  # the app's AT-SPI events only: no client sees another's drawing
+            waited = self.settling.wait_for_change(app.view, bus, None, wait_for_change_s) + WAITED_NOTE
+        self.settling.settle(app.view, bus, None)  # after an action: the settle rule
         views = self.views()  # after the settle: a dialog the action opened is mapped and focused by then
         key = self._key_view(app.pid, views)
         if key is None:
@@ -255,6 +262,9 @@ class WaylandExecutor:
                     raise
                 notices.append(COVERED_NOTICE.format(reason=err.message.removeprefix("wayland: ")))
         text = obs.text.rstrip()
+        if waited is not None:
+            notices.append(waited)
+        self.settling.observed(app.view)  # what this observation has seen (``waitForChangeMs``)
         if notices:
             text += "\n\n" + "\n".join(notices)
         return AppState(text=text, image=image, window_title=key.title)
