@@ -8,6 +8,8 @@ Wayland: a data-control source of another Wayland client, and its MIME types.
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from Xlib import X
@@ -18,6 +20,7 @@ from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._dataclip import DataClipboard
 from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner, Item, text_items
 from deskhand.desktop import VirtualDesktop
+from display_support import is_wayland
 
 #: The text types of a Wayland clipboard (X11's are ``text_items``').
 _WL_TEXT = "text/plain;charset=utf-8"
@@ -121,3 +124,41 @@ def clear_clipboard(desktop: VirtualDesktop) -> None:
         d.sync()
     finally:
         d.close()
+
+
+def during_paste(ex: Any, monkeypatch: Any, act: Callable[[], None]) -> None:
+    """Run ``act`` while the executor's next paste polls what the app read from its clipboard
+    (the core polls after posting ctrl+v; ``act`` runs at the second poll), then wait up to 2 s
+    until the executor's clipboard lost the selection: X11's ``ClipboardOwner.requests``, or the
+    Wayland clipboard server's ``data_requests_since``."""
+    calls: list[object] = []
+
+    def lost(owns: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 2.0
+        while owns() and time.monotonic() < deadline:
+            time.sleep(0.005)  # polling the owner's state with a deadline
+
+    if is_wayland(ex):
+        server = ex.actor.keys.paste_clipboard()
+        original = server.data_requests_since
+
+        def polled(token: object) -> list[str]:
+            calls.append(token)
+            if len(calls) == 2:
+                act()
+                lost(lambda: server.owns)
+            return list(original(token))
+
+        monkeypatch.setattr(server, "data_requests_since", polled)
+        return
+    owner = ex.actor.session.clipboard()
+    original_requests = owner.requests
+
+    def requests() -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            act()
+            lost(lambda: owner.owns)
+        return original_requests()
+
+    monkeypatch.setattr(owner, "requests", requests)

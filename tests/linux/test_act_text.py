@@ -1,7 +1,6 @@
 """Paste, selectText, setValue, element clicks and scroll on the GTK and Qt fixtures, checked in the
 apps, on X11 and on sway (``displays``). The user's clipboard is another client's on either server
-(``_clip_support``); a copy made during the paste is X11's own here (Wayland's is in
-``tests/wayland/test_act_wayland.py``: the two clipboards' seams differ)."""
+(``_clip_support``)."""
 
 from __future__ import annotations
 
@@ -10,9 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 from _act_support import bind, named_rect, nothing_held
-from _clip_support import OtherClient, clipboard_now
+from _clip_support import OtherClient, clipboard_now, clipboard_text, during_paste
 
-from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner, text_items
 from deskhand.core import scroll as corescroll
 from deskhand.core.errors import NativeError
 from display_support import a11y_of, element_ref
@@ -26,15 +24,6 @@ def app(request, launch, ex):
     running = launch.gtk_fixture() if request.param == "gtk" else launch.qt_fixture()
     running.extra["toolkit"] = running.events.wait_for("ready")["toolkit"]
     return running, bind(ex, running.pid)
-
-
-@pytest.fixture
-def other_client(desktop) -> Iterator[ClipboardOwner]:
-    owner = ClipboardOwner(f":{desktop.display}")
-    try:
-        yield owner
-    finally:
-        owner.close()
 
 
 @pytest.fixture
@@ -71,38 +60,22 @@ def test_paste_inserts_and_restores_every_target(app, user_clipboard, desktop, f
     assert nothing_held(desktop, bound.ex) == ((), set())
 
 
-def test_external_copy_during_paste_wins(app, other_client, desktop):
+@BOTH
+def test_external_copy_during_paste_wins(app, desktop, monkeypatch):
     _running, bound = app
     entry = _entry(bound)
     bound.ex.click(bound.app, element=entry)
-    other_client.own(text_items("before"))
-    actor = bound.ex.actor
-    owner = actor.session.clipboard()
-    original_requests = owner.requests
-    calls = []
-
-    def copy_while_pasting():
-        # The core polls the requests after posting ctrl+v: another client copies right then.
-        calls.append(1)
-        if len(calls) == 2:
-            other_client.own(text_items("copied meanwhile"))
-            deadline = time.monotonic() + 2
-            while owner.owns and time.monotonic() < deadline:
-                time.sleep(0.005)
-        return original_requests()
-
-    owner.requests = copy_while_pasting
+    before, meanwhile = OtherClient(desktop), OtherClient(desktop)
     try:
+        before.own("before")
+        during_paste(bound.ex, monkeypatch, lambda: meanwhile.own("copied meanwhile"))
         with pytest.raises(NativeError) as info:
             bound.ex.paste(bound.app, "pasted", "text")
+        assert info.value.code == "clipboard_changed"
+        assert clipboard_text(desktop) == b"copied meanwhile"  # the copy stays; nothing is restored over it
     finally:
-        del owner.requests
-    assert info.value.code == "clipboard_changed"
-    reader = ClipboardOwner(f":{desktop.display}")
-    try:
-        assert reader.snapshot().items["UTF8_STRING"].data == b"copied meanwhile"
-    finally:
-        reader.close()
+        before.close()
+        meanwhile.close()
 
 
 @BOTH
