@@ -2,7 +2,8 @@
 ``tests/conftest.py``, so ``tests/linux`` and ``tests/realapps`` share one session desktop).
 
 Fixtures:
-    desktop   the session's VirtualDesktop (skips only when Xvfb cannot run here)
+    desktop   the session's VirtualDesktop (skips only when Xvfb cannot run here); also named
+              ``x11_desktop``, the ``x11`` server of ``tests/displays.py``
     launch    start an app inside it and wait until it is on the AT-SPI bus (``launch(argv)``,
               ``launch.gtk_fixture()``, ``launch.qt_fixture()``); every app is stopped after the test
     a11y      a fresh connection to the desktop's AT-SPI bus
@@ -203,8 +204,8 @@ def _xvfb_unavailable() -> str | None:
 
 
 @pytest.fixture(scope="session")
-def desktop() -> Iterator[VirtualDesktop]:
-    """One private desktop for the whole session; torn down even when tests fail."""
+def x11_desktop() -> Iterator[VirtualDesktop]:
+    """One private X11 desktop for the whole session; torn down even when tests fail."""
     reason = _xvfb_unavailable()
     if reason is not None:
         pytest.skip(reason)
@@ -220,6 +221,12 @@ def desktop() -> Iterator[VirtualDesktop]:
         yield vd
     finally:
         vd.stop()
+
+
+@pytest.fixture(scope="session")
+def desktop(x11_desktop: VirtualDesktop) -> VirtualDesktop:
+    """The session's X11 desktop (``tests/linux`` overrides it with the desktop of its ``display``)."""
+    return x11_desktop
 
 
 @pytest.fixture

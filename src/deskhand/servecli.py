@@ -288,11 +288,16 @@ def _py_level(name: str) -> int:
 
 
 def check_launch(argv: list[str]) -> None:
-    """Refuse a ``--launch`` that cannot work here: no command, or no X display."""
+    """Refuse a ``--launch`` that cannot work here: no command, or no X display (nor a sway
+    session, whose IPC says when the app's window is there)."""
     if not argv:
         raise DeskhandError("--launch needs a command")
-    if not os.environ.get("DISPLAY"):
+    if not (os.environ.get("DISPLAY") or _sway_session()):
         raise DeskhandError("--launch needs an X display: set DISPLAY, or add --virtual")
+
+
+def _sway_session() -> bool:
+    return bool(os.environ.get("WAYLAND_DISPLAY") and os.environ.get("SWAYSOCK"))
 
 
 def launch_app(argv: list[str], timeout_s: float = 20.0) -> subprocess.Popen[bytes]:
@@ -303,7 +308,7 @@ def launch_app(argv: list[str], timeout_s: float = 20.0) -> subprocess.Popen[byt
     from deskhand.desktop.virtual import a11y_env, wait_for_window  # noqa: PLC0415
 
     check_launch(argv)
-    display = os.environ["DISPLAY"]
+    display = os.environ.get("DISPLAY")
     try:
         proc = subprocess.Popen(
             argv,
@@ -316,7 +321,12 @@ def launch_app(argv: list[str], timeout_s: float = 20.0) -> subprocess.Popen[byt
     except FileNotFoundError as err:
         raise DeskhandError(f"--launch: command not found: {argv[0]}") from err
     try:
-        wait_for_window(display, proc.pid, timeout_s)
+        if display:
+            wait_for_window(display, proc.pid, timeout_s)
+        else:  # a sway session (``check_launch``): the app's view in sway's tree
+            from deskhand.desktop._sway import wait_for_view  # noqa: PLC0415
+
+            wait_for_view(Path(os.environ["SWAYSOCK"]), proc.pid, timeout_s)
     except BaseException as err:  # no X display, Ctrl-C, ...: the app must not outlive the launch
         proc.kill()
         proc.wait()

@@ -1,4 +1,6 @@
-"""Shared pieces of the acting tests: an executor bound to the test desktop and small probes."""
+"""Shared pieces of the acting tests: an executor bound to the test desktop and small probes, on
+whichever display server the test runs (``tests/displays.py``; the per-server reads are in
+``tests/display_support.py``)."""
 
 from __future__ import annotations
 
@@ -7,13 +9,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
-
-from Xlib import display as xdisplay
+from typing import TypeVar
 
 from deskhand.backends.base import RunningApp
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.geometry import Rect
+from display_support import (
+    MatrixExecutor,
+    executor_for,
+    frame_of,
+    is_wayland,
+    key_rect,
+    nothing_held,
+    transform_of,
+)
+
+__all__ = ["Bound", "bind", "executor_for", "field_route", "mousepad_env", "named_rect", "nothing_held", "poll"]
 
 T = TypeVar("T")
 
@@ -34,7 +44,7 @@ def poll(fn: Callable[[], T | None], timeout_s: float = 5.0, what: str = "condit
 class Bound:
     """An app bound through a real executor, observed once."""
 
-    ex: LinuxExecutor
+    ex: MatrixExecutor
     app: RunningApp
     text: str
 
@@ -48,19 +58,20 @@ class Bound:
         return m.group(1)
 
     def frame(self, handle: str) -> Rect:
-        frame = self.ex.element(self.app, handle).frame
+        frame = frame_of(self.ex, self.app, handle)
         assert frame is not None
         return frame
 
     def pixels(self, gx: float, gy: float) -> tuple[float, float]:
         """Global points back to screenshot pixels of the latest observation."""
-        t = self.ex.transform(self.app)
+        t = transform_of(self.ex, self.app)
         assert t is not None
         return ((gx - t.origin_x) * t.pixels_per_point, (gy - t.origin_y) * t.pixels_per_point)
 
 
-def named_rect(ex: LinuxExecutor, pid: int, name: str) -> Rect:
-    """The screen rectangle of the app's first accessible called ``name`` (read through AT-SPI)."""
+def named_rect(ex: MatrixExecutor, pid: int, name: str) -> Rect:
+    """The screen rectangle of the app's first accessible called ``name`` (read through AT-SPI;
+    on Wayland placed by the window's origin as the executor's last observation found it)."""
     from deskhand.backends.linux.atspi.connection import Deadline  # noqa: PLC0415
     from deskhand.backends.linux.atspi.element import A11y, Ref  # noqa: PLC0415
 
@@ -87,33 +98,22 @@ def mousepad_env(tmp: Path) -> dict[str, str]:
     return {"GSETTINGS_BACKEND": "memory", **{k: str(v) for k, v in dirs.items()}}
 
 
-def executor_for(desktop: Any) -> LinuxExecutor:
-    return LinuxExecutor(display=f":{desktop.display}", a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
-
-
-def bind(ex: LinuxExecutor, pid: int) -> Bound:
+def bind(ex: MatrixExecutor, pid: int) -> Bound:
     """Resolve the app once its window is mapped (an app reaches the bus before its window), then
     observe it, as an agent's first get_app_state would."""
     app = poll(lambda: _resolve(ex, pid), what=f"pid {pid} resolvable")
-    poll(lambda: ex.key_window(app), what=f"a mapped window of pid {pid}")
+    poll(lambda: key_rect(ex, app), what=f"a mapped window of pid {pid}")
     return Bound(ex, app, ex.get_app_state(app).text)
 
 
-def _resolve(ex: LinuxExecutor, pid: int) -> RunningApp | None:
+def _resolve(ex: MatrixExecutor, pid: int) -> RunningApp | None:
     try:
         return ex.resolve(str(pid))
     except Exception:
         return None
 
 
-def nothing_held(desktop: Any) -> tuple[tuple[int, ...], set[int]]:
-    """(buttons down per XQueryPointer, keycodes down per XQueryKeymap) on the desktop."""
-    d = xdisplay.Display(f":{desktop.display}")
-    try:
-        reply = d.screen().root.query_pointer()
-        buttons = tuple(i + 1 for i in range(5) if reply.mask & (1 << (8 + i)))
-        bits = d.query_keymap()
-        keys = {i * 8 + b for i, byte in enumerate(bits) for b in range(8) if byte & (1 << b)}
-        return buttons, keys
-    finally:
-        d.close()
+def field_route(ex: MatrixExecutor) -> str:
+    """The route ``type_text`` takes into a focused text field: its accessible text on X11; on
+    Wayland the keys of the session's virtual keyboard (then the field is read back)."""
+    return "key_events" if is_wayland(ex) else "accessible_text"

@@ -2,7 +2,7 @@
 
 Names are matched raw first, then in their pretty form, case-insensitively; page scrolls move the
 scroll area's own bar by one page, which the app's ``scroll`` event shows as an offset of exactly
-its page (the content size minus the largest offset).
+its page (the content size minus the largest offset). On X11 and on sway (``displays``).
 """
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ import time
 import pytest
 from _act_support import Bound, bind
 
-from conftest import Launcher, Running
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
+from desktop_support import Launcher, Running
+from display_support import MatrixExecutor, actor_a11y
 
-pytestmark = pytest.mark.desktop
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
 
 #: The scroll area's content, as in tests/apps/_eventlog.py (not imported: that folder is the apps').
 CONTENT_WIDTH, CONTENT_HEIGHT = 2000, 1500
 
 
 @pytest.fixture(params=["gtk", "qt"])
-def app(request: pytest.FixtureRequest, launch: Launcher, ex: LinuxExecutor) -> tuple[Running, Bound]:
+def app(request: pytest.FixtureRequest, launch: Launcher, ex: MatrixExecutor) -> tuple[Running, Bound]:
     running = launch.gtk_fixture() if request.param == "gtk" else launch.qt_fixture()
     running.extra["toolkit"] = running.events.wait_for("ready")["toolkit"]
     return running, bind(ex, running.pid)
@@ -94,7 +94,7 @@ def test_unknown_action_is_invalid_and_sends_nothing(app: tuple[Running, Bound])
     assert running.events.of_type("toggled", since=since) == []
 
 
-def test_gtk_outline_row_expands_and_collapses(launch: Launcher, ex: LinuxExecutor) -> None:
+def test_gtk_outline_row_expands_and_collapses(launch: Launcher, ex: MatrixExecutor) -> None:
     running = launch.gtk_fixture()
     running.events.wait_for("ready")
     bound = bind(ex, running.pid)
@@ -109,7 +109,7 @@ def test_gtk_outline_row_expands_and_collapses(launch: Launcher, ex: LinuxExecut
     assert result.structured["action"] == "AXExpandOrContract"
 
 
-def test_qt_checkbox_toggle_and_slider_increment(launch: Launcher, ex: LinuxExecutor) -> None:
+def test_qt_checkbox_toggle_and_slider_increment(launch: Launcher, ex: MatrixExecutor) -> None:
     running = launch.qt_fixture()
     running.events.wait_for("ready")
     bound = bind(ex, running.pid)
@@ -129,7 +129,7 @@ def test_refused_page_scroll_is_ax_failed_and_not_replayed(
 ) -> None:
     running, bound = app
     area = bound.handle("scroll pane Scroll area")
-    a11y = bound.ex.actor.a11y
+    a11y = actor_a11y(bound.ex)
     real_set = a11y.set_value
     sets: list[float] = []
 

@@ -1,4 +1,6 @@
-"""Paste, selectText, setValue, element clicks and scroll on the GTK and Qt fixtures, checked in the apps."""
+"""Paste, selectText, setValue, element clicks and scroll on the GTK and Qt fixtures, checked in the
+apps, on X11 and on sway (``displays``). The user's clipboard is another client's on either server
+(``_clip_support``)."""
 
 from __future__ import annotations
 
@@ -7,12 +9,14 @@ from collections.abc import Iterator
 
 import pytest
 from _act_support import bind, named_rect, nothing_held
+from _clip_support import OtherClient, clipboard_now, clipboard_text, during_paste
 
-from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner, text_items
 from deskhand.core import scroll as corescroll
 from deskhand.core.errors import NativeError
+from display_support import a11y_of, element_ref
 
 pytestmark = pytest.mark.desktop
+BOTH = pytest.mark.displays("x11", "sway")
 
 
 @pytest.fixture(params=["gtk", "qt"])
@@ -23,86 +27,67 @@ def app(request, launch, ex):
 
 
 @pytest.fixture
-def other_client(desktop) -> Iterator[ClipboardOwner]:
-    owner = ClipboardOwner(f":{desktop.display}")
+def user_clipboard(desktop) -> Iterator[OtherClient]:
+    other = OtherClient(desktop)
     try:
-        yield owner
+        yield other
     finally:
-        owner.close()
+        other.close()
 
 
 def _entry(bound) -> str:
     return bound.handle(r"text \(settable, string\) Name")
 
 
+@BOTH
 @pytest.mark.parametrize(
     ("fmt", "content", "inserted"),
     [("text", "héllo ✓", "héllo ✓"), ("md", "**bold** x", "**bold** x"), ("html", "<b>Hi</b> there", "Hi there")],
 )
-def test_paste_inserts_and_restores_every_target(app, other_client, desktop, fmt, content, inserted):
+def test_paste_inserts_and_restores_every_target(app, user_clipboard, desktop, fmt, content, inserted):
     running, bound = app
     entry = _entry(bound)
     bound.ex.set_value(bound.app, entry, "")
     bound.ex.click(bound.app, element=entry)
-    other_client.own(text_items("previous clip", "<i>previous</i>"))
-    before = other_client.snapshot()
+    user_clipboard.own("previous clip", "<i>previous</i>")
+    before = clipboard_now(desktop)
     since = time.monotonic()
     result = bound.ex.paste(bound.app, content, fmt)
     running.events.wait_for("text", name="Name", text=inserted, since=since)
-    assert result.structured["clipboard_restored"] is True
+    assert result.structured["receipt"]["restored"] is True
     # The clipboard holds exactly what it held before, every target, served by our owner now.
-    reader = ClipboardOwner(f":{desktop.display}")
-    try:
-        after = reader.snapshot()
-    finally:
-        reader.close()
-    assert dict(after.items) == dict(before.items)
-    assert nothing_held(desktop) == ((), set())
+    assert clipboard_now(desktop) == before
+    assert nothing_held(desktop, bound.ex) == ((), set())
 
 
-def test_external_copy_during_paste_wins(app, other_client, desktop):
+@BOTH
+def test_external_copy_during_paste_wins(app, desktop, monkeypatch):
     _running, bound = app
     entry = _entry(bound)
     bound.ex.click(bound.app, element=entry)
-    other_client.own(text_items("before"))
-    actor = bound.ex.actor
-    owner = actor.session.clipboard()
-    original_requests = owner.requests
-    calls = []
-
-    def copy_while_pasting():
-        # The core polls the requests after posting ctrl+v: another client copies right then.
-        calls.append(1)
-        if len(calls) == 2:
-            other_client.own(text_items("copied meanwhile"))
-            deadline = time.monotonic() + 2
-            while owner.owns and time.monotonic() < deadline:
-                time.sleep(0.005)
-        return original_requests()
-
-    owner.requests = copy_while_pasting
+    before, meanwhile = OtherClient(desktop), OtherClient(desktop)
     try:
+        before.own("before")
+        during_paste(bound.ex, monkeypatch, lambda: meanwhile.own("copied meanwhile"))
         with pytest.raises(NativeError) as info:
             bound.ex.paste(bound.app, "pasted", "text")
+        assert info.value.code == "clipboard_changed"
+        assert clipboard_text(desktop) == b"copied meanwhile"  # the copy stays; nothing is restored over it
     finally:
-        del owner.requests
-    assert info.value.code == "clipboard_changed"
-    reader = ClipboardOwner(f":{desktop.display}")
-    try:
-        assert reader.snapshot().items["UTF8_STRING"].data == b"copied meanwhile"
-    finally:
-        reader.close()
+        before.close()
+        meanwhile.close()
 
 
+@BOTH
 def test_clipboard_owner_gone_fails_before_dispatch(app, desktop):
-    _running, bound = app
+    running, bound = app
     entry = _entry(bound)
     bound.ex.set_value(bound.app, entry, "keep")
     bound.ex.click(bound.app, element=entry)
     # An owner that lists targets and then never answers (as a client that died mid-transfer).
-    hung = ClipboardOwner(f":{desktop.display}")
-    hung.own(text_items("x"))
-    hung._serve = lambda ev: None  # type: ignore[method-assign]  # stop answering requests
+    hung = OtherClient(desktop)
+    hung.hang("x")
+    since = time.monotonic()
     try:
         with pytest.raises(NativeError) as info:
             bound.ex.paste(bound.app, "never", "text")
@@ -110,9 +95,11 @@ def test_clipboard_owner_gone_fails_before_dispatch(app, desktop):
         hung.close()
     assert info.value.code == "clipboard_snapshot_failed"
     assert info.value.dispatched is False
-    assert nothing_held(desktop) == ((), set())
+    assert not running.events.of_type("key_press", since=since) and not running.events.of_type("text", since=since)
+    assert nothing_held(desktop, bound.ex) == ((), set())
 
 
+@BOTH
 def test_select_text_selects_the_unique_match(app):
     running, bound = app
     entry = _entry(bound)
@@ -130,6 +117,7 @@ def test_select_text_selects_the_unique_match(app):
     assert info.value.code == "text_not_found"
 
 
+@BOTH
 def test_select_text_in_multi_line_notes(app):
     running, bound = app
     notes = bound.handle(r"text \(settable, string\) Notes")
@@ -147,6 +135,7 @@ def test_select_text_in_multi_line_notes(app):
     assert info.value.code == "text_not_found"
 
 
+@BOTH
 def test_set_value_and_not_settable(app):
     running, bound = app
     since = time.monotonic()
@@ -159,6 +148,7 @@ def test_set_value_and_not_settable(app):
     assert info.value.code == "not_settable"
 
 
+@BOTH
 def test_click_apply_by_element(app):
     running, bound = app
     since = time.monotonic()
@@ -171,6 +161,7 @@ def test_click_apply_by_element(app):
     assert [e["name"] for e in running.events.of_type("clicked", since=since)] == ["Apply"]
 
 
+@BOTH
 def test_scroll_half_page_is_pixel_exact(app):
     running, bound = app
     area = bound.handle(r"(?:scroll pane|container) Scroll area")
@@ -187,6 +178,7 @@ def test_scroll_half_page_is_pixel_exact(app):
     assert result.structured["achieved"] == [0, want.dy]
 
 
+@BOTH
 def test_scroll_at_a_point_uses_the_wheel_and_says_so(app, desktop):
     running, bound = app
     canvas = named_rect(bound.ex, bound.app.pid, "Canvas")
@@ -199,9 +191,10 @@ def test_scroll_at_a_point_uses_the_wheel_and_says_so(app, desktop):
     assert result.outcome is not None and result.outcome.effect == "unverifiable", result
     ev = running.events.wait_for("wheel", since=since)
     assert ev["direction"] in ("down", "smooth") and (ev["x"], ev["y"]) == (50, 50)
-    assert nothing_held(desktop) == ((), set())
+    assert nothing_held(desktop, bound.ex) == ((), set())
 
 
+@BOTH
 def test_a_wheel_in_a_text_view_is_measured_on_its_text_or_unverifiable(app):
     """A text view's bounds stay put while its text scrolls. GTK 3 places its characters: the
     wheel is measured on the one under the point, and the view's own top line agrees. Qt 6 does
@@ -211,11 +204,11 @@ def test_a_wheel_in_a_text_view_is_measured_on_its_text_or_unverifiable(app):
     line = "line {:04d} " + "x" * 20 + "\n"
     bound.ex.set_value(bound.app, notes, "".join(line.format(i) for i in range(400)))
     frame = bound.frame(notes)
-    session = bound.ex.actor.session
-    _, view = session.ref(bound.app, notes)
+    a11y = a11y_of(bound.ex)
+    _, view = element_ref(bound.ex, bound.app, notes)
 
     def top_line() -> int | None:
-        offset = session.a11y.offset_at_point(view, round(frame.x + frame.width / 2), round(frame.y + 6))
+        offset = a11y.offset_at_point(view, round(frame.x + frame.width / 2), round(frame.y + 6))
         return None if offset is None else offset // len(line.format(0))
 
     before = top_line()
@@ -230,8 +223,8 @@ def test_a_wheel_in_a_text_view_is_measured_on_its_text_or_unverifiable(app):
     assert result.outcome.effect == "confirmed", result
     achieved = -result.structured["achieved"][1]
     assert before is not None and (after := top_line()) is not None
-    first = session.a11y.character_extents(view, before * len(line.format(0)))
-    second = session.a11y.character_extents(view, (before + 1) * len(line.format(0)))
+    first = a11y.character_extents(view, before * len(line.format(0)))
+    second = a11y.character_extents(view, (before + 1) * len(line.format(0)))
     assert first is not None and second is not None
     height = second[1] - first[1]
     assert abs((after - before) * height - achieved) <= height, (before, after, height, achieved)

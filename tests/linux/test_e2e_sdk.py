@@ -1,4 +1,5 @@
-"""The Python SDK performs the demo task on Mousepad in its own private desktop."""
+"""The Python SDK performs the demo task on Mousepad in its own private desktop (X11, or with
+``wayland=True`` a headless sway), and drives the desktop the environment names; on X11 and on sway."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from _act_support import mousepad_env
 from deskhand import Computer
 from deskhand.core.errors import ArgumentError, NativeError
 
-pytestmark = pytest.mark.desktop
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
 
 
-def test_sdk_does_the_demo_task_on_mousepad(tmp_path: Path):
-    with Computer.virtual() as computer:
+def test_sdk_does_the_demo_task_on_mousepad(tmp_path: Path, display: str):
+    with Computer.virtual(wayland=display == "sway") as computer:
         assert computer.get_platform() == "linux"
         pid = computer.launch(["mousepad"], env=mousepad_env(tmp_path))
         apps = computer.list_apps()
@@ -55,6 +56,8 @@ def test_create_operates_the_desktop_the_environment_names(launch, desktop, monk
     app.events.wait_for("ready")
     for key, value in desktop.env.items():
         monkeypatch.setenv(key, value)
+    if desktop.wayland:  # a Wayland session without XWayland
+        monkeypatch.delenv("DISPLAY", raising=False)
     with Computer.create() as computer:
         assert computer.desktop is None  # it started nothing
         bound = computer.get_app(str(app.pid))

@@ -1,7 +1,8 @@
 """The SDK's exact-window workflow (seed 2) on real windows, checked from the apps' own logs.
 
 The GTK fixture (accessible) and the Tk canvas (no accessibility, no ``_NET_WM_PID``) run in the
-session desktop; ``Computer.create()`` drives that desktop as a script would.
+session desktop; ``Computer.create()`` drives that desktop as a script would. The GTK fixture's
+test runs on X11 and on sway (``displays``); the Tk tests need Tk, an X11 toolkit.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from test_canvas_task import _bound, _launch, run_cell
 
 from deskhand import Computer
 from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.core.errors import NativeError
 
 pytestmark = pytest.mark.desktop
@@ -26,6 +28,8 @@ pytestmark = pytest.mark.desktop
 def computer(desktop: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Computer]:
     for key, value in desktop.env.items():
         monkeypatch.setenv(key, value)
+    if desktop.wayland:  # a Wayland session without XWayland
+        monkeypatch.delenv("DISPLAY", raising=False)
     with Computer.create() as c:
         yield c
 
@@ -73,11 +77,17 @@ def test_tk_canvas_window_is_listed_observed_and_driven_by_window_coordinates(
     assert [e["keysym"].lower() for e in keys] == ["a", "b"] and "shift" in keys[1]["modifiers"]
 
 
-def test_gtk_window_verify_and_bad_windows_are_refused_before_dispatch(launch: Any, computer: Computer) -> None:
+@pytest.mark.displays("x11", "sway")
+def test_gtk_window_verify_and_bad_windows_are_refused_before_dispatch(
+    launch: Any, computer: Computer, desktop: Any
+) -> None:
     app = launch.gtk_fixture()
     ready = app.events.wait_for("ready")
     record = _key_window(computer, app.pid)
-    assert record["window_id"] == ready["window_id"]  # the very X window the app says it made
+    if desktop.wayland:  # the view sway shows for the app (a Wayland client knows no id of its window)
+        assert record["window_id"] == next(v.id for v in _sway_views(desktop) if v.pid == app.pid)
+    else:
+        assert record["window_id"] == ready["window_id"]  # the very X window the app says it made
     wid = int(record["window_id"])  # type: ignore[call-overload]
 
     # A window id that does not exist, and another pid's window id: nothing reaches any app.
@@ -113,6 +123,11 @@ def test_gtk_window_verify_and_bad_windows_are_refused_before_dispatch(launch: A
         window.click(10, 10)
     assert stale.value.code == "app_screenshot_required"
     assert any(w["window_id"] == wid for w in computer.list_windows(app.pid))
+
+
+def _sway_views(desktop: Any) -> list[Any]:
+    with SwayIPC(env=desktop.env) as ipc:
+        return ipc.views()
 
 
 def test_js_cell_uses_the_cua_window_additions_on_the_tk_canvas(launch: Any, desktop: Any, ex: LinuxExecutor) -> None:

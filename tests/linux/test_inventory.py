@@ -1,4 +1,5 @@
-"""list_apps and resolve against the GTK and Qt fixtures and Mousepad: identities from /proc."""
+"""list_apps and resolve against the GTK and Qt fixtures and Mousepad: identities from /proc; on X11
+and on sway."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from deskhand.backends.linux import procfs
 from deskhand.core.errors import NativeError
 
-pytestmark = pytest.mark.desktop
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
 
 
 def test_inventory_lists_running_apps_with_identities(launch, executor):

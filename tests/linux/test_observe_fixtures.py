@@ -1,4 +1,5 @@
-"""get_app_state against the GTK 3 and Qt 6 fixtures: known controls, diffs, full text, restart, deadline."""
+"""get_app_state against the GTK 3 and Qt 6 fixtures: known controls, diffs, full text, restart,
+deadline; on X11 and on sway (``displays``)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from dataclasses import dataclass
 import pytest
 
 from deskhand.backends.linux.atspi.connection import ACTION, EDITABLE_TEXT, Call
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.axtree.notices import IDENTICAL_CAPTURE
 from deskhand.core.errors import NativeError
+from display_support import executor_for
 
-pytestmark = pytest.mark.desktop
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
 
 
 @dataclass(frozen=True)
@@ -148,9 +149,7 @@ def test_restart_gives_a_new_view_and_epoch_and_the_old_handle_process_gone(laun
 
 
 def test_stopped_app_ends_by_deadline(launch, desktop, kit):
-    ex = LinuxExecutor(
-        display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"], observe_timeout_s=1.0
-    )
+    ex = executor_for(desktop, observe_timeout_s=1.0)
     try:
         fx = start(launch, kit)
         app = ex.resolve(str(fx.pid))
@@ -200,7 +199,7 @@ def test_reads_reuse_no_reply_so_a_change_between_two_reads_always_appears(launc
     assert re.search(r"^\+\t+g\d+:\d+ label Hidden details text$", diff, re.M), diff
     assert executor.get_app_state(app).text.startswith("There has been no change")
 
-    fresh = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
+    fresh = executor_for(desktop)
     try:
         fresh_text = fresh.get_app_state(fresh.resolve(str(fx.pid)), disable_diff=True).text
     finally:

@@ -1,5 +1,5 @@
 """get_app_state against a real Debian app, Mousepad: its document is a settable text element,
-and text typed into it through AT-SPI comes back as a ``~`` diff line."""
+and text typed into it through AT-SPI comes back as a ``~`` diff line; on X11 and on sway."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ import pytest
 
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.atspi.connection import EDITABLE_TEXT, Call
-from deskhand.backends.linux.executor import LinuxExecutor
+from display_support import MatrixExecutor
 
-pytestmark = pytest.mark.desktop
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
 
 MOUSEPAD = shutil.which("mousepad")
 DOCUMENT = r"\t(g\d+:\d+) text \(settable, string\)"
 
 
-def state_with(executor: LinuxExecutor, app: RunningApp, pattern: str, timeout_s: float = 20.0) -> str:
+def state_with(executor: MatrixExecutor, app: RunningApp, pattern: str, timeout_s: float = 20.0) -> str:
     """Full state text once ``pattern`` is in it (Mousepad builds its window after it joins the bus)."""
     deadline = time.monotonic() + timeout_s
     while True:
@@ -32,7 +32,7 @@ def state_with(executor: LinuxExecutor, app: RunningApp, pattern: str, timeout_s
 
 
 @pytest.mark.skipif(MOUSEPAD is None, reason="mousepad is not installed")
-def test_document_is_settable_text_and_typing_comes_back_as_a_diff(launch: Any, executor: LinuxExecutor) -> None:
+def test_document_is_settable_text_and_typing_comes_back_as_a_diff(launch: Any, executor: MatrixExecutor) -> None:
     fx = launch([str(MOUSEPAD), "--disable-server"])
     app = executor.resolve(str(fx.pid))
     first = state_with(executor, app, DOCUMENT)

@@ -1,6 +1,7 @@
 """A traced session against the GTK fixture: the trace holds every call, the screenshots the cell saw
 and the points it chose; the viewer, rendered by headless Chromium, shows the cells, the calls and
-a marker at the clicked point."""
+a marker at the clicked point. The trace of a session runs on X11 and on sway (``displays``); the
+viewer's tests read the X11 session's trace."""
 
 from __future__ import annotations
 
@@ -20,15 +21,16 @@ import pytest
 import simplejpeg
 from _act_support import bind, executor_for, named_rect, poll
 
-from conftest import Launcher
 from deskhand.host.result import ImageBlock, TextBlock, ToolResult
 from deskhand.runtime import open_service
 from deskhand.sdk import Computer
 from deskhand.trace import TraceRecorder
 from deskhand.trace.recorder import TRACE_FILE
 from deskhand.trace.viewer import write_viewer
+from desktop_support import Launcher
 
 pytestmark = pytest.mark.desktop
+BOTH = pytest.mark.displays("x11", "sway")
 
 OUT = Path(__file__).resolve().parents[2] / "out"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -105,6 +107,7 @@ def traced(tmp_path_factory, desktop, gtk):
     return {"dir": directory, "records": records, "started": started, "click": (cx, cy), "drag": (x0, y0, x1, y1)}
 
 
+@BOTH
 def test_every_call_of_the_cell_is_in_the_trace(traced):
     records = traced["records"]
     calls = [r for r in records if r["type"] == "call"]
@@ -125,6 +128,7 @@ def test_every_call_of_the_cell_is_in_the_trace(traced):
     assert "route" in typed["structured"]["result"]
 
 
+@BOTH
 def test_screenshots_decode_and_points_lie_inside_them(traced):
     directory, records = traced["dir"], traced["records"]
     last_image = None
@@ -172,10 +176,13 @@ def read_trace(directory: Path) -> list[dict]:
     return [json.loads(line) for line in (directory / TRACE_FILE).read_text(encoding="utf-8").splitlines()]
 
 
+@BOTH
 def test_the_sdk_records_its_calls_when_given_a_trace_directory(gtk, desktop, tmp_path, monkeypatch):
     app, _ex = gtk
     for key, value in desktop.env.items():
         monkeypatch.setenv(key, value)
+    if desktop.wayland:  # a Wayland session without XWayland
+        monkeypatch.delenv("DISPLAY", raising=False)
     since = time.monotonic()
     with Computer.create(trace=tmp_path / "sdk", trace_redact=True) as computer:
         bound = computer.get_app(str(app.pid))
@@ -190,11 +197,14 @@ def test_the_sdk_records_its_calls_when_given_a_trace_directory(gtk, desktop, tm
     assert "sdk secret" not in (tmp_path / "sdk" / TRACE_FILE).read_text(encoding="utf-8")
 
 
+@BOTH
 def test_the_js_command_records_its_cells_and_the_trace_command_shows_them(gtk, desktop, tmp_path):
     app, _ex = gtk
     script = tmp_path / "task.js"
     script.write_text(f"let app = await cua.getApp('{app.pid}');\n// %%\nawait app.getScreenshot();\n")
     env = {**os.environ, **desktop.env}
+    if desktop.wayland:  # a Wayland session without XWayland
+        env.pop("DISPLAY", None)
     trace = tmp_path / "cli"
     cmd = [sys.executable, "-m", "deskhand"]
     subprocess.run(
@@ -221,8 +231,10 @@ def test_the_js_command_records_its_cells_and_the_trace_command_shows_them(gtk, 
 
 
 @pytest.fixture(scope="module")
-def browser():
-    """Headless Debian Chromium driven by Playwright (no downloaded browser)."""
+def browser(display):
+    """Headless Debian Chromium driven by Playwright (no downloaded browser). Playwright's sync API
+    holds an event loop in this thread: it closes before the module's next display server runs
+    its traced cell (``display`` makes pytest end it there)."""
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"], headless=True)

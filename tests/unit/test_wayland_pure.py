@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import struct
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
@@ -80,6 +81,8 @@ def test_a_lowercase_letter_has_its_capital_on_the_shift_level_and_other_keys_on
     assert f'key <K{km.codes[0x73]}> {{ type = "ALPHABETIC", [ 0x00000073, 0x00000053 ] }};' in text
     assert f"key <K{km.codes[0x53]}> {{ [ 0x00000053 ] }};" in text
     assert f"key <K{km.codes[0x31]}> {{ [ 0x00000031 ] }};" in text
+    # shift+Tab is ISO_Left_Tab, as on X11 and every layout
+    assert f'key <K{km.codes[0xFF09]}> {{ type = "TWO_LEVEL", [ 0x0000ff09, 0x0000fe20 ] }};' in text
 
 
 def test_a_full_keymap_starts_over_from_the_base_keys() -> None:
@@ -121,6 +124,16 @@ def test_a_covered_window_is_refused_before_any_capture() -> None:
         capture_view(cast(Client, None), [covered, above], covered)  # no client: nothing is captured
     assert refused.value.code == "capture_failed" and refused.value.dispatched is False
     assert "app6 (pid 60)" in refused.value.message
+
+
+def test_a_window_partly_off_the_screen_is_refused_before_any_capture() -> None:
+    """Not cut to the part on the screen: the transform would not match the window."""
+    half_off = _ipc._view(_node(5, 50, (1000, 100, 400, 300)), True)
+    screen = SimpleNamespace(outputs=[SimpleNamespace(x=0, y=0, width=1280, height=800)])
+    with pytest.raises(NativeError) as refused:
+        capture_view(cast(Client, screen), [half_off], half_off)  # no screencopy: nothing is captured
+    assert refused.value.code == "capture_failed" and refused.value.dispatched is False
+    assert "off the screen" in refused.value.message
 
 
 def _view(con_id: int, rect: tuple[int, int, int, int], *, visible: bool = True) -> View:

@@ -63,9 +63,3 @@ def placed(desktop: VirtualDesktop, pid: int, rect: tuple[int, int, int, int]) -
 def focused_pid(desktop: VirtualDesktop) -> int | None:
     with SwayIPC(env=desktop.env) as ipc:
         return next((v.pid for v in ipc.views() if v.focused), None)
-
-
-def stacking(desktop: VirtualDesktop) -> list[int]:
-    """The views' con_ids bottom to top (sway's tree order of floating windows)."""
-    with SwayIPC(env=desktop.env) as ipc:
-        return [v.id for v in ipc.views()]

@@ -19,13 +19,16 @@ X11 actor's AT-SPI modules on a Wayland session (``act.seam``).
   capture, so there the key window is captured as its rect on the screen when nothing lies over
   it; a covered window's state comes without a screenshot and says so (``COVERED_NOTICE``), and a
   screenshot alone (``image_only``) is refused (``capture_failed``, ``Compositor.capture_view``).
-  Any action raises the window, after which it can be captured.
+  An action that sends input (keys, a pointer click) raises the window, after which it can be
+  captured; one done through the app's accessibility (an element's action, a value) does not.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Final
 
 from deskhand.backends.base import (
@@ -43,10 +46,11 @@ from deskhand.backends.base import (
     SelectionType,
     WindowEntry,
 )
-from deskhand.backends.inventory import RunningProcess, resolve, running_entries
-from deskhand.backends.linux import procfs
+from deskhand.backends.inventory import RunningProcess
+from deskhand.backends.linux import inventory, procfs
 from deskhand.backends.linux.act.wl_actor import WaylandActor
 from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline
+from deskhand.backends.linux.observe.discovery import argv0_of
 from deskhand.backends.linux.observe.handles import checked_element
 from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.observe.tree import Seen, TreeObserver
@@ -68,9 +72,13 @@ OBSERVE_TIMEOUT_S: Final = 3.0
 NO_X_DISPLAY: Final = ":none"
 #: The state's notice when the key window is covered: no screenshot, and why.
 COVERED_NOTICE: Final = (
-    "No screenshot: {reason}. Observing never raises a window; any action on the app raises it, "
-    "and the next observation captures it."
+    "No screenshot: {reason}. Observing never raises a window; an action that sends input to the app "
+    "(keys, a pointer click) raises it, and the next observation captures it."
 )
+
+
+#: After the ``waitForChangeMs`` notice: what a change is on Wayland.
+WAITED_NOTE: Final = " (On Wayland only the app's accessibility events count: its drawing is not seen.)"
 
 
 def window_info(view: View, stacking: int) -> WindowInfo:
@@ -103,6 +111,8 @@ class WaylandExecutor:
         #: per view (``RunningApp.view``): the last screenshot's mapping to global coordinates
         self.transforms: dict[object, screenshot.ShotTransform] = {}
         self.actor = WaylandActor(self, self.compositor)
+        self._apps: list[inventory.DesktopApp] | None = None
+        self._program_ids: dict[str, str] | None = None
 
     def close(self) -> None:
         try:
@@ -121,22 +131,50 @@ class WaylandExecutor:
         mine = [v for v in views if v.pid == pid]
         return next((v for v in mine if v.focused), mine[-1] if mine else None)
 
-    def _running(self) -> list[RunningProcess]:
+    def _desktop_ids(self) -> dict[str, str]:
+        """Executable -> ``.desktop`` id (``inventory.program_ids``), read once: the same app ids
+        as X11's (``org.xfce.mousepad``, not ``mousepad``)."""
+        if self._program_ids is None:
+            self._program_ids = inventory.program_ids(self._installed())
+        return self._program_ids
+
+    def _installed(self) -> list[inventory.DesktopApp]:
+        if self._apps is None:
+            self._apps = inventory.installed_apps()
+        return self._apps
+
+    def _found(self) -> list[inventory.Found]:
+        """The apps with a view, under every name they can be bound by, as X11's discovery
+        finds them (``observe.discovery``; a view's app_id stands for a window class)."""
         names: dict[int, str] = {}
         buses = self.atspi.apps(Deadline(2.0))
         for bus, pid in self.atspi.pids(buses, Deadline(2.0)).items():
             name = self.atspi.app_name(bus, Deadline(2.0))
             if name:
-                names[pid] = name
-        out: list[RunningProcess] = []
-        for pid in dict.fromkeys(v.pid for v in self.views()):
-            identity = procfs.read_identity(pid, {})
-            if identity is not None:
-                out.append(RunningProcess(identity, names.get(pid) or identity.app_id))
+                names.setdefault(pid, name)
+        views = self.views()
+        ids, installed = self._desktop_ids(), self._installed()
+        out: list[inventory.Found] = []
+        for pid in dict.fromkeys(v.pid for v in views):
+            ident = procfs.read_identity(pid, ids)
+            if ident is None or pid == os.getpid():
+                continue
+            mine = tuple((v.app_id, v.app_id) for v in reversed(views) if v.pid == pid)
+            proc = RunningProcess(
+                ident, inventory.display_name(installed, ident.app_id, mine) or names.get(pid) or ident.app_id
+            )
+            argv0 = argv0_of(pid)
+            programs = procfs.java_names(pid, ident.executable)
+            known = inventory.names_of(proc, installed, mine)
+            known.update(n.lower() for n in (Path(argv0).name, names.get(pid, ""), *programs) if n)
+            titles = frozenset(v.title.lower() for v in views if v.pid == pid) - {""}
+            out.append(inventory.Found(proc, frozenset(known), titles, argv0, mine, programs))
         return out
 
     def list_apps(self) -> list[AppEntry]:
-        return running_entries(self._running(), {})
+        installed = self._installed()
+        running = [f.process for f in self._found()]
+        return inventory.merge(running, installed, inventory.recent_usage(installed))
 
     def list_windows(self, pid: int | None = None) -> list[WindowEntry]:
         views = self.views()
@@ -149,25 +187,25 @@ class WaylandExecutor:
         return out
 
     def resolve(self, selector: str) -> RunningApp:
-        return resolve(selector, self._running())
+        return inventory.resolve(selector, self._found())
 
     # -- helpers for the actor (public, ``act.wl_session.WlObserved``) -------------------------
     def verify_identity(self, app: RunningApp) -> ProcessIdentity:
         """The pid's identity read again from /proc, exactly the resolved one (before every burst)."""
-        return procfs.verify(app.identity, {})
+        return procfs.verify(app.identity, self._desktop_ids())
 
     def element(self, app: RunningApp, handle: Handle) -> Element:
         """The element behind a handle, checked against the app now (``observe.handles``)."""
-        return checked_element(self.observer, self.atspi, app, handle, {})
+        return checked_element(self.observer, self.atspi, app, handle, self._desktop_ids())
 
     def observed_key_window(self, app: RunningApp) -> int | None:
         """The key window of the app's last observation (``stale_snapshot`` before any)."""
-        return self.observer.key_window(app.view, identity=procfs.read_identity(app.pid, {}))
+        return self.observer.key_window(app.view, identity=procfs.read_identity(app.pid, self._desktop_ids()))
 
     def to_global(self, app: RunningApp, x: float, y: float) -> Point:
         """Screenshot pixels of the latest observation -> global coordinates (section 6.2)."""
         return screenshot.to_global(
-            self.transforms.get(app.view), x, y, identity=procfs.read_identity(app.pid, {}),
+            self.transforms.get(app.view), x, y, identity=procfs.read_identity(app.pid, self._desktop_ids()),
             key_window_id=self.observed_key_window(app),
         )  # fmt: skip
 
@@ -187,9 +225,12 @@ class WaylandExecutor:
         image_only: bool = False,
         text_only: bool = False,
     ) -> AppState:
-        del wait_for_change_s  # the settle rules are X11's for now
         identity = self.verify_identity(app)
-        self.settling.settle(app.view, self.trees.bus_of(app.pid), None)  # after an action: the settle rule
+        bus = self.trees.bus_of(app.pid)
+        waited = None
+        if wait_for_change_s > 0:  # the app's AT-SPI events only: no client sees another's drawing
+            waited = self.settling.wait_for_change(app.view, bus, None, wait_for_change_s) + WAITED_NOTE
+        self.settling.settle(app.view, bus, None)  # after an action: the settle rule
         views = self.views()  # after the settle: a dialog the action opened is mapped and focused by then
         key = self._key_view(app.pid, views)
         if key is None:
@@ -198,7 +239,9 @@ class WaylandExecutor:
         key_info = next(w for w in wins if w.id == key.id)
         seen: Seen = Future()
         seen.set_result((wins, key_info))
-        tree, notices, _key = self.trees.read(app, identity, seen, window_relative=True)
+        # an image-only look takes the last read again while the app provably did not change
+        unchanged = self.settling.quiet_since if image_only else None
+        tree, notices, _key = self.trees.read(app, identity, seen, window_relative=True, unchanged_since=unchanged)
         if tree is None:
             raise NativeError("ax_failed", f"{app.display_name} (pid {app.pid}) is not on the accessibility bus.")
         obs = self.observer.observe(
@@ -206,7 +249,9 @@ class WaylandExecutor:
         )
         image = None
         self.transforms.pop(app.view, None)
-        if not text_only:
+        if text_only:  # the transform a capture would have recorded: coordinates keep their meaning
+            self._place(app, identity, key, screenshot.fitted_size(key.rect[2], key.rect[3]))
+        else:
             try:
                 image = self._shot(app, identity, key, views)
             except NativeError as err:
@@ -214,6 +259,9 @@ class WaylandExecutor:
                     raise
                 notices.append(COVERED_NOTICE.format(reason=err.message.removeprefix("wayland: ")))
         text = obs.text.rstrip()
+        if waited is not None:
+            notices.append(waited)
+        self.settling.observed(app.view)  # what this observation has seen (``waitForChangeMs``)
         if notices:
             text += "\n\n" + "\n".join(notices)
         return AppState(text=text, image=image, window_title=key.title)
@@ -226,12 +274,15 @@ class WaylandExecutor:
         data = encode(Pixels(frame.data, frame.width, frame.height), fitted.width, fitted.height)
         if self.verify_identity(app) != identity:
             raise NativeError("stale_process", screenshot.STALE_PROCESS_MESSAGE)
+        self._place(app, identity, key, fitted)
+        return Image(data, screenshot.MIME_TYPE, fitted.width, fitted.height)
+
+    def _place(self, app: RunningApp, identity: ProcessIdentity, key: View, fitted: screenshot.FittedSize) -> None:
         self.transforms[app.view] = screenshot.ShotTransform(
             origin_x=key.rect[0], origin_y=key.rect[1], point_width=key.rect[2], point_height=key.rect[3],
             pixels_per_point=fitted.pixels_per_point, image_width=fitted.width, image_height=fitted.height,
             window_id=key.id, identity=identity,
         )  # fmt: skip
-        return Image(data, screenshot.MIME_TYPE, fitted.width, fitted.height)
 
     # -- actions: delegated to the actor -------------------------------------------------------
     def click(

@@ -49,6 +49,7 @@ from typing import Final
 from deskhand.backends.base import ActionResult, Handle, MouseButton, RunningApp
 from deskhand.backends.linux.act.barrier import Barrier
 from deskhand.backends.linux.act.pointer import Bursts, Pointer
+from deskhand.backends.linux.act.seam import ActSession
 from deskhand.backends.linux.act.session import LinuxSession
 from deskhand.backends.linux.atspi.element import CELL_PRESS_ACTIONS, MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
 from deskhand.backends.linux.atspi.enums import Role, State, role_set
@@ -87,7 +88,7 @@ KEY_ROLES: Final = role_set(
 class AtspiElement:
     """``core.clicktiers.ElementPrimitives`` for one click in one app; actions are AT-SPI indexes."""
 
-    def __init__(self, session: LinuxSession, app: RunningApp, handled: Callable[[], object] | None = None) -> None:
+    def __init__(self, session: ActSession, app: RunningApp, handled: Callable[[], object] | None = None) -> None:
         self._s = session
         self._app = app
         self._handled = handled  # waits until the app handled the action (``act.barrier``)

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import replace
 from functools import partial
 
 from deskhand.backends.base import ActionResult, Handle, MouseButton, PasteFormat, RunningApp
 from deskhand.backends.linux.act import outcomes
 from deskhand.backends.linux.act.barrier import Barrier
 from deskhand.backends.linux.act.base import Actor
+from deskhand.backends.linux.act.clicks import AtspiElement
 from deskhand.backends.linux.act.focus import Focus
 from deskhand.backends.linux.act.keys import FOCUS_SETTLE_S, READBACK_S
 from deskhand.backends.linux.act.paste import paste_into
@@ -33,8 +33,8 @@ from deskhand.backends.linux.act.wl_session import WaylandSession, WlObserved
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.wayland._clipserver import ClipboardServer
 from deskhand.backends.linux.wayland.compositor import Compositor
+from deskhand.core import clicktiers, effects
 from deskhand.core import deadline as call_deadline
-from deskhand.core import effects
 from deskhand.core import pointer as corepointer
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point
@@ -141,6 +141,23 @@ class WaylandKeys:
         self._s.post([lambda: d.chord(chord.ordered_modifiers(), chord.key)])
 
 
+class _Bursts:
+    """The synthetic click's two bursts (``core.clicktiers.PointerPrimitives``), each gated."""
+
+    def __init__(self, actor: WaylandActor, app: RunningApp) -> None:
+        self._actor = actor
+        self._app = app
+
+    def hover(self, at: Point) -> None:
+        s = self._actor.session
+        s.bind_pointer(self._app, at)
+        d = s.devices
+        s.post([lambda: d.move(at.x, at.y)])
+
+    def click(self, at: Point, button: MouseButton, count: int) -> None:
+        self._actor._click(self._app, at, button, count)
+
+
 class WaylandActor(Actor):
     """The action half of ``WaylandExecutor``; see the module docstring."""
 
@@ -152,6 +169,7 @@ class WaylandActor(Actor):
         self.scrolling = Scrolling(self.session)
         self.values = Values(self.session, self.scrolling, self._keys)
         self.numbers = corepointer.event_numbers()
+        self._clicked_ref: Ref | None = None
 
     @property
     def keys(self) -> WaylandKeys:
@@ -167,12 +185,27 @@ class WaylandActor(Actor):
 
     # -- the display server's parts (``act.base.Actor``) ----------------------------------
     def click_element(self, app: RunningApp, element: Handle, button: MouseButton, count: int) -> ActionResult:
-        found, _ref = self.session.ref(app, element)
+        """The tiers of X11's element click (``core.clicktiers``, on ``act.clicks.AtspiElement``):
+        the element's accessible action where it has one, else a pointer click at its frame's
+        centre (an open GTK expander's centre is its child's, not its header's)."""
+        found, ref = self.session.ref(app, element)
         if found.frame is None:
             raise NativeError("stale_element", "The element has no bounds on the screen.", dispatched=False)
-        result = self._click(app, found.frame.center, button, count)
-        # a pointer click, as X11's synthetic tier: input for the barrier, not an accessible action
-        return replace(result, structured={"route": "synthetic", **result.structured})
+        self._clicked_ref = ref
+        primitives = AtspiElement(self.session, app, lambda: self.barrier.handled(app, "a11y_action"))
+        bursts = _Bursts(self, app)
+        done = clicktiers.click_element(primitives, bursts, ref, found.frame, button=button, count=count)
+        if button == "left" and count == 1:
+            done = clicktiers.ensure_focus(primitives, bursts, ref, found.frame, done)
+        moved: dict[str, object] = {"focus_moved_by": done.route} if done.action is not None and done.route in (
+            "grab_focus", "synthetic") else {}  # fmt: skip
+        if done.route == "synthetic" and done.point is not None:
+            at = done.point
+            return ActionResult({"route": "synthetic", "x": at.x, "y": at.y, "button": button, "count": count, **moved})
+        return ActionResult({"route": done.route, **moved})
+
+    def clicked_target(self) -> Ref | None:
+        return self._clicked_ref
 
     def click_point(self, app: RunningApp, at: tuple[float, float], button: MouseButton, count: int) -> ActionResult:
         return self._click(app, self.session.to_global(app, at), button, count)

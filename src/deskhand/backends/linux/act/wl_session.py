@@ -139,6 +139,9 @@ class WaylandSession:
         return element, ref_of(element)
 
     def to_global(self, app: RunningApp, point: tuple[float, float]) -> Point:
+        """The point on the screen; the identity proven first, so a gone process is
+        ``process_gone`` (as X11's gate says) before the coordinates' ``stale_process``."""
+        self.verify_identity(app)
         return self.observed.to_global(app, point[0], point[1])
 
     def views(self) -> list[View]:

@@ -26,6 +26,8 @@ MODIFIERS: Final[Mapping[str, tuple[str, str, int]]] = MappingProxyType(
 )  # fmt: skip
 _MOD_KEYSYMS: Final = {"Shift_L": 0xFFE1, "Control_L": 0xFFE3, "Alt_L": 0xFFE9, "Super_L": 0xFFEB}
 _MOD_KEYSYMS_VALUES: Final = tuple(_MOD_KEYSYMS.values())
+_TAB: Final = 0xFF09
+_ISO_LEFT_TAB: Final = 0xFE20
 _CONTROL_CHARS: Final = {"\n": 0xFF0D, "\r": 0xFF0D, "\t": 0xFF09, "\b": 0xFF08}
 #: Return Tab BackSpace Escape Delete Insert Home End Prior Next Left Up Right Down Menu KP_Enter
 #: Caps_Lock F1-F12.
@@ -53,9 +55,13 @@ def char_keysym(ch: str) -> int:
 def _levels(keysym: int) -> str:
     """A key's symbols: a lowercase letter has its capital on the Shift level (as on every layout),
     so Shift with it reads as the capital with Shift consumed: toolkits match Ctrl+Shift+S
-    accelerators only so (GTK 3 ignored ctrl+shift+s on a one-level key); any other key has one."""
+    accelerators only so (GTK 3 ignored ctrl+shift+s on a one-level key). Tab has ISO_Left_Tab on
+    its Shift level, as on every layout (so shift+Tab reaches an app as on X11); any other key has
+    one level."""
     if 0x61 <= keysym <= 0x7A:
         return f'type = "ALPHABETIC", [ 0x{keysym:08x}, 0x{keysym - 0x20:08x} ]'
+    if keysym == _TAB:
+        return f'type = "TWO_LEVEL", [ 0x{_TAB:08x}, 0x{_ISO_LEFT_TAB:08x} ]'
     return f"[ 0x{keysym:08x} ]"
 
 

@@ -60,6 +60,7 @@ class Devices:
         self.keymap = Keymap()
         self._uploaded = -1
         self.buttons: set[int] = set()
+        self._last_button_ms = 0
         self.keys: set[int] = set()
         self.mods = 0
         self._upload()
@@ -80,11 +81,17 @@ class Devices:
         self.pointer.request("motion_absolute", _now_ms(), px, py, width, height)
         self.pointer.request("frame")
 
+    def _button_ms(self) -> int:
+        """The time of a button event: now, and after the last one's (Qt 6 counts no multi-click
+        from presses stamped the same millisecond, as a burst of pairs is)."""
+        self._last_button_ms = max(_now_ms(), self._last_button_ms + 1) & 0xFFFFFFFF
+        return self._last_button_ms
+
     def button(self, button: int, down: bool) -> None:
         code = BUTTONS.get(button)
         if code is None:
             raise ArgumentError(f"no pointer button {button}")
-        self.pointer.request("button", _now_ms(), code, _PRESSED if down else _RELEASED)
+        self.pointer.request("button", self._button_ms(), code, _PRESSED if down else _RELEASED)
         self.pointer.request("frame")
         (self.buttons.add if down else self.buttons.discard)(button)
 

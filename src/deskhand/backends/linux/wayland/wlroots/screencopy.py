@@ -105,8 +105,9 @@ def capture_view(client: Client, views: Sequence[View], target: View, *, timeout
 
     ``views`` is sway's tree order, in which floating windows go from the bottom of the stack to
     the top. wlroots has no per-window capture, so the rect on the screen is the window only when
-    nothing covers it; a covered window is refused before any capture (``capture_failed``), never
-    answered with what covers it.
+    nothing covers it and it lies on one output whole; a covered window, or one partly off the
+    screen, is refused before any capture (``capture_failed``), never answered with what covers
+    it or with part of it.
     """
     order = [v.id for v in views]
     if target.id not in order:
@@ -123,7 +124,18 @@ def capture_view(client: Client, views: Sequence[View], target: View, *, timeout
         )
     if not target.visible:
         raise NativeError("target_window_offscreen", "wayland: the window is not on screen", dispatched=False)
+    if not any(_inside(target.rect, (o.x, o.y, o.width, o.height)) for o in client.outputs):
+        raise NativeError(
+            "capture_failed",
+            "wayland: part of the window is off the screen; a wlroots compositor has no per-window capture, "
+            "so move the window onto the screen and capture again",
+            dispatched=False,
+        )
     return capture(client, target.rect, timeout_s=timeout_s)
+
+
+def _inside(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return b[0] <= a[0] and b[1] <= a[1] and a[0] + a[2] <= b[0] + b[2] and a[1] + a[3] <= b[1] + b[3]
 
 
 def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
