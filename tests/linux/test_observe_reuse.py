@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from _act_support import Bound, bind, executor_for, named_rect, poll
 
-from deskhand.backends.linux import wayland_executor
 from display_support import is_wayland, pointer_to, transform_of
 
 pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
@@ -85,8 +84,8 @@ def _captures(ex: Any, monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """The windows captured from now on (the X11 grabber's, or Wayland's screencopy of a view)."""
     grabs: list[object] = []
     if is_wayland(ex):
-        real = wayland_executor.capture_view
-        monkeypatch.setattr(wayland_executor, "capture_view", lambda c, v, key: grabs.append(key) or real(c, v, key))
+        real = ex.compositor.capture_view
+        monkeypatch.setattr(ex.compositor, "capture_view", lambda v, key: grabs.append(key) or real(v, key))
     else:
         real_grab = ex.shots.grabber.grab
         monkeypatch.setattr(ex.shots.grabber, "grab", lambda window: grabs.append(window) or real_grab(window))
