@@ -306,7 +306,9 @@ def _match_window(
 ) -> WindowInfo | None:
     """The X window of an AT-SPI window: same client rectangle, else the same title. Among
     windows with the same title (gnome-text-editor titles a new window after the document of
-    the last), one matched already is left out, and the key window is the ACTIVE one's."""
+    the last), one matched already is left out, and the key window is the ACTIVE one's. An
+    untitled window at (0, 0) (a window-relative Wayland client's: Qt on KWin names none) is
+    the one window of its size."""
     frame = root.frame
     if frame is not None:
         for w in xwins:
@@ -317,6 +319,10 @@ def _match_window(
         titled = [w for w in titled if w.id not in claimed]
     if len(titled) > 1 and key is not None and any(w.id == key.id for w in titled):
         titled = [w for w in titled if (w.id == key.id) == active]
+    if not titled and frame is not None and (frame.x, frame.y) == (0, 0) and not root.title:
+        titled = [
+            w for w in xwins if w.id not in claimed and (w.client.width, w.client.height) == (frame.width, frame.height)
+        ]
     return titled[0] if len(titled) == 1 else None
 
 
