@@ -14,12 +14,11 @@ import time
 from dataclasses import dataclass
 
 import pytest
-from _wl_support import WaylandLauncher, focused_pid, placed, stacking
+from _wl_support import WaylandLauncher, comp_of, focused_pid, placed, stacking, wide_text
 
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._dataclip import DataClipboard
-from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
@@ -254,8 +253,9 @@ def test_typed_text_is_confirmed_by_reading_the_focused_field_back(fixture_app: 
     running, bound = fixture_app
     bound.ex.click(bound.app, element=bound.handle(r"text \(settable, string\) Name"))
     running.events.wait_for("focus", name="Name")
-    result = bound.ex.type_text(bound.app, "typed ✓ Grüße")
-    running.events.wait_for("text", name="Name", text="typed ✓ Grüße")
+    text = wide_text(bound.ex.compositor, "typed ✓ Grüße", "typed (1) & done!")
+    result = bound.ex.type_text(bound.app, text)
+    running.events.wait_for("text", name="Name", text=text)
     assert result.outcome is not None and result.outcome.effect == "confirmed", result
     assert result.structured["route"] == "key_events"
 
@@ -296,7 +296,12 @@ def test_drag_sends_the_five_events_in_order_on_the_canvas(fixture_app: tuple[Ru
     release = running.events.wait_for("release", since=since)
     log = [e for e in running.events.read() if e["t"] >= since and e["type"] in ("press", "motion", "release")]
     first = next(i for i, e in enumerate(log) if e["type"] == "press")
-    assert all((e["x"], e["y"]) == (40, 30) for e in log[:first])  # the pointer put at the origin first
+    # the pointer put at the origin first (on KWin after a hover one pixel beside: ``kwin.fakeinput``)
+    near = 0 if bound.ex.compositor.name == "sway" else 1
+    assert all(abs(e["x"] - 40) <= near and e["y"] == 30 for e in log[:first]) and (
+        log[first - 1]["x"],
+        log[first - 1]["y"],
+    ) == (40, 30)
     log = log[first:]
     kinds = [e["type"] for e in log]
     assert kinds[0] == "press" and kinds[-1] == "release" and kinds.count("press") == 1
@@ -332,15 +337,20 @@ def test_observing_a_covered_window_neither_raises_nor_focuses_it(
     order, focus = stacking(desktop), focused_pid(desktop)
     assert focus == top.pid
     state = ex.get_app_state(bound.app, disable_diff=True)
-    assert state.image is None and "No screenshot" in state.text and f"pid {top.pid}" in state.text
     assert "push button Apply" in state.text  # the tree is read all the same
-    with pytest.raises(NativeError) as refused:
-        ex.get_app_state(bound.app, image_only=True)
-    assert refused.value.code == "capture_failed" and refused.value.dispatched is False
+    if ex.compositor.name == "sway":  # no per-window capture: the state says why it has no screenshot
+        assert state.image is None and "No screenshot" in state.text and f"pid {top.pid}" in state.text
+        with pytest.raises(NativeError) as refused:
+            ex.get_app_state(bound.app, image_only=True)
+        assert refused.value.code == "capture_failed" and refused.value.dispatched is False
+    else:  # KWin renders the covered window by itself
+        assert state.image is not None and "No screenshot" not in state.text
+        assert ex.get_app_state(bound.app, image_only=True).image is not None
     assert (stacking(desktop), focused_pid(desktop)) == (order, focus)
-    placed(desktop, top.pid, (RECT[0] + RECT[2] + 10, RECT[1], 100, 100))  # moved off: uncovered
-    state = ex.get_app_state(bound.app, disable_diff=True)
-    assert state.image is not None and (stacking(desktop), focused_pid(desktop)) == (order, focus)
+    if ex.compositor.name == "sway":
+        placed(desktop, top.pid, (RECT[0] + RECT[2] + 10, RECT[1], 100, 100))  # moved off: uncovered
+        state = ex.get_app_state(bound.app, disable_diff=True)
+        assert state.image is not None and (stacking(desktop), focused_pid(desktop)) == (order, focus)
     since = time.monotonic()  # an action raises the target and sends nothing to the other app
     placed(desktop, top.pid, (RECT[0] + 300, RECT[1] + 200, 500, 400))
     area = bound.frame(bound.handle("scroll pane Scroll area"))
@@ -367,8 +377,8 @@ def test_paste_and_drag_go_only_to_the_observed_app_when_another_is_on_top(
     bound.ex.paste(bound.app, "only here ✓")
     running.events.wait_for("text", name="Name", text="only here ✓", since=since)
     placed(desktop, other.pid, RECT)  # on top again
-    with SwayIPC(env=desktop.env) as ipc:
-        ipc.focus(next(v.id for v in ipc.views() if v.pid == other.pid))
+    comp = comp_of(desktop)
+    comp.focus(next(v.id for v in comp.views() if v.pid == other.pid))
     bound.ex.drag(bound.app, bound.pixels(canvas.x + 20, canvas.y + 20), bound.pixels(canvas.x + 60, canvas.y + 40))
     running.events.wait_for("release", since=since)
     assert focused_pid(desktop) == running.pid

@@ -12,9 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from _wl_support import WaylandLauncher, sway_missing
+from _wl_support import WaylandLauncher, comp_of, sway_missing
 
-from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.desktop import VirtualDesktop, _procs, find_state
 
 pytestmark = pytest.mark.skipif(sway_missing() is not None, reason=str(sway_missing()))
@@ -31,14 +30,17 @@ def _uid_of(pid: int) -> int:
     return int(line.split()[1])
 
 
-def test_sway_runs_unprivileged_in_its_own_0700_dir_and_apps_run_native(
+def test_the_compositor_runs_in_its_own_0700_dir_and_apps_run_native(
     wl_desktop: VirtualDesktop, wl_launch: WaylandLauncher
 ) -> None:
+    """sway runs unprivileged (it refuses root); KWin as the caller, on the desktop's bus, with
+    XDG_CURRENT_DESKTOP=KDE telling the backend which compositor it is."""
     env = wl_desktop.env
-    assert wl_desktop.compositor_dir is not None
+    assert wl_desktop.compositor_dir is not None and wl_desktop.compositor is not None
     socket = Path(env["WAYLAND_DISPLAY"])
     assert socket.is_absolute() and socket.parent == wl_desktop.compositor_dir and socket.is_socket()
-    assert Path(env["SWAYSOCK"]).is_socket()
+    kwin = wl_desktop.compositor.name == "kwin"
+    assert Path(env["SWAYSOCK"]).is_socket() if not kwin else env["XDG_CURRENT_DESKTOP"] == "KDE"
     assert "DISPLAY" not in wl_desktop.app_env()
     assert (env["GDK_BACKEND"], env["QT_QPA_PLATFORM"], env["XDG_SESSION_TYPE"]) == ("wayland", "wayland", "wayland")
     assert wl_desktop._state is not None
@@ -46,14 +48,13 @@ def test_sway_runs_unprivileged_in_its_own_0700_dir_and_apps_run_native(
     assert sway is not None
     info = wl_desktop.compositor_dir.stat()
     assert stat.S_IMODE(info.st_mode) == 0o700 and info.st_uid == _uid_of(sway)
-    if os.geteuid() == 0:  # sway refuses root: it runs as an unprivileged system user
+    if os.geteuid() == 0 and not kwin:  # sway refuses root: it runs as an unprivileged system user
         assert _uid_of(sway) != 0
         assert pwd.getpwuid(_uid_of(sway)).pw_name == os.environ.get("DESKHAND_WAYLAND_USER", "deskhand")
     app = wl_launch.gtk_fixture()
     app.events.wait_for("ready", window_id=None)  # no X window: GTK runs on Wayland
-    with SwayIPC(env=env) as ipc:
-        view = next(v for v in ipc.views() if v.pid == app.pid)
-    assert view.shell == "xdg_shell"  # native, not XWayland (which the config disables)
+    view = next(v for v in comp_of(wl_desktop).views() if v.pid == app.pid)
+    assert view.shell != "xwayland"  # native, not XWayland (which neither desktop starts)
 
 
 def test_start_doctor_stop_round_trip_from_the_cli() -> None:

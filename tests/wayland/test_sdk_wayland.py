@@ -1,6 +1,7 @@
-"""``Computer.virtual(wayland=True)``: the SDK binds apps native on a headless sway, observes them
-through AT-SPI and screencopy and acts through the session's virtual pointer and keyboard.
-Judged from the app's side: Mousepad's text through AT-SPI, the GTK fixture's event log."""
+"""``Computer.virtual(wayland=True, compositor=...)``: the SDK binds apps native on a headless sway
+or KWin, observes them through AT-SPI and the compositor's capture and acts through the session's
+pointer and keyboard. Judged from the app's side: Mousepad's text through AT-SPI, the GTK
+fixture's event log."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _wl_support import sway_missing
+from _wl_support import COMPOSITORS, compositor_missing
 
 from deskhand import Computer
 from desktop_support import APPS_DIR, SYSTEM_PYTHON, EventLog
@@ -18,7 +19,16 @@ from desktop_support import APPS_DIR, SYSTEM_PYTHON, EventLog
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "linux"))
 from _act_support import mousepad_env
 
-pytestmark = pytest.mark.skipif(sway_missing() is not None, reason=str(sway_missing()))
+#: What each compositor can type: KWin's fake input types with the session's layout (us here).
+WIDE = {"sway": ("Hello Wayland ✓ Grüße", "wayland ✓"), "kwin": ("Hello Wayland (1+1=2)", "wayland #2")}
+
+
+@pytest.fixture(params=COMPOSITORS)
+def compositor(request: pytest.FixtureRequest) -> str:
+    reason = compositor_missing(request.param)
+    if reason is not None:
+        pytest.skip(reason)
+    return str(request.param)
 
 
 def _doc_text(state: str) -> str | None:
@@ -26,8 +36,8 @@ def _doc_text(state: str) -> str | None:
     return found.group(1) if found else None
 
 
-def test_mousepad_on_wayland_types_and_the_tree_shows_it(tmp_path: Path) -> None:
-    with Computer.virtual(wayland=True, size="1280x800x24") as computer:
+def test_mousepad_on_wayland_types_and_the_tree_shows_it(tmp_path: Path, compositor: str) -> None:
+    with Computer.virtual(wayland=True, compositor=compositor, size="1280x800x24") as computer:
         pid = computer.launch(["mousepad"], env=mousepad_env(tmp_path))
         assert any(a["isRunning"] for a in computer.list_apps())
         app = computer.get_app(str(pid))
@@ -35,7 +45,7 @@ def test_mousepad_on_wayland_types_and_the_tree_shows_it(tmp_path: Path) -> None
         doc = re.search(r"(g\d+:\d+) text \(settable", state)
         assert doc, state
         app.click(doc.group(1))
-        app.type_text("Hello Wayland ✓ Grüße")
+        app.type_text(WIDE[compositor][0])
         app.press_key("Return")
         app.type_text("second line")
         app.press_key("ctrl+Home shift+End")
@@ -53,9 +63,9 @@ def test_mousepad_on_wayland_types_and_the_tree_shows_it(tmp_path: Path) -> None
     assert computer.desktop is not None and not computer.desktop.running
 
 
-def test_clicks_land_at_the_observed_elements_and_keys_reach_the_fixture(tmp_path: Path) -> None:
+def test_clicks_land_at_the_observed_elements_and_keys_reach_the_fixture(tmp_path: Path, compositor: str) -> None:
     events = EventLog(tmp_path / "events.jsonl")
-    with Computer.virtual(wayland=True, size="1280x800x24") as computer:
+    with Computer.virtual(wayland=True, compositor=compositor, size="1280x800x24") as computer:
         pid = computer.launch(
             [SYSTEM_PYTHON, str(APPS_DIR / "gtk_fixture.py")], env={"DESKHAND_EVENT_LOG": str(events.path)}
         )
@@ -69,7 +79,7 @@ def test_clicks_land_at_the_observed_elements_and_keys_reach_the_fixture(tmp_pat
         events.wait_for("clicked", name="Apply")
         app.click(name.group(1))
         events.wait_for("focus", name="Name")
-        app.type_text("wayland ✓")
-        events.wait_for("text", name="Name", text="wayland ✓")
+        app.type_text(WIDE[compositor][1])
+        events.wait_for("text", name="Name", text=WIDE[compositor][1])
         app.press_key("ctrl+a BackSpace")
         events.wait_for("text", name="Name", text="")

@@ -16,16 +16,27 @@ from deskhand.core.errors import NativeError
 
 __all__ = ("KWin",)
 
+#: The content rect: where the frame and the buffer meet. A window KWin decorates has its buffer
+#: inside the frame; one that decorates itself has its shadows in the buffer, outside the frame.
+_CONTENT: Final = """
+function content(w) {
+  var f = w.frameGeometry, b = w.bufferGeometry;
+  var x = Math.max(f.x, b.x), y = Math.max(f.y, b.y);
+  return {x: x, y: y, width: Math.min(f.x + f.width, b.x + b.width) - x,
+          height: Math.min(f.y + f.height, b.y + b.height) - y};
+}
+"""
 #: The windows deskhand sees, bottom to top: managed toplevels and dialogs (no docks, desktops,
-#: popups or notifications). A decorated window's content is its buffer (KWin draws the frame);
-#: an undecorated one's (client-side decorations) is its frame geometry, without the shadows.
-_WINDOWS: Final = """
+#: popups or notifications).
+_WINDOWS: Final = (
+    _CONTENT
+    + """
 var out = [];
 var all = workspace.clientList();
 for (var i = 0; i < all.length; i++) {
   var w = all[i];
   if (!w.managed || w.deleted || w.popupWindow || w.specialWindow) continue;
-  var c = w.noBorder ? w.frameGeometry : w.bufferGeometry;
+  var c = content(w);
   var f = w.frameGeometry;
   out.push({uuid: String(w.internalId), pid: w.pid, app: String(w.desktopFileName || w.resourceClass),
             title: String(w.caption), rect: [c.x, c.y, c.width, c.height],
@@ -34,11 +45,15 @@ for (var i = 0; i < all.length; i++) {
 }
 return out;
 """
-_FIND: Final = """
+)
+_FIND: Final = (
+    _CONTENT
+    + """
 var all = workspace.clientList(), w = null;
 for (var i = 0; i < all.length; i++) { if (String(all[i].internalId) === %s) { w = all[i]; } }
 if (w === null) return false;
 """
+)
 
 
 def view_id(uuid: str) -> int:
@@ -66,12 +81,16 @@ class KWin:
             self.scripts.close()
             raise
         self._uuids: dict[int, str] = {}
+        self._closed = False
 
     @property
     def input(self) -> FakeInput:
         return self.devices
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         try:
             self.devices.close()
         finally:
@@ -111,7 +130,7 @@ class KWin:
     def place(self, view_id: int, x: int, y: int, width: int, height: int) -> None:
         """Give the window's content the rect (x, y, width, height); its frame goes around it."""
         body = _FIND % json.dumps(self._uuid(view_id)) + (
-            "var f = w.frameGeometry, c = w.noBorder ? f : w.bufferGeometry;"
+            "var f = w.frameGeometry, c = content(w);"
             "var l = c.x - f.x, t = c.y - f.y, r = f.width - c.width - l, b = f.height - c.height - t;"
             f"w.frameGeometry = {{x: {int(x)} - l, y: {int(y)} - t, width: {int(width)} + l + r, "
             f"height: {int(height)} + t + b}};"
