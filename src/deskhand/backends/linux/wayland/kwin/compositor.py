@@ -37,10 +37,10 @@ for (var i = 0; i < all.length; i++) {
   var w = all[i];
   if (!w.managed || w.deleted || w.popupWindow || w.specialWindow) continue;
   var c = content(w);
-  var f = w.frameGeometry;
+  var f = w.frameGeometry, b = w.bufferGeometry;
   out.push({uuid: String(w.internalId), pid: w.pid, app: String(w.desktopFileName || w.resourceClass),
             title: String(w.caption), rect: [c.x, c.y, c.width, c.height],
-            frame: [f.x, f.y, f.width, f.height], active: w.active, order: w.stackingOrder,
+            buffer: [b.x, b.y, b.width, b.height], active: w.active, order: w.stackingOrder,
             visible: !w.minimized && !w.hidden && (w.onAllDesktops || w.desktop == workspace.currentDesktop)});
 }
 return out;
@@ -108,8 +108,10 @@ class KWin:
             vid = view_id(r["uuid"])
             self._uuids[vid] = r["uuid"]
             x, y, w, h = (int(n) for n in r["rect"])
+            bx, by, bw, bh = (int(n) for n in r["buffer"])
+            margins = (x - bx, bx + bw - x - w, y - by, by + bh - y - h)  # the shadows a buffer holds
             out.append(View(vid, int(r["pid"]), r["app"], r["title"], (x, y, w, h), bool(r["active"]),
-                            bool(r["visible"]), True, "kwin"))  # fmt: skip
+                            bool(r["visible"]), True, "kwin", margins))  # fmt: skip
         return out
 
     def _uuid(self, vid: int) -> str:
@@ -145,15 +147,28 @@ class KWin:
         return screenshot.capture_area(self.scripts, rect)
 
     def capture_view(self, views: Sequence[View], target: View) -> Frame:
-        """The window by itself (KWin renders it alone), covered or not; refused when it is not
-        on the screen (minimized, on another desktop)."""
+        """The window as it is on the screen when no other window lies over it (with its open
+        menus and popups, which are surfaces of their own); a covered one by itself (KWin renders
+        it alone, without what covers it and without its popups). Refused when it is not on the
+        screen (minimized, on another desktop)."""
         if not target.visible:
             raise NativeError("target_window_offscreen", "kwin: the window is not on screen", dispatched=False)
+        order = [v.id for v in views]
+        above = views[order.index(target.id) + 1 :] if target.id in order else []
+        if not any(v.visible and _overlap(v.rect, target.rect) for v in above):
+            return screenshot.capture_area(self.scripts, target.rect)
         frame = screenshot.capture_window(self.scripts, self._uuid(target.id), (target.rect[0], target.rect[1]))
         if (frame.width, frame.height) != (target.rect[2], target.rect[3]):
-            # a window rendered at another size than its content rect (a late resize): the rect as shown
-            return screenshot.capture_area(self.scripts, target.rect)
+            raise NativeError(
+                "capture_failed",
+                f"kwin: the window rendered at {frame.width}x{frame.height}, not its {target.rect[2]}x{target.rect[3]}",
+                dispatched=False,
+            )
         return frame
 
     def clipboard(self) -> ClipboardServer:
         return ClipboardServer(self.env)
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
