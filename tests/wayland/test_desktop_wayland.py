@@ -1,5 +1,5 @@
-"""The embedded Wayland desktop: ``VirtualDesktop(wayland=True)`` and ``deskhand desktop start --wayland``
-as a user runs them, on a real headless sway."""
+"""The embedded Wayland desktop: ``VirtualDesktop(wayland=True)``, ``deskhand desktop start --wayland``
+and ``--compositor kwin`` as a user runs them, on a real headless sway and KWin."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from _wl_support import WaylandLauncher, comp_of, sway_missing
+from _wl_support import WaylandLauncher, comp_of, compositor_missing, sway_missing
 
+from deskhand.backends.linux.wayland_executor import WaylandExecutor
+from deskhand.core.errors import NativeError
 from deskhand.desktop import VirtualDesktop, _procs, find_state
 
 pytestmark = pytest.mark.skipif(sway_missing() is not None, reason=str(sway_missing()))
@@ -116,3 +118,43 @@ def test_wayland_flag_without_virtual_is_refused() -> None:
         done.stderr.strip()
         == "deskhand: error: --wayland goes with --virtual: it makes the fresh private desktop a Wayland one"
     )
+
+
+@pytest.mark.parametrize("trusted", [True, False], ids=["trusted", "as_a_plasma_session"])
+def test_kwin_start_doctor_stop_from_the_cli(trusted: bool) -> None:
+    """``desktop start --compositor kwin``, then ``doctor``: on the private desktop every KWin check
+    passes; on one that withholds KWin's trust, as a user's Plasma session does, fake input and
+    ScreenShot2 fail with the .desktop allow-list that grants them, and the backend refuses to start."""
+    reason = compositor_missing("kwin")
+    if reason is not None:
+        pytest.skip(reason)
+    env = {**os.environ, "DESKHAND_KWIN_TRUST": "1" if trusted else "0"}
+    started = _deskhand("desktop", "start", "--compositor", "kwin", "--size", "1024x768x24", "--json", env=env)
+    assert started.returncode == 0, started.stderr
+    info = json.loads(started.stdout)
+    state = find_state(info["id"])
+    try:
+        assert state is not None and state.compositor == "kwin" and state.compositor_dir
+        assert info["env"]["XDG_CURRENT_DESKTOP"] == "KDE" and "SWAYSOCK" not in info["env"]
+        client_env = {k: v for k, v in {**os.environ, **info["env"]}.items() if k != "DISPLAY"}
+        doctor = json.loads(_deskhand("doctor", "--json", env=client_env).stdout)
+        checks = {c["name"]: c for c in doctor["checks"]}
+        kwin = {"wayland", "fake_input", "data_control", "keymap", "kwin_scripting", "screenshot"}
+        assert kwin <= set(checks) and "sway_ipc" not in checks and "1024x768" in checks["wayland"]["detail"]
+        if trusted:
+            assert doctor["ok"] is True and all(checks[name]["ok"] for name in kwin), doctor
+        else:
+            assert doctor["ok"] is False and checks["kwin_scripting"]["ok"] and checks["data_control"]["ok"]
+            for name in ("fake_input", "screenshot"):
+                fix = checks[name]["fix"]
+                assert not checks[name]["ok"] and f"Exec={os.path.realpath(sys.executable)}\n" in fix, fix
+                assert "X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input" in fix
+                assert "X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2" in fix
+            with pytest.raises(NativeError) as refused:
+                WaylandExecutor(client_env)
+            assert refused.value.code == "not_trusted" and "X-KDE-Wayland-Interfaces" in refused.value.message
+    finally:
+        stopped = _deskhand("desktop", "stop", info["id"])
+    assert stopped.returncode == 0, stopped.stderr
+    assert not any(_procs.alive(p.pid, p.ticks) for p in state.processes)
+    assert not Path(state.compositor_dir).exists() and find_state(info["id"]) is None

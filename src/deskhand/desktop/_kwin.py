@@ -4,7 +4,8 @@ desktop's own session bus.
 * Trust: KWin serves its fake input and ScreenShot2 only to trusted clients; this private
   session trusts every client (``KWIN_WAYLAND_NO_PERMISSION_CHECKS=1``,
   ``KWIN_SCREENSHOT_NO_PERMISSION_CHECKS=1``). A user's Plasma session needs a ``.desktop``
-  allow-list instead (``deskhand doctor`` prints it).
+  allow-list instead (``deskhand doctor`` prints it); ``DESKHAND_KWIN_TRUST=0`` starts this one
+  without the trust, as a Plasma session is.
 * The binary carries a file capability (``cap_sys_resource``), and a container whose bounding
   set lacks it cannot exec it (EPERM). Then KWin runs through its ELF interpreter (the dynamic
   loader), which maps the binary without its capabilities; KWin's own Qt platform plugin checks
@@ -45,6 +46,7 @@ PROGRAM: Final = "kwin_wayland"
 FIX_KWIN: Final = "install KWin 5.27 or newer: apt-get install --no-install-recommends kwin-wayland"
 NEEDS_SESSION_BUS: Final = True
 SOCKET: Final = "wayland-0"
+TRUST_ENV: Final = "DESKHAND_KWIN_TRUST"
 _KEEP_ENV: Final = ("PATH", "LANG", "LC_ALL", "HOME")
 _CAP_SYS_RESOURCE: Final = 24
 _CONFIG: Final = {
@@ -136,10 +138,10 @@ def start(
         env: dict[str, str] = {k: base_env[k] for k in _KEEP_ENV if k in base_env}
         env.update({
             "XDG_RUNTIME_DIR": str(runtime_dir), "XDG_CONFIG_HOME": str(config),
-            "DBUS_SESSION_BUS_ADDRESS": bus, "KWIN_WAYLAND_NO_PERMISSION_CHECKS": "1",
-            "KWIN_SCREENSHOT_NO_PERMISSION_CHECKS": "1", "QT_QPA_PLATFORM": "wayland-org.kde.kwin.qpa",
-            MARKER_ENV: desktop_id,
+            "DBUS_SESSION_BUS_ADDRESS": bus, "QT_QPA_PLATFORM": "wayland-org.kde.kwin.qpa", MARKER_ENV: desktop_id,
         })  # fmt: skip
+        if base_env.get(TRUST_ENV, "1") != "0":
+            env.update({"KWIN_WAYLAND_NO_PERMISSION_CHECKS": "1", "KWIN_SCREENSHOT_NO_PERMISSION_CHECKS": "1"})
         if via_loader:
             env["KWIN_FORCE_OWN_QPA"] = "1"
         proc = spawn("kwin", argv, env=env)
