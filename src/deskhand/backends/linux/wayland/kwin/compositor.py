@@ -114,7 +114,8 @@ class KWin:
                             bool(r["visible"]), True, "kwin", margins))  # fmt: skip
         return out
 
-    def _uuid(self, vid: int) -> str:
+    def uuid(self, vid: int) -> str:
+        """KWin's id (internalId) of a view."""
         uuid = self._uuids.get(vid)
         if uuid is None:
             self.views()
@@ -125,13 +126,13 @@ class KWin:
 
     def focus(self, view_id: int) -> None:
         """Activate (and so raise) the window."""
-        body = _FIND % json.dumps(self._uuid(view_id)) + "workspace.activeClient = w; return true;"
+        body = _FIND % json.dumps(self.uuid(view_id)) + "workspace.activeClient = w; return true;"
         if not self.scripts.run(body):
             raise NativeError("stale_window", f"kwin: the window {view_id} is gone", dispatched=None)
 
     def place(self, view_id: int, x: int, y: int, width: int, height: int) -> None:
         """Give the window's content the rect (x, y, width, height); its frame goes around it."""
-        body = _FIND % json.dumps(self._uuid(view_id)) + (
+        body = _FIND % json.dumps(self.uuid(view_id)) + (
             "var f = w.frameGeometry, c = content(w);"
             "var l = c.x - f.x, t = c.y - f.y, r = f.width - c.width - l, b = f.height - c.height - t;"
             f"w.frameGeometry = {{x: {int(x)} - l, y: {int(y)} - t, width: {int(width)} + l + r, "
@@ -157,7 +158,7 @@ class KWin:
         above = views[order.index(target.id) + 1 :] if target.id in order else []
         if not any(v.visible and _overlap(v.rect, target.rect) for v in above):
             return screenshot.capture_area(self.scripts, target.rect)
-        frame = screenshot.capture_window(self.scripts, self._uuid(target.id), (target.rect[0], target.rect[1]))
+        frame = screenshot.capture_window(self.scripts, self.uuid(target.id), (target.rect[0], target.rect[1]))
         if (frame.width, frame.height) != (target.rect[2], target.rect[3]):
             raise NativeError(
                 "capture_failed",
