@@ -111,12 +111,12 @@ def test_doctor_names_the_missing_compositor_with_a_fix(tmp_path: Path) -> None:
     assert all(c["fix"] for c in checks.values() if not c["ok"]), checks
 
 
-def test_wayland_flag_without_virtual_is_refused() -> None:
-    done = _deskhand("apps", "--wayland")
+@pytest.mark.parametrize("flags", [["--wayland"], ["--compositor", "kwin"]])
+def test_wayland_flag_without_virtual_is_refused(flags: list[str]) -> None:
+    done = _deskhand("apps", *flags, env={k: v for k, v in os.environ.items() if k != "DESKHAND_COMPOSITOR"})
     assert done.returncode == 1
-    assert (
-        done.stderr.strip()
-        == "deskhand: error: --wayland goes with --virtual: it makes the fresh private desktop a Wayland one"
+    assert done.stderr.strip() == (
+        "deskhand: error: --wayland and --compositor go with --virtual: they make the fresh desktop a Wayland one"
     )
 
 
