@@ -55,6 +55,7 @@ class FakeInput:
         self.table = KeyTable(read_keymap(client))
         self.buttons: set[int] = set()
         self.keys: set[int] = set()
+        self._confined: tuple[int, int, int, int] | None = None
 
     def close(self) -> None:
         self.release_all()
@@ -67,16 +68,24 @@ class FakeInput:
     # -- pointer -----------------------------------------------------------------------------
     def move(self, x: float, y: float) -> None:
         """Put the pointer at global ``(x, y)``. With no button held, a hover motion one pixel
-        beside it goes first: KWin 5.27 maps the first motion after a window moved under the
-        pointer with the window's old position (measured: a click on the GTK fixture's Name
-        field, moved after it mapped, focused the text view below it), and the next one right."""
+        beside it goes first, inside the window :meth:`confine` named: KWin 5.27 maps the first
+        motion after a window moved under the pointer with the window's old position (measured: a
+        click on the GTK fixture's Name field, moved after it mapped, focused the text view
+        below it), and the next one right; a sub-pixel nudge or the same point twice does not help."""
         x0, y0, width, height = self.client.bounds()
         px = min(max(round(x), x0), x0 + width - 1)
         py = min(max(round(y), y0), y0 + height - 1)
-        if not self.buttons:  # a sub-pixel nudge is not enough
-            side = px + 1 if px + 1 < x0 + width else px - 1
-            self.fake.request("pointer_motion_absolute", float(side), float(py))
+        if not self.buttons:
+            self.fake.request("pointer_motion_absolute", float(self._beside(px, py)), float(py))
         self.fake.request("pointer_motion_absolute", float(px), float(py))
+
+    def confine(self, rect: tuple[int, int, int, int]) -> None:
+        """The target window of the next burst: the hover nudge stays inside it."""
+        self._confined = rect
+
+    def _beside(self, px: int, py: int) -> int:
+        x0, _y0, width, _height = self._confined or self.client.bounds()
+        return px + 1 if px + 1 < x0 + width else px - 1
 
     def button(self, button: int, down: bool) -> None:
         code = BUTTONS.get(button)
