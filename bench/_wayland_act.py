@@ -103,8 +103,8 @@ def run(env: Mapping[str, str], app_env: Mapping[str, str], log: Path, pid: int)
 
                 def wl_copy_ctrl_v() -> None:
                     _quiet(["wl-copy", TEXT], app_env)
-                    ex.devices.chord(["ctrl"], "v")
-                    ex.devices.flush()
+                    ex.compositor.input.chord(["ctrl"], "v")
+                    ex.compositor.input.flush()
 
                 peer.append(_until(log, "the pasted text", pasted, wl_copy_ctrl_v))
             _row("wl-copy TEXT, then ctrl+v (no restore)", peer)
