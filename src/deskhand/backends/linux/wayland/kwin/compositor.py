@@ -68,7 +68,7 @@ class KWin:
 
     def __init__(self, env: Mapping[str, str]) -> None:
         self.env = dict(env)
-        self.scripts = Scripting(self.env.get("DBUS_SESSION_BUS_ADDRESS"))
+        self.scripts = Scripting(self.env.get("DBUS_SESSION_BUS_ADDRESS"), scratch=self.env.get("XDG_RUNTIME_DIR"))
         try:
             self.client = Client(self.env)
         except BaseException:

@@ -79,7 +79,7 @@ def kwin_checks(env: Mapping[str, str]) -> list[Check]:
 
 def _bus_checks(env: Mapping[str, str]) -> list[Check]:
     try:
-        scripts = Scripting(env.get("DBUS_SESSION_BUS_ADDRESS"), timeout_s=1.0)
+        scripts = Scripting(env.get("DBUS_SESSION_BUS_ADDRESS"), scratch=env.get("XDG_RUNTIME_DIR"), timeout_s=1.0)
     except DeskhandError as exc:
         first = "fix the kwin_scripting check first"
         return [

@@ -48,7 +48,7 @@ _TEMPLATE: Final = """(function () {
 class Scripting:
     """One bus connection that runs scripts in KWin and reads their answers. Close it when done."""
 
-    def __init__(self, bus_address: str | None, *, timeout_s: float = 2.0) -> None:
+    def __init__(self, bus_address: str | None, *, scratch: str | None = None, timeout_s: float = 2.0) -> None:
         if not bus_address:
             raise BackendUnavailable(f"kwin: no session bus; {FIX_KWIN_DBUS}")
         try:
@@ -56,7 +56,9 @@ class Scripting:
         except (OSError, ValueError) as exc:
             raise BackendUnavailable(f"kwin: cannot reach the session bus ({exc}); {FIX_KWIN_DBUS}") from exc
         self.timeout_s = timeout_s
-        self.dir = Path(tempfile.mkdtemp(prefix="deskhand-kwin-"))  # 0700: only we write our scripts
+        # 0700: only we write our scripts; in the session's runtime dir when there is one
+        where = scratch if scratch and Path(scratch).is_dir() else None
+        self.dir = Path(tempfile.mkdtemp(prefix="deskhand-kwin-scripts-", dir=where))
         self._n = 0
         self._filter = self.conn.filter(MatchRule(type="method_call", interface=ANSWER_IFACE), bufsize=64)
         self._answers = self._filter.queue
