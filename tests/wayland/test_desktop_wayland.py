@@ -158,3 +158,8 @@ def test_kwin_start_doctor_stop_from_the_cli(trusted: bool) -> None:
     assert stopped.returncode == 0, stopped.stderr
     assert not any(_procs.alive(p.pid, p.ticks) for p in state.processes)
     assert not Path(state.compositor_dir).exists() and find_state(info["id"]) is None
+
+
+def test_an_unknown_compositor_is_a_usage_error_naming_the_ones_deskhand_starts() -> None:
+    done = _deskhand("desktop", "start", "--compositor", "weston")
+    assert done.returncode == 2 and "no compositor 'weston': deskhand starts kwin, sway" in done.stderr, done.stderr
