@@ -306,8 +306,10 @@ def main(argv: list[str] | None = None) -> int:
         virtual = bool(getattr(args, "virtual", False))
         wayland, compositor = _wayland_of(args)
         if wayland and not virtual and args.command != "desktop":
-            if getattr(args, "wayland", False):
-                raise CliError("--wayland goes with --virtual: it makes the fresh private desktop a Wayland one")
+            if getattr(args, "wayland", False) or compositor != _compositor_default():
+                raise CliError(
+                    "--wayland and --compositor go with --virtual: they make the fresh desktop a Wayland one"
+                )
             compositor = None  # DESKHAND_COMPOSITOR without --virtual: the backend reads it itself
             wayland = False
         with _maybe_virtual(virtual, wayland=wayland, compositor=compositor):

@@ -95,7 +95,18 @@ def _keys(fixture: Running, since: float) -> list[dict[str, Any]]:
 
 
 @pytest.mark.matrix("GTK 3 fixture", "canvas task (seed 1)")
-@pytest.mark.displays("x11", "sway")
+@pytest.mark.displays(
+    "x11",
+    "sway",
+    "kwin",
+    kwin=pytest.mark.xfail(
+        strict=True,
+        raises=AssertionError,
+        reason="KWin 5.27's fake input (org_kde_kwin_fake_input v4) sends wheel steps as smooth axis values with "
+        "no discrete steps, and the canvas takes no smooth scrolling: its wheels never arrive (the 47 drags, "
+        "clicks, keys, 18 screenshots and the paste pass; a scrolled window scrolls)",
+    ),
+)
 def test_canvas_task_in_one_cell(canvas: Any, matrix_desktop: VirtualDesktop, display: str) -> None:
     fixture, app, _, _ = canvas
     pixels = _points(canvas)
@@ -152,7 +163,7 @@ nodeRepl.write(JSON.stringify({{shots}}));
 
 
 @pytest.mark.matrix("GTK 3 fixture", "canvas clicks, keys, screenshots")
-@pytest.mark.displays("x11", "sway")
+@pytest.mark.displays("x11", "sway", "kwin")
 def test_canvas_clicks_keys_and_screenshots_in_one_cell(canvas: Any, matrix_desktop: VirtualDesktop) -> None:
     """The canvas task's clicks, key presses and screenshots, which both display servers do today:
     12 clicks at distinct points, each followed by a key, a screenshot after every third."""

@@ -14,6 +14,7 @@ import pytest
 from deskhand.backends.linux.wayland import _keymap, _wire
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._doctor import qt_check
+from deskhand.backends.linux.wayland._xkb import KeyTable
 from deskhand.backends.linux.wayland.compositor import View
 from deskhand.backends.linux.wayland.registry import compositor_name, open_compositor
 from deskhand.backends.linux.wayland.sway import ipc as _ipc
@@ -179,3 +180,16 @@ def test_an_unknown_compositor_is_refused_with_the_ones_deskhand_drives() -> Non
         open_compositor({"DESKHAND_COMPOSITOR": "weston"})
     with pytest.raises(ValueError, match=r"deskhand starts .*sway"):
         kind("weston")
+
+
+def test_a_keymap_says_which_key_types_a_keysym_and_which_keys_hold_the_modifiers() -> None:
+    """KWin's fake input types with the session's keymap (``_xkb``); read here from a keymap text
+    (deskhand's own for sway), as KWin's is read from ``wl_keyboard.keymap``."""
+    keymap = _keymap.Keymap()
+    keymap.ensure([_keymap.char_keysym(c) for c in "aé\n"])
+    table = KeyTable(keymap.text())
+    strokes = {c: table.stroke(_keymap.char_keysym(c)) for c in "aé\n✓"}
+    assert strokes["✓"] is None  # not on this keymap: fakeinput refuses the text before any key
+    assert all(s is not None and not s.shift and not s.level3 for c, s in strokes.items() if c != "✓")
+    assert len({s.code for s in strokes.values() if s is not None}) == 3
+    assert {"shift", "ctrl", "alt", "super"} <= set(table.modifiers)

@@ -1,11 +1,13 @@
-"""Fixtures for tests against a real headless sway (``VirtualDesktop(wayland=True)``).
+"""Fixtures for tests against a real headless compositor (``VirtualDesktop(compositor=...)``).
 
-wl_desktop   one Wayland desktop for the module (skips only when sway is not installed)
-wl_launch    start an app natively on Wayland and wait until it is on the AT-SPI bus and sway
-             shows its window; every app is stopped after the test
-wl_client    a Wayland client with the seat's globals bound; ``wl_devices`` its one virtual
-             pointer and keyboard (the session's devices, never one per action)
-ipc          a connection to sway's IPC
+wl_desktop   one Wayland desktop for the module, on each compositor of ``_wl_support.COMPOSITORS``
+             (the fixture's parameter: every test runs on sway and on KWin; skipped only when
+             the compositor is not installed)
+wl_launch    start an app natively on Wayland and wait until it is on the AT-SPI bus and the
+             compositor shows its window; every app is stopped after the test
+wl_comp      the compositor seam on the desktop (``wayland.compositor.Compositor``), one per
+             desktop; ``wl_devices`` its input (the session's one pointer and keyboard)
+wl_client    a Wayland client with the seat's globals bound (for the clipboard)
 wl_ex        a ``WaylandExecutor`` on the desktop, closed after the test
 """
 
@@ -15,27 +17,27 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _wl_support import WaylandLauncher, sway_missing
+from _wl_support import COMPOSITORS, WaylandLauncher, close_comp, comp_of, compositor_missing
 
 from deskhand.backends.linux.wayland._client import Client
-from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
-from deskhand.backends.linux.wayland.wlroots.devices import Devices
+from deskhand.backends.linux.wayland.compositor import Compositor, Input
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.desktop import VirtualDesktop
 
 WL_SIZE = (1280, 800, 24)
 
 
-@pytest.fixture(scope="module")
-def wl_desktop() -> Iterator[VirtualDesktop]:
-    reason = sway_missing()
+@pytest.fixture(scope="module", params=COMPOSITORS)
+def wl_desktop(request: pytest.FixtureRequest) -> Iterator[VirtualDesktop]:
+    reason = compositor_missing(request.param)
     if reason is not None:
         pytest.skip(reason)
-    vd = VirtualDesktop(wayland=True, size=WL_SIZE)
+    vd = VirtualDesktop(compositor=request.param, size=WL_SIZE)
     vd.start()
     try:
         yield vd
     finally:
+        close_comp(vd)
         vd.stop()
 
 
@@ -55,18 +57,13 @@ def wl_client(wl_desktop: VirtualDesktop) -> Iterator[Client]:
 
 
 @pytest.fixture(scope="module")
-def wl_devices(wl_client: Client) -> Iterator[Devices]:
-    devices = Devices(wl_client)
-    try:
-        yield devices
-    finally:
-        devices.close()
+def wl_comp(wl_desktop: VirtualDesktop) -> Compositor:
+    return comp_of(wl_desktop)
 
 
-@pytest.fixture
-def ipc(wl_desktop: VirtualDesktop) -> Iterator[SwayIPC]:
-    with SwayIPC(env=wl_desktop.env) as conn:
-        yield conn
+@pytest.fixture(scope="module")
+def wl_devices(wl_comp: Compositor) -> Input:
+    return wl_comp.input
 
 
 @pytest.fixture

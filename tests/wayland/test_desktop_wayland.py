@@ -1,5 +1,5 @@
-"""The embedded Wayland desktop: ``VirtualDesktop(wayland=True)`` and ``deskhand desktop start --wayland``
-as a user runs them, on a real headless sway."""
+"""The embedded Wayland desktop: ``VirtualDesktop(wayland=True)``, ``deskhand desktop start --wayland``
+and ``--compositor kwin`` as a user runs them, on a real headless sway and KWin."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from _wl_support import WaylandLauncher, sway_missing
+from _wl_support import WaylandLauncher, comp_of, compositor_missing, sway_missing
 
-from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
+from deskhand.backends.linux.wayland_executor import WaylandExecutor
+from deskhand.core.errors import NativeError
 from deskhand.desktop import VirtualDesktop, _procs, find_state
 
 pytestmark = pytest.mark.skipif(sway_missing() is not None, reason=str(sway_missing()))
@@ -31,14 +32,17 @@ def _uid_of(pid: int) -> int:
     return int(line.split()[1])
 
 
-def test_sway_runs_unprivileged_in_its_own_0700_dir_and_apps_run_native(
+def test_the_compositor_runs_in_its_own_0700_dir_and_apps_run_native(
     wl_desktop: VirtualDesktop, wl_launch: WaylandLauncher
 ) -> None:
+    """sway runs unprivileged (it refuses root); KWin as the caller, on the desktop's bus, with
+    XDG_CURRENT_DESKTOP=KDE telling the backend which compositor it is."""
     env = wl_desktop.env
-    assert wl_desktop.compositor_dir is not None
+    assert wl_desktop.compositor_dir is not None and wl_desktop.compositor is not None
     socket = Path(env["WAYLAND_DISPLAY"])
     assert socket.is_absolute() and socket.parent == wl_desktop.compositor_dir and socket.is_socket()
-    assert Path(env["SWAYSOCK"]).is_socket()
+    kwin = wl_desktop.compositor.name == "kwin"
+    assert Path(env["SWAYSOCK"]).is_socket() if not kwin else env["XDG_CURRENT_DESKTOP"] == "KDE"
     assert "DISPLAY" not in wl_desktop.app_env()
     assert (env["GDK_BACKEND"], env["QT_QPA_PLATFORM"], env["XDG_SESSION_TYPE"]) == ("wayland", "wayland", "wayland")
     assert wl_desktop._state is not None
@@ -46,14 +50,13 @@ def test_sway_runs_unprivileged_in_its_own_0700_dir_and_apps_run_native(
     assert sway is not None
     info = wl_desktop.compositor_dir.stat()
     assert stat.S_IMODE(info.st_mode) == 0o700 and info.st_uid == _uid_of(sway)
-    if os.geteuid() == 0:  # sway refuses root: it runs as an unprivileged system user
+    if os.geteuid() == 0 and not kwin:  # sway refuses root: it runs as an unprivileged system user
         assert _uid_of(sway) != 0
         assert pwd.getpwuid(_uid_of(sway)).pw_name == os.environ.get("DESKHAND_WAYLAND_USER", "deskhand")
     app = wl_launch.gtk_fixture()
     app.events.wait_for("ready", window_id=None)  # no X window: GTK runs on Wayland
-    with SwayIPC(env=env) as ipc:
-        view = next(v for v in ipc.views() if v.pid == app.pid)
-    assert view.shell == "xdg_shell"  # native, not XWayland (which the config disables)
+    view = next(v for v in comp_of(wl_desktop).views() if v.pid == app.pid)
+    assert view.shell != "xwayland"  # native, not XWayland (which neither desktop starts)
 
 
 def test_start_doctor_stop_round_trip_from_the_cli() -> None:
@@ -108,10 +111,55 @@ def test_doctor_names_the_missing_compositor_with_a_fix(tmp_path: Path) -> None:
     assert all(c["fix"] for c in checks.values() if not c["ok"]), checks
 
 
-def test_wayland_flag_without_virtual_is_refused() -> None:
-    done = _deskhand("apps", "--wayland")
+@pytest.mark.parametrize("flags", [["--wayland"], ["--compositor", "kwin"]])
+def test_wayland_flag_without_virtual_is_refused(flags: list[str]) -> None:
+    done = _deskhand("apps", *flags, env={k: v for k, v in os.environ.items() if k != "DESKHAND_COMPOSITOR"})
     assert done.returncode == 1
-    assert (
-        done.stderr.strip()
-        == "deskhand: error: --wayland goes with --virtual: it makes the fresh private desktop a Wayland one"
+    assert done.stderr.strip() == (
+        "deskhand: error: --wayland and --compositor go with --virtual: they make the fresh desktop a Wayland one"
     )
+
+
+@pytest.mark.parametrize("trusted", [True, False], ids=["trusted", "as_a_plasma_session"])
+def test_kwin_start_doctor_stop_from_the_cli(trusted: bool) -> None:
+    """``desktop start --compositor kwin``, then ``doctor``: on the private desktop every KWin check
+    passes; on one that withholds KWin's trust, as a user's Plasma session does, fake input and
+    ScreenShot2 fail with the .desktop allow-list that grants them, and the backend refuses to start."""
+    reason = compositor_missing("kwin")
+    if reason is not None:
+        pytest.skip(reason)
+    env = {**os.environ, "DESKHAND_KWIN_TRUST": "1" if trusted else "0"}
+    started = _deskhand("desktop", "start", "--compositor", "kwin", "--size", "1024x768x24", "--json", env=env)
+    assert started.returncode == 0, started.stderr
+    info = json.loads(started.stdout)
+    state = find_state(info["id"])
+    try:
+        assert state is not None and state.compositor == "kwin" and state.compositor_dir
+        assert info["env"]["XDG_CURRENT_DESKTOP"] == "KDE" and "SWAYSOCK" not in info["env"]
+        client_env = {k: v for k, v in {**os.environ, **info["env"]}.items() if k != "DISPLAY"}
+        doctor = json.loads(_deskhand("doctor", "--json", env=client_env).stdout)
+        checks = {c["name"]: c for c in doctor["checks"]}
+        kwin = {"wayland", "fake_input", "data_control", "keymap", "kwin_scripting", "screenshot"}
+        assert kwin <= set(checks) and "sway_ipc" not in checks and "1024x768" in checks["wayland"]["detail"]
+        if trusted:
+            assert doctor["ok"] is True and all(checks[name]["ok"] for name in kwin), doctor
+        else:
+            assert doctor["ok"] is False and checks["kwin_scripting"]["ok"] and checks["data_control"]["ok"]
+            for name in ("fake_input", "screenshot"):
+                fix = checks[name]["fix"]
+                assert not checks[name]["ok"] and f"Exec={os.path.realpath(sys.executable)}\n" in fix, fix
+                assert "X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input" in fix
+                assert "X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2" in fix
+            with pytest.raises(NativeError) as refused:
+                WaylandExecutor(client_env)
+            assert refused.value.code == "not_trusted" and "X-KDE-Wayland-Interfaces" in refused.value.message
+    finally:
+        stopped = _deskhand("desktop", "stop", info["id"])
+    assert stopped.returncode == 0, stopped.stderr
+    assert not any(_procs.alive(p.pid, p.ticks) for p in state.processes)
+    assert not Path(state.compositor_dir).exists() and find_state(info["id"]) is None
+
+
+def test_an_unknown_compositor_is_a_usage_error_naming_the_ones_deskhand_starts() -> None:
+    done = _deskhand("desktop", "start", "--compositor", "weston")
+    assert done.returncode == 2 and "no compositor 'weston': deskhand starts kwin, sway" in done.stderr, done.stderr

@@ -6,9 +6,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from _wl_support import WaylandLauncher
+from _wl_support import WaylandLauncher, comp_of
 
-from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.core.errors import NativeError
 from deskhand.desktop import VirtualDesktop
@@ -48,8 +47,7 @@ def test_keys_go_to_the_observed_window_even_when_another_app_is_on_top(
     target.events.wait_for("focus", name="Name")
     other = wl_launch.gtk_fixture()  # opens on top and takes the focus
     other.events.wait_for("ready")
-    with SwayIPC(env=wl_desktop.env) as ipc:
-        assert next(v for v in ipc.views() if v.focused).pid == other.pid
+    assert next(v for v in comp_of(wl_desktop).views() if v.focused).pid == other.pid
     ex.type_text(app, "only here")
     target.events.wait_for("text", name="Name", text="only here")
     assert not other.events.of_type("text") and not other.events.of_type("key_press")

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Final, Protocol
 
-from deskhand.desktop import _sway
+from deskhand.desktop import _kwin, _sway
 from deskhand.desktop._spawn import Child
 
 __all__ = ("COMPOSITORS", "DEFAULT", "Kind", "Started", "kind")
@@ -50,6 +50,8 @@ class Kind:
     fix: str
     start: Starter
     wait_for_view: Callable[[Mapping[str, str], int, float], int]
+    #: it connects to the desktop's session bus when it starts (the desktop starts the bus first)
+    needs_session_bus: bool = False
 
 
 def _sway_view(env: Mapping[str, str], pid: int, timeout_s: float) -> int:
@@ -59,6 +61,15 @@ def _sway_view(env: Mapping[str, str], pid: int, timeout_s: float) -> int:
 COMPOSITORS: Final[Mapping[str, Kind]] = MappingProxyType(
     {
         "sway": Kind("sway", "sway", "sway", _sway.FIX_SWAY, _sway.start, _sway_view),
+        "kwin": Kind(
+            "kwin",
+            "KWin",
+            _kwin.PROGRAM,
+            _kwin.FIX_KWIN,
+            _kwin.start,
+            _kwin.wait_for_view,
+            needs_session_bus=_kwin.NEEDS_SESSION_BUS,
+        ),
     }
 )
 

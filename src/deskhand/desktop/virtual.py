@@ -170,6 +170,7 @@ class VirtualDesktop:
             for name, sub in PRIVATE_DIRS:
                 (self.runtime_dir / sub).mkdir(mode=0o700, exist_ok=True)
                 self._private_env[name] = str(self.runtime_dir / sub)
+        early = self._start_session_bus(deadline) if self.compositor and self.compositor.needs_session_bus else None
         server, role = self._start_wayland(deadline) if self.wayland else self._start_x11(deadline)
         self._state = DesktopState(
             id=self.id, display=self.display or 0, width=self.width, height=self.height, depth=self.depth,
@@ -180,6 +181,8 @@ class VirtualDesktop:
             compositor_dir=str(self.compositor_dir) if self.compositor_dir else None,
             compositor=self.compositor.name if self.compositor else None,
         )  # fmt: skip
+        if early is not None:
+            self._record("dbus", early)
         self._record(role, server)
         self.timings[role] = time.monotonic() - t0
         wm = None
@@ -219,11 +222,11 @@ class VirtualDesktop:
         assert self.compositor is not None
         role = self.compositor.name
         started = self.compositor.start(
-            self._spawn, self.id, (self.width, self.height), dict(os.environ), log=self.runtime_dir / f"{role}.log",
-            deadline=deadline,
+            self._spawn, self.id, (self.width, self.height), {**os.environ, **self.env},
+            log=self.runtime_dir / f"{role}.log", deadline=deadline,
         )  # fmt: skip
         self.compositor_dir = started.runtime_dir
-        self.env = {"XDG_RUNTIME_DIR": str(self.runtime_dir), **started.client_env(), **self._toolkit_env()}
+        self.env = {**self.env, "XDG_RUNTIME_DIR": str(self.runtime_dir), **started.client_env(), **self._toolkit_env()}
         return started.proc, role
 
     def _toolkit_env(self) -> dict[str, str]:
@@ -263,10 +266,16 @@ class VirtualDesktop:
         self._state.processes.append(ProcessRecord(role, proc.pid, _procs.start_ticks(proc.pid)))
         self._state.save()
 
-    def _start_buses(self, deadline: float) -> None:
+    def _start_session_bus(self, deadline: float) -> Child:
+        """The session bus before the compositor (one that connects to it as it starts); its process."""
         t1 = time.monotonic()
         self.env["DBUS_SESSION_BUS_ADDRESS"] = _buses.start_dbus(self._spawn, self.runtime_dir, deadline)
         self.timings["dbus"] = time.monotonic() - t1
+        return self._popens[-1]
+
+    def _start_buses(self, deadline: float) -> None:
+        if "DBUS_SESSION_BUS_ADDRESS" not in self.env:
+            self._start_session_bus(deadline)
         t1 = time.monotonic()
         session = self.env["DBUS_SESSION_BUS_ADDRESS"]
         self.env["AT_SPI_BUS_ADDRESS"] = _buses.start_atspi(

@@ -86,8 +86,15 @@ def window_info(view: View, stacking: int) -> WindowInfo:
     rect = Rect(*view.rect)
     return WindowInfo(
         id=view.id, frame_id=view.id, pid=view.pid, title=view.title, client=rect, frame=rect,
-        mapped=view.visible, stacking=stacking, wm_class=(view.app_id, view.app_id), gtk_margins=(0, 0, 0, 0),
+        mapped=view.visible, stacking=stacking, wm_class=(view.app_id, view.app_id), gtk_margins=_outside(view.margins),
     )  # fmt: skip
+
+
+def _outside(margins: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """A view's surface margins as ``observe.tree.content_origin`` reads them: negative, since the
+    surface holds them around the content rect (an X window holds them inside its client area)."""
+    left, right, top, bottom = margins
+    return -left, -right, -top, -bottom
 
 
 class WaylandExecutor:

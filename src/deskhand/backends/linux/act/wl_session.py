@@ -202,6 +202,7 @@ class WaylandSession:
         if not (vx <= at.x < vx + vw and vy <= at.y < vy + vh):
             raise _refused("point_outside_target_window", "The point is outside the observed window.")
         self.verify_identity(app)
+        self.devices.confine(view.rect)  # any motion the devices add stays in the target
         return view
 
     # -- posting ------------------------------------------------------------------------------

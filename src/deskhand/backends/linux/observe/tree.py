@@ -37,6 +37,7 @@ from deskhand.core.geometry import Rect
 
 #: Bus names (and toolkits) remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
+_SHADOWS: Final = 120  # the most client-side shadows a window-relative root holds (both sides of an axis)
 _WINDOW_ROLES: Final = role_set(Role.ALERT, Role.DIALOG, Role.FRAME, Role.INTERNAL_FRAME, Role.WINDOW)
 #: Toolkits (``procfs.toolkit``) whose accessibility cache is never asked for, only walked.
 #: LibreOffice's (its GTK 3 plugin says ToolkitName "gtk"): its atk-bridge cache keeps objects of
@@ -258,7 +259,9 @@ def app_tree(
             continue
         if node.role not in _WINDOW_ROLES:
             root.role = "AXWindow"  # a top-level file chooser, menu or popup is a window too
-        xwin = _match_window(root, xwins, claimed, active=bool(node.states & State.ACTIVE), key=key)
+        xwin = _match_window(
+            root, xwins, claimed, active=bool(node.states & State.ACTIVE), key=key, relative=snap.window_relative
+        )
         if xwin is not None:
             claimed.add(xwin.id)
         # an untitled frame no managed window shows (Chromium keeps hidden ones SHOWING) is left
@@ -302,11 +305,14 @@ def without_key_window(tree: AppTree | None, key: WindowInfo) -> bool:
 
 
 def _match_window(
-    root: Element, xwins: list[WindowInfo], claimed: set[int], *, active: bool, key: WindowInfo | None
+    root: Element, xwins: list[WindowInfo], claimed: set[int], *, active: bool, key: WindowInfo | None, relative: bool
 ) -> WindowInfo | None:
     """The X window of an AT-SPI window: same client rectangle, else the same title. Among
     windows with the same title (gnome-text-editor titles a new window after the document of
-    the last), one matched already is left out, and the key window is the ACTIVE one's."""
+    the last), one matched already is left out, and the key window is the ACTIVE one's. A
+    window-relative app's window (a Wayland client's, at (0, 0)) whose title matches none (Qt on
+    KWin names none; a GTK alert is "Question" where the compositor shows "Attention") is the
+    one window of its size (the tree's root may hold client-side shadows around it)."""
     frame = root.frame
     if frame is not None:
         for w in xwins:
@@ -317,7 +323,13 @@ def _match_window(
         titled = [w for w in titled if w.id not in claimed]
     if len(titled) > 1 and key is not None and any(w.id == key.id for w in titled):
         titled = [w for w in titled if (w.id == key.id) == active]
+    if not titled and relative and frame is not None and (frame.x, frame.y) == (0, 0):
+        titled = [w for w in xwins if w.id not in claimed and _fits(w.client, frame)]
     return titled[0] if len(titled) == 1 else None
+
+
+def _fits(client: Rect, frame: Rect) -> bool:  # ``client`` with at most _SHADOWS pixels of margins
+    return 0 <= frame.width - client.width <= _SHADOWS and 0 <= frame.height - client.height <= _SHADOWS
 
 
 def _as_popup(root: Element) -> bool:
@@ -349,14 +361,18 @@ def content_origin(root: Element, xwin: WindowInfo) -> tuple[int, int] | None:
     relative to its window whatever the coordinate type) start: the X window's client area less
     the margins GTK keeps around its content (client-side decorations' resize borders and
     shadows): the window's ``_GTK_FRAME_EXTENTS`` when it sets them, else taken as even on
-    opposite sides. None when the window's own bounds are not at (0, 0): then they are on the
-    screen already."""
+    opposite sides. A Wayland window's margins are negative: its surface holds client-side
+    shadows around the content rect, and a root the size of the surface starts before it. None
+    when the window's own bounds are not at (0, 0): then they are on the screen already."""
     frame = root.frame
     if frame is None or (frame.x, frame.y) != (0, 0):
         return None
     c = xwin.client
     if xwin.gtk_margins is not None:
-        left, _right, top, _bottom = xwin.gtk_margins
+        left, right, top, bottom = xwin.gtk_margins
+        if min(xwin.gtk_margins) < 0:  # a Wayland surface's shadows around its content rect (KWin)
+            around = (frame.width, frame.height) == (c.width - left - right, c.height - top - bottom)
+            return (round(c.x + left), round(c.y + top)) if around else (round(c.x), round(c.y))
         return round(c.x + left), round(c.y + top)
     return round(c.x + max(0.0, c.width - frame.width) / 2), round(c.y + max(0.0, c.height - frame.height) / 2)
 

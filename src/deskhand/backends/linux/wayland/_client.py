@@ -25,10 +25,11 @@ VERSIONS: Final[Mapping[str, int]] = {
     "zwp_virtual_keyboard_manager_v1": 1,
     "zwlr_screencopy_manager_v1": 2,
     "zwlr_data_control_manager_v1": 2,
+    "org_kde_kwin_fake_input": 4,
 }
 FIX_PROTOCOL: Final = (
-    "the compositor does not offer {name}: use a wlroots compositor (sway, Hyprland, labwc, river), "
-    "or the desktop `deskhand desktop start --wayland` starts"
+    "the compositor does not offer {name}: use a compositor deskhand drives (sway and the wlroots ones, KWin), "
+    "or the desktop `deskhand desktop start --wayland` starts (`deskhand doctor` says what is missing)"
 )
 
 

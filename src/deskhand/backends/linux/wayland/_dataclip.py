@@ -23,6 +23,10 @@ from deskhand.backends.linux.wayland._wire import Proxy, WaylandError
 __all__ = ()
 
 _CHUNK: Final = 65536
+#: X11 selection targets that name a request, not data (ICCCM): GTK offers SAVE_TARGETS on
+#: Wayland too, and on KWin 5.27 a read of it never ends, so a snapshot skips them.
+NOT_DATA: Final = frozenset({"SAVE_TARGETS", "TARGETS", "MULTIPLE", "TIMESTAMP", "DELETE", "INSERT_PROPERTY",
+                             "INSERT_SELECTION"})  # fmt: skip
 
 
 class DataClipboard:
@@ -60,9 +64,10 @@ class DataClipboard:
             offer.request("destroy")
 
     def types(self) -> list[str]:
-        """The MIME types of the current selection (empty when nobody owns it)."""
+        """The MIME types of the current selection, each once (empty when nobody owns it; KWin
+        lists some twice)."""
         self.client.conn.roundtrip(self.client.timeout_s)
-        return list(self._types.get(self.offer.id, ())) if self.offer is not None else []
+        return list(dict.fromkeys(self._types.get(self.offer.id, ()))) if self.offer is not None else []
 
     def read(self, mime: str, timeout_s: float = 2.0) -> bytes:
         """One type of the current selection, as its owner writes it."""
@@ -81,25 +86,30 @@ class DataClipboard:
                 os.close(w)
 
     def read_all(self, timeout_s: float = 2.0) -> dict[str, bytes]:
-        """Every type of the current selection (what a restore needs)."""
-        return {mime: self.read(mime, timeout_s) for mime in self.types()}
+        """Every type of the current selection that holds data (what a restore needs)."""
+        return {mime: self.read(mime, timeout_s) for mime in self.types() if mime not in NOT_DATA}
 
     def set(self, data: Mapping[str, bytes]) -> None:
-        """Own the selection with ``data`` (MIME type -> bytes); served while the connection is dispatched."""
+        """Own the selection with ``data`` (MIME type -> bytes); served while the connection is dispatched.
+
+        The new source is set before the old one is destroyed: KWin 5.27 leaves the clipboard
+        empty when the source it holds is destroyed just before a new one is set (sway does not
+        care); the old source's ``cancelled`` is then ignored."""
         if not data:
             raise ValueError("clipboard: nothing to offer")
-        if self.source is not None and self.source.alive:
-            self.source.request("destroy")
+        old = self.source
         source = self.manager.create("create_data_source")
         self._data = dict(data)
         self.cancelled = False
         self.sent = []
         source.on("send", self._on_send)
-        source.on("cancelled", self._on_cancelled)
+        source.on("cancelled", lambda: self._on_cancelled(source))
         for mime in self._data:
             source.request("offer", mime)
         self.device.request("set_selection", source.id)
         self.source = source
+        if old is not None and old.alive:
+            old.request("destroy")
         self.client.conn.roundtrip(self.client.timeout_s)
 
     def _on_send(self, mime: str, fd: int) -> None:
@@ -108,10 +118,12 @@ class DataClipboard:
         threading.Thread(target=_write_all, args=(fd, self._data.get(mime, b"")), daemon=True).start()
         self.sent.append(mime)
 
-    def _on_cancelled(self) -> None:
+    def _on_cancelled(self, source: Proxy) -> None:
+        if source is not self.source:
+            return  # an earlier source of ours, replaced
         self.cancelled = True
-        if self.source is not None and self.source.alive:
-            self.source.request("destroy")
+        if source.alive:
+            source.request("destroy")
         self.source = None
 
     def serve_once(self, timeout_s: float = 0.0) -> None:

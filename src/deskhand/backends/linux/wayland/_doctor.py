@@ -1,4 +1,5 @@
-"""``deskhand doctor`` on a Wayland session: the compositor, the protocols deskhand drives, sway's IPC.
+"""``deskhand doctor`` on a Wayland session: the compositor, the protocols deskhand drives, sway's IPC
+(on KWin: ``kwin.doctor``'s checks instead of the wlroots ones).
 
 Each check says what it found and, when it failed, how to fix it (``qt_wayland``: Qt 5 installed
 without its Wayland platform plugin, so its apps cannot start natively); the bus and JavaScript checks are
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import Final
 
 from deskhand.backends.linux.wayland._client import Client
+from deskhand.backends.linux.wayland.kwin.doctor import kwin_checks
+from deskhand.backends.linux.wayland.registry import compositor_name
 from deskhand.backends.linux.wayland.sway.ipc import GET_VERSION, SwayIPC
 from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop.doctor import Check
@@ -25,7 +28,7 @@ FIX_WAYLAND: Final = (
 )
 FIX_WLR: Final = (
     "the compositor does not offer {iface}: deskhand drives wlroots compositors (sway, Hyprland, labwc, river); "
-    "GNOME and KDE do not offer the wlroots protocols, so run on a wlroots session or use "
+    "GNOME does not offer the wlroots protocols, so run on a wlroots or KDE Plasma session or use "
     "`deskhand desktop start --wayland`"
 )
 FIX_IPC: Final = (
@@ -61,6 +64,8 @@ def wayland_checks(env: Mapping[str, str]) -> list[Check]:
     try:
         client = Client(env, timeout_s=1.0)
     except BackendUnavailable as exc:
+        if compositor_name(env) == "kwin":
+            return [Check("wayland", False, exc.message, FIX_WAYLAND), *kwin_checks(env), qt_check()]
         return [
             Check("wayland", False, exc.message, FIX_WAYLAND),
             *(Check(name, False, "needs the compositor", "fix the wayland check first") for name, _ in PROTOCOLS),
@@ -70,6 +75,8 @@ def wayland_checks(env: Mapping[str, str]) -> list[Check]:
     try:
         sizes = ", ".join(f"{o.width}x{o.height}+{o.x}+{o.y}" for o in client.outputs) or "no output"
         out = [Check("wayland", True, f"{env.get('WAYLAND_DISPLAY')} ({sizes})", data={"outputs": sizes})]
+        if compositor_name(env) == "kwin":
+            return [*out, *kwin_checks(env), qt_check()]
         for name, iface in PROTOCOLS:
             proxy = client.globals.get(iface)
             if proxy is None:

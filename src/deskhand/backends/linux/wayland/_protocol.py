@@ -8,7 +8,9 @@ message up to the last one used is listed, since the opcode is its position.
 Core protocol (``wayland.xml``): ``wl_display``, ``wl_registry``, ``wl_callback``, ``wl_seat``,
 ``wl_output``, ``wl_shm``, ``wl_shm_pool``, ``wl_buffer``. wlroots protocols: virtual pointer
 (``zwlr_virtual_pointer_v1``), screencopy (``zwlr_screencopy_v1``), data control
-(``zwlr_data_control_v1``); and the virtual keyboard (``zwp_virtual_keyboard_v1``).
+(``zwlr_data_control_v1``); the virtual keyboard (``zwp_virtual_keyboard_v1``); KWin's fake input
+(``org_kde_kwin_fake_input``, version 4: ``authenticate``, pointer motion, buttons, axis and
+evdev keys, no events).
 """
 
 from __future__ import annotations
@@ -89,7 +91,18 @@ _ALL: Final = (
     ),
     Interface("wl_buffer", (M("destroy", destructor=True),), (M("release"),)),
     Interface("wl_pointer", (M("set_cursor"), M("release", destructor=True))),
-    Interface("wl_keyboard", (M("release", destructor=True),)),
+    Interface(
+        "wl_keyboard",
+        (M("release", destructor=True),),
+        (
+            M("keymap", "uhu"),
+            M("enter", "uoa"),
+            M("leave", "uo"),
+            M("key", "uuuu"),
+            M("modifiers", "uuuuu"),
+            M("repeat_info", "ii"),
+        ),
+    ),
     Interface(
         "zwlr_virtual_pointer_manager_v1",
         (M("create_virtual_pointer", "on", "zwlr_virtual_pointer_v1"), M("destroy", destructor=True)),
@@ -167,7 +180,26 @@ _ALL: Final = (
     ),
 )
 
-INTERFACES: Final[Mapping[str, Interface]] = MappingProxyType({i.name: i for i in _ALL})
+_KDE: Final = (
+    Interface(
+        "org_kde_kwin_fake_input",
+        (
+            M("authenticate", "ss"),
+            M("pointer_motion", "ff"),
+            M("button", "uu"),
+            M("axis", "uf"),
+            M("touch_down", "uff"),
+            M("touch_motion", "uff"),
+            M("touch_up", "u"),
+            M("touch_cancel"),
+            M("touch_frame"),
+            M("pointer_motion_absolute", "ff"),
+            M("keyboard_key", "uu"),
+        ),
+    ),
+)
+
+INTERFACES: Final[Mapping[str, Interface]] = MappingProxyType({i.name: i for i in (*_ALL, *_KDE)})
 
 #: wl_seat capability bits.
 SEAT_POINTER: Final = 1
@@ -175,7 +207,7 @@ SEAT_KEYBOARD: Final = 2
 #: wl_shm format of 32-bit pixels with the unused byte on top (little-endian B, G, R, X).
 SHM_XRGB8888: Final = 1
 SHM_ARGB8888: Final = 0
-#: zwp_virtual_keyboard_v1.keymap format: libxkbcommon's text format, version 1.
+#: zwp_virtual_keyboard_v1.keymap and wl_keyboard.keymap format: libxkbcommon's text format, version 1.
 KEYMAP_XKB_V1: Final = 1
 #: zwlr_screencopy_frame_v1.flags: the image is upside down.
 FRAME_Y_INVERT: Final = 1

@@ -35,7 +35,9 @@ class View:
 
     ``id`` is the compositor's handle for the window in this session (sway's con_id; a number
     the implementation maps to its own id where that is not one); ``shell`` names its protocol
-    (``xdg_shell``, ``xwayland``) where the compositor says.
+    (``xdg_shell``, ``xwayland``) where the compositor says; ``margins`` (left, right, top,
+    bottom) what the client's surface holds around ``rect`` (client-side shadows), where the
+    compositor says (KWin), else zeros.
     """
 
     id: int
@@ -47,6 +49,7 @@ class View:
     visible: bool
     floating: bool
     shell: str
+    margins: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,7 @@ class Input(Protocol):
     def wheel(self, clicks_y: int, clicks_x: int = 0) -> None: ...  # positive: down / right
     def chord(self, modifiers: Sequence[str], key: str) -> None: ...
     def type_text(self, text: str) -> None: ...
+    def confine(self, rect: tuple[int, int, int, int]) -> None: ...  # the target window of the next burst
     def release_all(self) -> None: ...
     @property
     def held(self) -> bool: ...  # any button or key down, or a modifier latched

@@ -163,6 +163,10 @@ class Devices:
             self._key(keysym, True)
             self._key(keysym, False)
 
+    def confine(self, rect: tuple[int, int, int, int]) -> None:
+        """Nothing to do: these devices send only the motions asked for."""
+        del rect
+
     @property
     def held(self) -> bool:
         return bool(self.buttons or self.keys or self.mods)
