@@ -1,4 +1,4 @@
-"""The matrix on either display server: the sway desktop, and what a test reads through whichever
+"""The matrix on either display server: what a test reads through whichever
 executor runs it (the X11 ``LinuxExecutor`` or the ``WaylandExecutor``), so one test body serves
 both columns.
 
@@ -10,9 +10,7 @@ still fails.
 
 from __future__ import annotations
 
-import shutil
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -26,11 +24,7 @@ from deskhand.core.axtree.model import Element
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
 from deskhand.core.screenshot import ShotTransform
-from deskhand.desktop import VirtualDesktop
 
-DISPLAYS = ("x11", "sway")
-#: The sway desktop's screen (the X11 session desktop's is 1920x1080).
-SWAY_SIZE = (1920, 1080, 24)
 MatrixExecutor = LinuxExecutor | WaylandExecutor
 
 #: What the Wayland executor refuses before dispatch today (``unsupported_platform``); branch
@@ -40,17 +34,6 @@ MatrixExecutor = LinuxExecutor | WaylandExecutor
 def on_sway(reason: str, *, strict: bool = True) -> pytest.MarkDecorator:
     """An xfail of a row's sway run that only the executor's refusal satisfies."""
     return pytest.mark.xfail(reason=reason, raises=NativeError, strict=strict)
-
-
-def sway_desktop_or_skip() -> Iterator[VirtualDesktop]:
-    if shutil.which("sway") is None:
-        pytest.skip("sway is not installed (apt-get install sway, or `make deps`, which installs it)")
-    vd = VirtualDesktop(wayland=True, size=SWAY_SIZE)
-    vd.start()
-    try:
-        yield vd
-    finally:
-        vd.stop()
 
 
 def is_wayland(ex: MatrixExecutor) -> bool:
