@@ -157,3 +157,12 @@ def test_doctor_names_qt5_without_its_wayland_plugin_with_the_package_to_install
     (platforms / "libqwayland-generic.so").write_bytes(b"")
     found = qt_check(patterns)
     assert found.ok is True and found.data["plugins"] == [str(platforms / "libqwayland-generic.so")]
+
+
+def test_an_app_that_needs_x11_is_named_with_why_and_where_it_runs() -> None:
+    from deskhand.backends.linux.x11_only import wayland_notice  # noqa: PLC0415
+
+    for selector in ("vlc", "VLC media player", "/usr/bin/vlc", "org.videolan.VLC"):
+        notice = wayland_notice(selector)
+        assert notice is not None and "Qt's Wayland platform" in notice and "X11 desktop" in notice, selector
+    assert wayland_notice("mousepad") is None and wayland_notice("vlcx") is None

@@ -56,6 +56,7 @@ from deskhand.backends.linux.wayland._screencopy import capture_view
 from deskhand.backends.linux.x11.capture import encode
 from deskhand.backends.linux.x11.shm import Pixels
 from deskhand.backends.linux.x11.windows import WindowInfo
+from deskhand.backends.linux.x11_only import wayland_notice
 from deskhand.core import screenshot
 from deskhand.core.axtree.model import Element
 from deskhand.core.axtree.observer import Observer
@@ -152,7 +153,13 @@ class WaylandExecutor:
         return out
 
     def resolve(self, selector: str) -> RunningApp:
-        return resolve(selector, self._running())
+        try:
+            return resolve(selector, self._running())
+        except NativeError as err:  # an X11-only app asked for: why it is not running here
+            notice = wayland_notice(selector) if err.code == "target_not_running" else None
+            if notice is None:
+                raise
+            raise NativeError(err.code, f"{err.message} {notice}", dispatched=False) from err
 
     # -- helpers for the actor (public, ``act.wl_session.WlObserved``) -------------------------
     def verify_identity(self, app: RunningApp) -> ProcessIdentity:
