@@ -166,3 +166,20 @@ def test_an_app_that_needs_x11_is_named_with_why_and_where_it_runs() -> None:
         notice = wayland_notice(selector)
         assert notice is not None and "Qt's Wayland platform" in notice and "X11 desktop" in notice, selector
     assert wayland_notice("mousepad") is None and wayland_notice("vlcx") is None
+
+
+def test_a_window_whose_frame_outgrows_it_is_said_to_draw_decorations() -> None:
+    """Chromium on sway: a 945 x 1060 frame for a 913 x 1018 window (its shadow)."""
+    from deskhand.backends.linux.wayland_executor import decorations_notice  # noqa: PLC0415
+    from deskhand.core.axtree.model import AppTree, Element, WindowTree  # noqa: PLC0415
+    from deskhand.core.geometry import Rect  # noqa: PLC0415
+
+    view = _ipc.View(7, 42, "chromium", "Pick", (0, 0, 913, 1018), True, True, True, "xdg_shell")
+
+    def tree(w: float, h: float) -> AppTree:
+        frame = Rect(0, 0, w, h)
+        return AppTree("chromium", "Chromium", 42, [WindowTree(7, "Pick", Element("AXWindow", frame=frame), frame)])
+
+    notice = decorations_notice(tree(945, 1060), view)
+    assert notice is not None and "945x1060" in notice and "913x1018" in notice and "32x42 px" in notice
+    assert decorations_notice(tree(913, 1018), view) is None and decorations_notice(tree(914, 1019), view) is None
