@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 from _apps import Apps
+from _display import MatrixExecutor
 from _observe import handle, state_with
-
-from deskhand.backends.linux.executor import LinuxExecutor
 
 pytestmark = pytest.mark.slow
 
@@ -25,10 +24,10 @@ PAGE = """<!doctype html><html><head><title>Pick</title></head><body>
 </select></label></body></html>"""
 
 
-def pick_banana(mex: LinuxExecutor, app: Any) -> None:
+def pick_banana(mex: MatrixExecutor, app: Any) -> None:
     state = state_with(mex, app, r"combo box Fruit, Value: Apple$", 60)
     mex.click(app, element=handle(state, r"combo box Fruit"))
-    state = state_with(mex, app, r"menu item Banana$")
+    state = state_with(mex, app, r"menu item Banana$", 15)
     # Chromium expands the page's combo box; Firefox shows the list in a combo box of its own
     assert "combo box (expanded)" in state, state
     mex.click(app, element=handle(state, r"menu item Banana$"))
@@ -37,8 +36,19 @@ def pick_banana(mex: LinuxExecutor, app: Any) -> None:
 
 
 @pytest.mark.matrix("Chromium", "select list", "bookmark folder value")
+@pytest.mark.displays(
+    "x11",
+    "sway",
+    sway=pytest.mark.xfail(
+        reason="Chromium on sway draws a shadow around its window (its frame 945x1060 for a 913x1018 window) and "
+        "says nowhere where its content starts: its elements are placed 16, 10 px off and the click misses the "
+        "19 px high select; the state says so (test_browsers checks that notice)",
+        raises=AssertionError,
+        strict=True,
+    ),
+)
 def test_chromium_select_on_a_local_page_and_the_bookmark_folder_value(
-    apps: Apps, mex: LinuxExecutor, tmp_path: Path
+    apps: Apps, mex: MatrixExecutor, tmp_path: Path
 ) -> None:
     page = tmp_path / "pick.html"
     page.write_text(PAGE)
@@ -57,7 +67,7 @@ def test_chromium_select_on_a_local_page_and_the_bookmark_folder_value(
     reason="Firefox ESR shows the list expanded with its options, but exits (its pid is gone within 0.5 s) "
     "when one of them is clicked on this desktop, with or without deskhand's frame re-read",
 )
-def test_firefox_select_on_a_local_page(apps: Apps, mex: LinuxExecutor, tmp_path: Path) -> None:
+def test_firefox_select_on_a_local_page(apps: Apps, mex: MatrixExecutor, tmp_path: Path) -> None:
     page = tmp_path / "pick.html"
     page.write_text(PAGE)
     running = apps.firefox(page.as_uri())
@@ -65,7 +75,8 @@ def test_firefox_select_on_a_local_page(apps: Apps, mex: LinuxExecutor, tmp_path
 
 
 @pytest.mark.matrix("Chromium", "bookmark folder picker")
-def test_chromium_bookmark_lands_in_the_folder_chosen(apps: Apps, mex: LinuxExecutor, tmp_path: Path) -> None:
+@pytest.mark.displays("x11", "sway")
+def test_chromium_bookmark_lands_in_the_folder_chosen(apps: Apps, mex: MatrixExecutor, tmp_path: Path) -> None:
     page = tmp_path / "pick.html"
     page.write_text(PAGE)
     before = set(apps.tmp.glob("chromium-profile-*"))

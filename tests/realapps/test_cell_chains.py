@@ -71,8 +71,11 @@ def _open_replace_bar(mex: LinuxExecutor, pid: int, name: str) -> None:
 
 
 @pytest.mark.matrix("Kate", "cell chain", "replace all", "save")
+@pytest.mark.displays("x11", "sway")
 @LOAD
-def test_kate_replace_all_then_save_in_one_cell_saves_the_replaced_text(apps: Apps, mex, a11y_desktop, tmp_path, load):
+def test_kate_replace_all_then_save_in_one_cell_saves_the_replaced_text(
+    apps: Apps, mex, matrix_desktop, tmp_path, load
+):
     doc = tmp_path / "replace.txt"
     doc.write_text("alpha beta alpha\nalpha gamma\n")
     pid = _kate(apps, mex, doc)
@@ -87,16 +90,17 @@ def test_kate_replace_all_then_save_in_one_cell_saves_the_replaced_text(apps: Ap
         "await app.pressKey('ctrl+s');"
     )
     with cpu_hogs(load):
-        results = run_cells(a11y_desktop, [cell])
+        results = run_cells(matrix_desktop, [cell])
         for result in results:
             assert not result.is_error, "\n----\n".join(r.text[-1500:] for r in results)
         wait_for(lambda: doc.read_text() == "OMEGA beta OMEGA\nOMEGA gamma\n", "replaced text in the saved file")
 
 
 @pytest.mark.matrix("Kate", "cell chain", "click moves the focus", "type", "save")
+@pytest.mark.displays("x11", "sway")
 @LOAD
 def test_kate_click_on_the_document_after_the_replace_field_moves_the_focus(
-    apps: Apps, mex, a11y_desktop, tmp_path, load
+    apps: Apps, mex, matrix_desktop, tmp_path, load
 ):
     doc = tmp_path / "focus.txt"
     doc.write_text("first line\n")
@@ -112,7 +116,7 @@ def test_kate_click_on_the_document_after_the_replace_field_moves_the_focus(
         "nodeRepl.write(JSON.stringify(r));"
     )
     with cpu_hogs(load):
-        results = run_cells(a11y_desktop, [cell])
+        results = run_cells(matrix_desktop, [cell])
         for result in results:
             assert not result.is_error, result.text
         wait_for(lambda: "Z" in doc.read_text(), "the typed Z in the saved document")
@@ -128,11 +132,12 @@ def kate_doc(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFa
 
 
 @pytest.mark.matrix("Kate", "cell chain", "save as", "observe in the cell")
+@pytest.mark.displays("x11", "sway")
 @pytest.mark.parametrize(
     ("run", "load"), [(1, False), (2, False), (3, False), (4, True)], ids=["run1", "run2", "run3", "two_cpu_hogs"]
 )
 def test_kate_save_as_opened_typed_and_confirmed_in_one_cell(
-    kate_doc: tuple[int, Path], a11y_desktop: VirtualDesktop, run: int, load: bool
+    kate_doc: tuple[int, Path], matrix_desktop: VirtualDesktop, run: int, load: bool
 ) -> None:
     pid, doc = kate_doc
     target = doc.with_name(f"saved-{run}.txt")
@@ -151,7 +156,7 @@ def test_kate_save_as_opened_typed_and_confirmed_in_one_cell(
         "nodeRepl.write(JSON.stringify(r));"
     )
     with cpu_hogs(load):
-        [result] = run_cells(a11y_desktop, [cell])
+        [result] = run_cells(matrix_desktop, [cell])
         assert not result.is_error, result.text
         wait_for(target.exists, "the file saved under the typed name")
     assert target.read_text() == "kate text\n"

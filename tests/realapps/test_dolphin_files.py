@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 from _apps import Apps
+from _display import MatrixExecutor, frame_of
 from _observe import handle, state_with
 
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.geometry import Rect
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 NAMES = ("alpha-notes.txt", "beta-report.txt", "gamma-data.txt")
 
@@ -29,18 +29,18 @@ def cell(name: str) -> str:
     return rf"table cell (?:\(selected\) )?{re.escape(name)}$"
 
 
-def frames(mex: LinuxExecutor, app: object, state: str) -> list[Rect]:
+def frames(mex: MatrixExecutor, app: object, state: str) -> list[Rect]:
     """The observed frames of the files' cells, in the order of ``NAMES``."""
     out = []
     for name in NAMES:
-        found = mex.observer.element(app.view, handle(state, cell(name)), identity=app.identity)  # type: ignore[attr-defined]
-        assert found.frame is not None, name
-        out.append(found.frame)
+        frame = frame_of(mex, app, handle(state, cell(name)))  # type: ignore[arg-type]
+        assert frame is not None, name
+        out.append(frame)
     return out
 
 
 @pytest.fixture(scope="module")
-def dolphin(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFactory) -> tuple[object, Path]:
+def dolphin(apps: Apps, mex: MatrixExecutor, tmp_path_factory: pytest.TempPathFactory) -> tuple[object, Path]:
     root = tmp_path_factory.mktemp("dolphin-files")
     for name in NAMES:
         (root / name).write_text(name)
@@ -51,7 +51,7 @@ def dolphin(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFac
 
 
 @pytest.mark.matrix("Dolphin", "observe", "view modes")
-def test_the_details_view_mode_is_switched_by_its_button(dolphin: tuple[object, Path], mex: LinuxExecutor) -> None:
+def test_the_details_view_mode_is_switched_by_its_button(dolphin: tuple[object, Path], mex: MatrixExecutor) -> None:
     app, _root = dolphin
     state = state_with(mex, app, r"check box Icons, Description: Icons view mode, Value: on")
     icons = frames(mex, app, state)
@@ -69,7 +69,7 @@ def test_the_details_view_mode_is_switched_by_its_button(dolphin: tuple[object, 
 
 
 @pytest.mark.matrix("Dolphin", "select", "rename")
-def test_a_file_selected_by_handle_is_renamed(dolphin: tuple[object, Path], mex: LinuxExecutor) -> None:
+def test_a_file_selected_by_handle_is_renamed(dolphin: tuple[object, Path], mex: MatrixExecutor) -> None:
     app, root = dolphin
     state = state_with(mex, app, cell("beta-report.txt"))
     mex.click(app, element=handle(state, cell("beta-report.txt")))  # type: ignore[arg-type]

@@ -14,17 +14,16 @@ from pathlib import Path
 
 import pytest
 from _apps import Apps, need
+from _display import MatrixExecutor
 from _observe import state_with
 
-from deskhand.backends.linux.executor import LinuxExecutor
-
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 FOCUS = r"^The focused UI element is (g\d+:\d+) text \(settable, string\) notes\.txt, Value: "
 
 
 @pytest.mark.matrix("Kate", "focus line")
-def test_the_focus_line_names_the_editor_that_takes_the_keys(apps: Apps, mex: LinuxExecutor, tmp_path: Path) -> None:
+def test_the_focus_line_names_the_editor_that_takes_the_keys(apps: Apps, mex: MatrixExecutor, tmp_path: Path) -> None:
     doc = tmp_path / "notes.txt"
     doc.write_text("first line\n")
     running = apps.run([need("kate"), "-n", str(doc)], "kate", timeout_s=90.0)

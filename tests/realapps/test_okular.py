@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 from _apps import Apps, need
+from _display import MatrixExecutor
 from _observe import state_with
 from jeepney import DBusAddress, new_method_call
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 from test_evince import PAGES, write_pdf
 
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 ENTRY = r"text \(settable, string\) Value: (\d+)\n\s*g\d+:\d+ label of"
 
@@ -51,14 +51,14 @@ class Okular:
 
 @pytest.fixture(scope="module")
 def okular(
-    apps: Apps, mex: LinuxExecutor, a11y_desktop: VirtualDesktop, tmp_path_factory: pytest.TempPathFactory
+    apps: Apps, mex: MatrixExecutor, matrix_desktop: VirtualDesktop, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Any, Okular]]:
     doc = tmp_path_factory.mktemp("okular") / "report.pdf"
     write_pdf(doc, PAGES)
     running = apps.run([need("okular"), str(doc)], "okular", timeout_s=90.0)
     app = mex.resolve(str(running.pid))
     state_with(mex, app, ENTRY)
-    bus = Okular(a11y_desktop.env["DBUS_SESSION_BUS_ADDRESS"], running.pid)
+    bus = Okular(matrix_desktop.env["DBUS_SESSION_BUS_ADDRESS"], running.pid)
     try:
         yield app, bus
     finally:
@@ -70,13 +70,13 @@ def okular(
     strict=True,
 )
 @pytest.mark.matrix("Okular", "observe", "page text")
-def test_the_shown_page_s_text_is_in_the_state(okular: tuple[Any, Okular], mex: LinuxExecutor) -> None:
+def test_the_shown_page_s_text_is_in_the_state(okular: tuple[Any, Okular], mex: MatrixExecutor) -> None:
     app, _ = okular
     state_with(mex, app, re.escape(PAGES[0]), timeout_s=10.0)
 
 
 @pytest.mark.matrix("Okular", "go to page")
-def test_a_page_is_gone_to_through_go_to_page(okular: tuple[Any, Okular], mex: LinuxExecutor) -> None:
+def test_a_page_is_gone_to_through_go_to_page(okular: tuple[Any, Okular], mex: MatrixExecutor) -> None:
     """Go > Go to Page by its shortcut. The page entry is not clicked by its handle: Okular's
     toolbar reports its widgets' extents 40-60 px left of where they are drawn."""
     app, bus = okular
@@ -85,7 +85,7 @@ def test_a_page_is_gone_to_through_go_to_page(okular: tuple[Any, Okular], mex: L
 
 
 @pytest.mark.matrix("Okular", "search result")
-def test_a_search_in_the_find_bar_shows_the_page_of_its_match(okular: tuple[Any, Okular], mex: LinuxExecutor) -> None:
+def test_a_search_in_the_find_bar_shows_the_page_of_its_match(okular: tuple[Any, Okular], mex: MatrixExecutor) -> None:
     app, bus = okular
     _go_to(mex, app, bus, 1)
     mex.press_key(app, "ctrl+f")
@@ -97,7 +97,7 @@ def test_a_search_in_the_find_bar_shows_the_page_of_its_match(okular: tuple[Any,
     state_with(mex, app, r"text \(settable, string\) Value: 3\n\s*g\d+:\d+ label of")
 
 
-def _go_to(mex: LinuxExecutor, app: Any, bus: Okular, page: int) -> None:
+def _go_to(mex: MatrixExecutor, app: Any, bus: Okular, page: int) -> None:
     """Go > Go to Page (ctrl+g) puts the focus in the toolbar's page entry, or opens a Go to Page
     dialog while that entry is not laid out: either way the number is typed, then Return."""
     state_with(mex, app, ENTRY)

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 from _apps import Apps
+from _display import MatrixExecutor
 from _observe import handle, state_with
 from _pages import PageServer
 
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 PAGE = """<!doctype html><html><head><title>Set Form</title></head><body>
 <form method="post" action="/submit"><label>Name <input name="who" value="Old name"></label>
@@ -33,7 +33,7 @@ def server() -> Iterator[PageServer]:
         yield srv
 
 
-def set_and_post(ex: LinuxExecutor, app: Any, server: PageServer) -> None:
+def set_and_post(ex: MatrixExecutor, app: Any, server: PageServer) -> None:
     state = state_with(ex, app, r"entry \(settable, string\) Value: Initial note$")
     name = handle(state, r"entry \(settable, string\) Name, Value: Old name$")
     note = handle(state, r"entry \(settable, string\) Value: Initial note$")
@@ -52,14 +52,14 @@ def set_and_post(ex: LinuxExecutor, app: Any, server: PageServer) -> None:
 
 
 @pytest.mark.matrix("Chromium", "setValue")
-def test_chromium_set_value_by_keys(apps: Apps, mex: LinuxExecutor, server: PageServer) -> None:
+def test_chromium_set_value_by_keys(apps: Apps, mex: MatrixExecutor, server: PageServer) -> None:
     server.posts.clear()
     running = apps.chromium(server.url("/"))
     set_and_post(mex, mex.resolve(str(running.pid)), server)
 
 
 @pytest.mark.matrix("Firefox ESR", "setValue")
-def test_firefox_set_value_by_keys(apps: Apps, mex: LinuxExecutor, server: PageServer) -> None:
+def test_firefox_set_value_by_keys(apps: Apps, mex: MatrixExecutor, server: PageServer) -> None:
     server.posts.clear()
     running = apps.firefox(server.url("/"))
     set_and_post(mex, mex.resolve(str(running.pid)), server)

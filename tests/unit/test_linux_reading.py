@@ -212,6 +212,17 @@ def test_a_label_around_an_entry_does_not_repeat_the_entry_name() -> None:
     assert root.children[0].value == "Name"
 
 
+def test_a_wayland_window_inset_in_its_surface_is_placed_by_its_view() -> None:
+    """Firefox on sway: its frame reads (26, 23, 1280, 972) in its surface (a GTK shadow margin
+    around it), the window sway shows is 1280 x 972 at (100, 50): its content starts there."""
+    view = Rect(100, 50, 1280, 972)
+    xwin = WindowInfo(5, 5, 7, "Firefox", view, view, True, 0, gtk_margins=(0, 0, 0, 0))
+    root = Element("AXWindow", frame=Rect(26, 23, 1280, 972))
+    assert content_origin(root, xwin, surface=True) == (74, 27)
+    assert content_origin(root, xwin) is None  # X11: bounds off (0, 0) are on the screen already
+    assert content_origin(Element("AXWindow", frame=Rect(0, 0, 1280, 972)), xwin, surface=True) == (100, 50)
+
+
 def test_gtk4_window_relative_bounds_are_placed_on_the_screen() -> None:
     """GTK 4.8: the window reads (0, 0, 355, 498) inside a 365 x 508 X client at (220, 140)."""
     client = Rect(220, 140, 365, 508)

@@ -50,3 +50,10 @@ def test_splice_replaces_only_what_is_between_the_markers() -> None:
     assert splice(readme, "| new |\n") == f"# Title\n{BEGIN}\n| new |\n{END}\nafter\n"
     with pytest.raises(ValueError, match="marker"):
         splice("no markers", "x")
+
+
+def test_a_task_run_on_another_display_server_counts_under_its_own_row() -> None:
+    from matrix_report import task_table  # noqa: PLC0415
+
+    got = task_table({"Chromium": ["pass", "pass"], "Chromium (sway)": ["pass", "xfail"]})
+    assert got.splitlines()[2:4] == ["| Chromium | 2 | 2 | 0 | 0 |", "| Chromium (sway) | 2 | 1 | 1 | 0 |"]

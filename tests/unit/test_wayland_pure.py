@@ -71,27 +71,37 @@ def test_keymap_has_the_base_keys_and_grows_one_keycode_per_new_keysym() -> None
     text = km.text()
     assert f"key <K{km.codes[check]}> {{ [ 0x01002713 ] }};" in text
     assert f"modifier_map Control {{ <K{km.codes[0xFFE3]}> }};" in text
-    assert text.count("key <K") == len(km.codes) and max(km.codes.values()) <= _keymap.LAST_KEYCODE
+    assert text.count("key <K") == len(set(km.codes.values())) and max(km.codes.values()) <= _keymap.LAST_KEYCODE
 
 
 def test_a_lowercase_letter_has_its_capital_on_the_shift_level_and_other_keys_one_level() -> None:
     """Ctrl+Shift+S reaches GTK 3 as the capital with Shift consumed, as on any layout (with one
-    level Mousepad ignored ctrl+shift+s); a capital typed alone keeps its own one-level key."""
+    level Mousepad ignored ctrl+shift+s); a capital or a shifted symbol is typed with Shift on
+    its US key, where a keyboard has it (evdev 31 is S, 10 is 9)."""
     text = _keymap.Keymap().text()
     km = _keymap.Keymap()
+    assert km.evdev(0x73) == km.evdev(0x53) == 31 and km.evdev(0x28) == 10 and km.evdev(0xFF08) == 14
     assert f'key <K{km.codes[0x73]}> {{ type = "ALPHABETIC", [ 0x00000073, 0x00000053 ] }};' in text
-    assert f"key <K{km.codes[0x53]}> {{ [ 0x00000053 ] }};" in text
-    assert f"key <K{km.codes[0x31]}> {{ [ 0x00000031 ] }};" in text
     # shift+Tab is ISO_Left_Tab, as on X11 and every layout
     assert f'key <K{km.codes[0xFF09]}> {{ type = "TWO_LEVEL", [ 0x0000ff09, 0x0000fe20 ] }};' in text
+    assert f'key <K{km.codes[0x39]}> {{ type = "TWO_LEVEL", [ 0x00000039, 0x00000028 ] }};' in text
+    assert f"key <K{km.codes[0x20]}> {{ [ 0x00000020 ] }};" in text
+    assert {0x53, 0x28, 0x7E} <= km.shifted and not {0x73, 0x39, 0x20} & km.shifted
+
+
+def test_a_new_keysym_avoids_the_codes_clients_read_by_position() -> None:
+    """Chromium on Wayland dropped characters on the codes of right Ctrl, Num Lock, keypad Enter,
+    SysRq and no key: a keysym of deskhand's takes them only when nothing else is free."""
+    km = _keymap.Keymap()
+    km.ensure([0x01000000 | (0x4E00 + i) for i in range(40)])
+    assert not {km.evdev(k) for k in km.codes if k > 0x01000000} & {54, 69, 84, 96, 97, 99}
 
 
 def test_a_full_keymap_starts_over_from_the_base_keys() -> None:
     km = _keymap.Keymap()
-    room = _keymap.LAST_KEYCODE - _keymap.FIRST_KEYCODE + 1 - len(km.codes)
-    first = [0x01000000 | (0x4E00 + i) for i in range(room)]
+    first = [0x01000000 | (0x4E00 + i) for i in range(_keymap._ROOM)]
     km.ensure(first)
-    assert len(km.codes) == _keymap.LAST_KEYCODE - _keymap.FIRST_KEYCODE + 1
+    assert len(set(km.codes.values())) == _keymap.LAST_KEYCODE - _keymap.FIRST_KEYCODE + 1
     late = 0x01000000 | 0x9FA5
     assert km.ensure([late]) is True
     assert late in km.codes and first[0] not in km.codes and all(k in km.codes for k in _keymap.BASE)
@@ -193,3 +203,29 @@ def test_a_keymap_says_which_key_types_a_keysym_and_which_keys_hold_the_modifier
     assert all(s is not None and not s.shift and not s.level3 for c, s in strokes.items() if c != "✓")
     assert len({s.code for s in strokes.values() if s is not None}) == 3
     assert {"shift", "ctrl", "alt", "super"} <= set(table.modifiers)
+
+
+def test_an_app_that_needs_x11_is_named_with_why_and_where_it_runs() -> None:
+    from deskhand.backends.linux.x11_only import wayland_notice  # noqa: PLC0415
+
+    for selector in ("vlc", "VLC media player", "/usr/bin/vlc", "org.videolan.VLC"):
+        notice = wayland_notice(selector)
+        assert notice is not None and "Qt's Wayland platform" in notice and "X11 desktop" in notice, selector
+    assert wayland_notice("mousepad") is None and wayland_notice("vlcx") is None
+
+
+def test_a_window_whose_frame_outgrows_it_is_said_to_draw_decorations() -> None:
+    """Chromium on sway: a 945 x 1060 frame for a 913 x 1018 window (its shadow)."""
+    from deskhand.backends.linux.wayland_executor import decorations_notice  # noqa: PLC0415
+    from deskhand.core.axtree.model import AppTree, Element, WindowTree  # noqa: PLC0415
+    from deskhand.core.geometry import Rect  # noqa: PLC0415
+
+    view = _ipc.View(7, 42, "chromium", "Pick", (0, 0, 913, 1018), True, True, True, "xdg_shell")
+
+    def tree(w: float, h: float) -> AppTree:
+        frame = Rect(0, 0, w, h)
+        return AppTree("chromium", "Chromium", 42, [WindowTree(7, "Pick", Element("AXWindow", frame=frame), frame)])
+
+    notice = decorations_notice(tree(945, 1060), view)
+    assert notice is not None and "945x1060" in notice and "913x1018" in notice and "32x42 px" in notice
+    assert decorations_notice(tree(913, 1018), view) is None and decorations_notice(tree(914, 1019), view) is None

@@ -59,8 +59,9 @@ from deskhand.backends.linux.wayland.registry import open_compositor
 from deskhand.backends.linux.x11.capture import encode
 from deskhand.backends.linux.x11.shm import Pixels
 from deskhand.backends.linux.x11.windows import WindowInfo
+from deskhand.backends.linux.x11_only import wayland_notice
 from deskhand.core import screenshot
-from deskhand.core.axtree.model import Element
+from deskhand.core.axtree.model import AppTree, Element
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point, Rect
@@ -79,6 +80,27 @@ COVERED_NOTICE: Final = (
 
 #: After the ``waitForChangeMs`` notice: what a change is on Wayland.
 WAITED_NOTE: Final = " (On Wayland only the app's accessibility events count: its drawing is not seen.)"
+
+#: The state's notice when the key window's accessible frame is larger than the window on the
+#: screen: the app draws decorations (a shadow) around it and does not say where its content starts.
+DECORATIONS_NOTICE: Final = (
+    "This window draws its own decorations: its accessible frame is {fw}x{fh}, the window on the screen "
+    "{vw}x{vh}, so the positions of its elements may be off by up to {dw}x{dh} px. A click by handle on "
+    "a small target may miss it: check its effect, or use keys."
+)
+
+
+def decorations_notice(tree: AppTree, key: View) -> str | None:
+    """The notice for ``key`` when its tree's frame outgrows it (Chromium's client-side shadow:
+    945x1060 for a 913x1018 window, its elements placed 16, 10 px off); None otherwise. Firefox
+    places its frame at the inset, which ``observe.tree.content_origin`` takes off."""
+    win = next((w for w in tree.windows if w.window_id == key.id), None)
+    if win is None or win.frame is None:
+        return None
+    (fw, fh), (vw, vh) = (round(win.frame.width), round(win.frame.height)), key.rect[2:]
+    if fw - vw <= 2 and fh - vh <= 2:
+        return None
+    return DECORATIONS_NOTICE.format(fw=fw, fh=fh, vw=vw, vh=vh, dw=max(0, fw - vw), dh=max(0, fh - vh))
 
 
 def window_info(view: View, stacking: int) -> WindowInfo:
@@ -194,7 +216,13 @@ class WaylandExecutor:
         return out
 
     def resolve(self, selector: str) -> RunningApp:
-        return inventory.resolve(selector, self._found())
+        try:
+            return inventory.resolve(selector, self._found())
+        except NativeError as err:  # an X11-only app asked for: why it is not running here
+            notice = wayland_notice(selector) if err.code == "target_not_running" else None
+            if notice is None:
+                raise
+            raise NativeError(err.code, f"{err.message} {notice}", dispatched=False) from err
 
     # -- helpers for the actor (public, ``act.wl_session.WlObserved``) -------------------------
     def verify_identity(self, app: RunningApp) -> ProcessIdentity:
@@ -251,6 +279,8 @@ class WaylandExecutor:
         tree, notices, _key = self.trees.read(app, identity, seen, window_relative=True, unchanged_since=unchanged)
         if tree is None:
             raise NativeError("ax_failed", f"{app.display_name} (pid {app.pid}) is not on the accessibility bus.")
+        if (inset := decorations_notice(tree, key)) is not None:
+            notices.append(inset)
         obs = self.observer.observe(
             tree, app_key=app.view, identity=identity, key_window_id=key.id, disable_diff=disable_diff
         )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from functools import partial
+from typing import Final
 
 from deskhand.backends.base import ActionResult, Handle, MouseButton, PasteFormat, RunningApp
 from deskhand.backends.linux.act import outcomes
@@ -31,9 +32,10 @@ from deskhand.backends.linux.act.scroll import Scrolling
 from deskhand.backends.linux.act.values import Values
 from deskhand.backends.linux.act.wl_session import WaylandSession, WlObserved
 from deskhand.backends.linux.atspi.element import A11y, Ref
+from deskhand.backends.linux.atspi.enums import State
 from deskhand.backends.linux.wayland._clipserver import ClipboardServer
 from deskhand.backends.linux.wayland.compositor import Compositor
-from deskhand.core import clicktiers, effects
+from deskhand.core import barrier, clicktiers, effects
 from deskhand.core import deadline as call_deadline
 from deskhand.core import pointer as corepointer
 from deskhand.core.errors import NativeError
@@ -42,6 +44,9 @@ from deskhand.core.keys import parse_keys
 from deskhand.core.paste import Clipboard
 
 __all__ = ("WaylandActor", "WaylandKeys")
+
+#: How long a paced key waits for the app's answer for the one before (then the next goes anyway).
+PACE_S: Final = 1.0
 
 
 class WaylandKeys:
@@ -73,12 +78,28 @@ class WaylandKeys:
         bus = self.focus.bus(app)
         focused = self._settled_focus(bus)
         before = self.focus.text(focused)
-        self._s.bind_keyboard(app)  # proven again right before the burst (the reads took a while)
+        key = self._s.bind_keyboard(app)  # proven again right before the burst (the reads took a while)
         d = self._s.devices
-        self._s.post([lambda: d.type_text(text)])
+        # into a single-line field one key at a time, each once the app has read the one before
+        # (as on X11): KDE's location bar dropped 4 of 74 keys typed at once while it completed
+        step = barrier.keys_per_burst(self._field(focused, before), len(text), len(text))
+        for i in range(0, len(text), step):
+            if i:
+                self._s.round_trip(app, key, time.monotonic() + call_deadline.bound(PACE_S))
+            chunk = text[i : i + step]
+            self._s.post([partial(d.type_text, chunk)])
         wait = READBACK_S if before is not None else 0.0
         got = self.focus.read_back(bus, focused, before, text, wait_s=wait, cap_s=READBACK_S)
         return ActionResult({"route": "key_events", "length": len(text)}, outcomes.typed(got, [], processed=False))
+
+    def _field(self, ref: Ref | None, text: str | None) -> barrier.Field:
+        """The kind of field the keys go to (as ``act.keys.Typing._field``)."""
+        if ref is None or text is None:
+            return "unknown"
+        states = self._s.a11y.states(ref)
+        if states & State.MULTI_LINE:
+            return "lines"
+        return "line" if states & (State.SINGLE_LINE | State.EDITABLE) else "unknown"
 
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
         chords = parse_keys(key)  # bad keys are refused before any gate
@@ -150,12 +171,13 @@ class _Bursts:
 
     def hover(self, at: Point) -> None:
         s = self._actor.session
-        s.bind_pointer(self._app, at)
+        s.bind_pointer(self._app, at, self._actor.clicked_target())
         d = s.devices
         s.post([lambda: d.move(at.x, at.y)])
 
     def click(self, at: Point, button: MouseButton, count: int) -> None:
-        self._actor._click(self._app, at, button, count)
+        # the element clicked goes along: a menu's item is on a popup, outside the window's rect
+        self._actor._click(self._app, at, button, count, self._actor.clicked_target())
 
 
 class WaylandActor(Actor):
@@ -210,10 +232,12 @@ class WaylandActor(Actor):
     def click_point(self, app: RunningApp, at: tuple[float, float], button: MouseButton, count: int) -> ActionResult:
         return self._click(app, self.session.to_global(app, at), button, count)
 
-    def _click(self, app: RunningApp, at: Point, button: MouseButton, count: int) -> ActionResult:
+    def _click(
+        self, app: RunningApp, at: Point, button: MouseButton, count: int, element: Ref | None = None
+    ) -> ActionResult:
         s = self.session
         code = corepointer.X_BUTTONS[button]
-        s.bind_pointer(app, at)
+        s.bind_pointer(app, at, element)
         d = s.devices
         s.post([lambda: d.click(at.x, at.y, code, count)])
         return ActionResult(structured={"x": at.x, "y": at.y})

@@ -9,9 +9,11 @@ Gates. Before each burst: the process identity is the observed one (``stale_proc
 observed key window still exists and is the app's (``stale_window``); it is focused through
 the compositor and the focus is read back (``target_window_changed`` when it does not arrive); a
 pointer burst's first point lies inside it, where the compositor has raised it to the top
-(``point_outside_target_window``); the identity is read once more right before the burst. A
-failure there is ``dispatched=False``. A burst that fails half way lifts every held button and key
-(``Devices.release_all``) and is never replayed.
+(``point_outside_target_window``), or, for a click by handle on an element of an open menu, that
+element still says SHOWING (a menu is an xdg_popup: drawn over the focused window, but not one of
+the compositor's views, so its rect is only the app's to tell); the identity is read once more
+right before the burst. A failure there is ``dispatched=False``. A burst that fails half way
+lifts every held button and key (``Input.release_all``) and is never replayed.
 
 The barrier's round trip (``round_trip``, for ``act.barrier``). A native Wayland client gets no
 ``_NET_WM_PING``, and no other client can ping it through the compositor, so the trip has two legs:
@@ -52,6 +54,7 @@ from deskhand.backends.base import Direction, Handle, ProcessIdentity, RunningAp
 from deskhand.backends.linux.act.seam import ref_of
 from deskhand.backends.linux.atspi.connection import ROOT_PATH, AtspiConnection
 from deskhand.backends.linux.atspi.element import A11y, Ref
+from deskhand.backends.linux.atspi.enums import Role, State, role_set
 from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.wayland._wire import WaylandError
 from deskhand.backends.linux.wayland.compositor import Compositor, Input, View
@@ -64,6 +67,10 @@ __all__ = ("WaylandSession", "WlObserved")
 
 FOCUS_TIMEOUT_S: Final = 1.0
 _POLL_S: Final = 0.005
+#: The roles of a menu's elements, which show in a popup outside their window (as ``act.clicks``'s).
+_MENU_ROLES: Final = role_set(
+    Role.CHECK_MENU_ITEM, Role.MENU, Role.MENU_ITEM, Role.RADIO_MENU_ITEM, Role.TEAROFF_MENU_ITEM
+)
 #: Wheel notches toward each direction as (vertical, horizontal) axis steps (positive: down, right).
 _WHEEL: Final[Mapping[Direction, tuple[int, int]]] = {"down": (1, 0), "up": (-1, 0), "right": (0, 1), "left": (0, -1)}
 
@@ -192,18 +199,24 @@ class WaylandSession:
         self.verify_identity(app)  # proven again right before the burst
         return key
 
-    def bind_pointer(self, app: RunningApp, at: Point) -> View:
-        """The observed key window focused and on top, holding ``at``; the identity proven."""
+    def bind_pointer(self, app: RunningApp, at: Point, element: Ref | None = None) -> View:
+        """The observed key window focused and on top, holding ``at`` (or ``element``, clicked at
+        ``at``, is a menu's and shows: its popup); the identity proven."""
         if call_deadline.expired():
             raise _refused("cancelled", "The call's deadline passed before any input; nothing was sent.")
         self.verify_identity(app)
         view = self.focus(app, self.observed_key(app), at)
         vx, vy, vw, vh = view.rect
-        if not (vx <= at.x < vx + vw and vy <= at.y < vy + vh):
+        inside = vx <= at.x < vx + vw and vy <= at.y < vy + vh
+        if not inside and not (element is not None and self._in_open_menu(element)):
             raise _refused("point_outside_target_window", "The point is outside the observed window.")
         self.verify_identity(app)
         self.devices.confine(view.rect)  # any motion the devices add stays in the target
         return view
+
+    def _in_open_menu(self, ref: Ref) -> bool:
+        """Whether ``ref`` is a menu's element that shows now (so its popup is open)."""
+        return self.a11y.role(ref) in _MENU_ROLES and bool(self.a11y.states(ref) & State.SHOWING)
 
     # -- posting ------------------------------------------------------------------------------
     def post(self, steps: Iterable[Callable[[], None]]) -> None:

@@ -110,6 +110,9 @@ class Snapshot:
     elapsed_s: float = 0.0
     #: The app reports bounds relative to its window, whatever coordinate type is asked (GTK 4).
     window_relative: bool = False
+    #: ...relative to its surface (a Wayland client): a root window placed off (0, 0) there is
+    #: inset by client-side decorations (Gecko's shadow margin), not on the screen.
+    surface_relative: bool = False
     #: Calls the read sent (what the app answered; the benchmarks report it).
     calls: int = 0
 

@@ -222,13 +222,9 @@ def _table_cells(
     nrows, ncols = (_int_variant(r) for r in size)
     if nrows is None or ncols is None or nrows <= 0 or ncols <= 0:
         return [], None
-    corners = ask(
-        [
-            call(path, COMPONENT, "GetAccessibleAtPoint", "iiu", (x + 1, y + 1, SCREEN_COORDS)),
-            call(path, COMPONENT, "GetAccessibleAtPoint", "iiu", (x + w - 2, y + h - 2, SCREEN_COORDS)),
-        ]
-    )
-    cells = [_object(r, bus) for r in corners]
+    points = ((x + 1, y + 1), (x + w - 2, y + h - 2))
+    corners = ask([call(path, COMPONENT, "GetAccessibleAtPoint", "iiu", (*pt, SCREEN_COORDS)) for pt in points])
+    cells = _holding(ask, call, [_object(r, bus) for r in corners], points)
     indexes = ask([call(c, ACCESSIBLE, "GetIndexInParent", None, ()) for c in cells if c is not None])
     positions: list[tuple[int, int] | None] = []
     at = iter(indexes)
@@ -255,6 +251,20 @@ def _table_cells(
     partial = (r0, c0) != (0, 0) or r1 < nrows - 1 or c1 < ncols - 1
     note = f"rows {r0 + 1}-{r1 + 1}, columns {c0 + 1}-{c1 + 1} of {nrows} x {ncols}" if partial else None
     return list(dict.fromkeys(out)), note
+
+
+def _holding(ask: Ask, call: MakeCall, cells: list[str | None], points: Sequence[tuple[int, int]]) -> list[str | None]:
+    """The hit-tested ``cells`` whose own extents hold the point that found them (else None): Qt
+    on Wayland hit-tests in other coordinates than it reports extents in (Dolphin's details view
+    answered the cell 72 px below the point)."""
+    found = [c for c in cells if c is not None]
+    extents = iter(ask([call(c, COMPONENT, "GetExtents", "u", (SCREEN_COORDS,)) for c in found]))
+    out: list[str | None] = []
+    for c, (px, py) in zip(cells, points, strict=True):
+        ext = _extents(next(extents)) if c is not None else None
+        holds = ext is not None and ext[0] <= px < ext[0] + ext[2] and ext[1] <= py < ext[1] + ext[3]
+        out.append(c if holds else None)
+    return out
 
 
 def _probe_grid(

@@ -134,6 +134,7 @@ class TreeObserver:
             pid, find = app.pid, self.popups
             snap = self.atspi.snapshot(bus, Deadline(self.timeout_s), None if find is None else lambda: find(pid))
             snap.window_relative = snap.window_relative or window_relative
+            snap.surface_relative = window_relative
             self._remember(app.pid, Read(identity, bus, t0, snap))
         # the seconds it really waited (a call's own cap or the cell's deadline may come first)
         waited = f"{time.monotonic() - t0:.1f}"
@@ -270,7 +271,7 @@ def app_tree(
         if xwin is None and xwins and node.role == Role.FRAME and not root.title and not _as_popup(root):
             continue
         wid = xwin.id if xwin else 0
-        origin = content_origin(root, xwin) if snap.window_relative and xwin is not None else None
+        origin = content_origin(root, xwin, snap.surface_relative) if snap.window_relative and xwin else None
         if origin is not None:
             paths = _shift(root, *origin)
             if origins is not None:
@@ -356,15 +357,20 @@ def _same_rect(a: Rect, b: Rect) -> bool:
     return (a.x, a.y, a.width, a.height) == (b.x, b.y, b.width, b.height)
 
 
-def content_origin(root: Element, xwin: WindowInfo) -> tuple[int, int] | None:
+def content_origin(root: Element, xwin: WindowInfo, surface: bool = False) -> tuple[int, int] | None:
     """Where on the screen the bounds of a window-relative app (GTK 4 answers ``GetExtents``
     relative to its window whatever the coordinate type) start: the X window's client area less
     the margins GTK keeps around its content (client-side decorations' resize borders and
     shadows): the window's ``_GTK_FRAME_EXTENTS`` when it sets them, else taken as even on
     opposite sides. A Wayland window's margins are negative: its surface holds client-side
     shadows around the content rect, and a root the size of the surface starts before it. None
-    when the window's own bounds are not at (0, 0): then they are on the screen already."""
+    when the window's own bounds are not at (0, 0): then they are on the screen already; but for
+    a Wayland client (``surface``) they are relative to its surface, and a window placed at
+    (x, y) there is inset by its client-side decorations (Firefox's shadow margin: 26, 23): the
+    window's rect starts there."""
     frame = root.frame
+    if frame is not None and surface and (frame.x, frame.y) != (0, 0):
+        return round(xwin.client.x - frame.x), round(xwin.client.y - frame.y)
     if frame is None or (frame.x, frame.y) != (0, 0):
         return None
     c = xwin.client

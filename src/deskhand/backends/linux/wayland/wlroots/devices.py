@@ -136,10 +136,13 @@ class Devices:
         self.keyboard.request("modifiers", mods, 0, 0, 0)
 
     def chord(self, modifiers: Sequence[str], key: str) -> None:
-        """Press the modifiers (in order), press and release ``key``, release the modifiers."""
+        """Press the modifiers (in order), press and release ``key``, release the modifiers; a
+        key on its key's Shift level (``A``, ``(``) is pressed with Shift, as a keyboard types it."""
         known = [m for m in modifiers if m in MODIFIERS]  # fn has no key on a virtual keyboard
         target = key_keysym(key)
         self._ensure([target])
+        if target in self.keymap.shifted and "shift" not in known:
+            known.append("shift")
         held = 0
         for name in known:
             self._key(self.keymap.modifier_keysym(name), True)
@@ -157,11 +160,19 @@ class Devices:
         keysyms = [char_keysym(ch) for ch in text]
         with contextlib.suppress(ValueError):  # too many distinct keys for one map: bind as it goes
             self._ensure(keysyms)
+        shift = self.keymap.modifier_keysym("shift")
         for keysym in keysyms:
             if keysym not in self.keymap.codes:
                 self._ensure([keysym])  # safe mid-burst: the client reads keys with the map they came under
+            shifted = keysym in self.keymap.shifted
+            if shifted:
+                self._key(shift, True)
+                self._set_mods(self.mods | MODIFIERS["shift"][2])
             self._key(keysym, True)
             self._key(keysym, False)
+            if shifted:
+                self._key(shift, False)
+                self._set_mods(self.mods & ~MODIFIERS["shift"][2])
 
     def confine(self, rect: tuple[int, int, int, int]) -> None:
         """Nothing to do: these devices send only the motions asked for."""
