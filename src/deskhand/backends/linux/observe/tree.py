@@ -362,12 +362,9 @@ def content_origin(root: Element, xwin: WindowInfo, surface: bool = False) -> tu
     relative to its window whatever the coordinate type) start: the X window's client area less
     the margins GTK keeps around its content (client-side decorations' resize borders and
     shadows): the window's ``_GTK_FRAME_EXTENTS`` when it sets them, else taken as even on
-    opposite sides. A Wayland window's margins are negative: its surface holds client-side
-    shadows around the content rect, and a root the size of the surface starts before it. None
-    when the window's own bounds are not at (0, 0): then they are on the screen already; but for
-    a Wayland client (``surface``) they are relative to its surface, and a window placed at
-    (x, y) there is inset by its client-side decorations (Firefox's shadow margin: 26, 23): the
-    window's rect starts there."""
+    opposite sides; negative on Wayland (KWin), a surface's shadows around the content rect. None
+    when the window's own bounds are not at (0, 0) (on the screen already), but a Wayland
+    client's (``surface``) placed so is inset by its decorations (Firefox's shadow: 26, 23)."""
     frame = root.frame
     if frame is not None and surface and (frame.x, frame.y) != (0, 0):
         return round(xwin.client.x - frame.x), round(xwin.client.y - frame.y)
