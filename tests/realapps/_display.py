@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import pytest
 
@@ -32,6 +33,14 @@ DISPLAYS = ("x11", "sway")
 #: The sway desktop's screen (the X11 session desktop's is 1920x1080).
 SWAY_SIZE = (1920, 1080, 24)
 MatrixExecutor = LinuxExecutor | WaylandExecutor
+T = TypeVar("T")
+#: The sway column of an app whose toolkit draws only on X11 (GTK 2, Java's AWT/Swing): it does not
+#: start on the headless sway, which runs without XWayland, and deskhand says why when asked for it.
+X11_ONLY = (
+    "{toolkit} has no Wayland backend: {app} draws only on an X display (XWayland), and deskhand's headless "
+    "sway runs without XWayland, so it does not start there; asked for it on Wayland, deskhand answers that "
+    "it needs XWayland (target_not_running with the toolkit's note) and drives it only on an X display"
+)
 
 #: What the Wayland executor refuses before dispatch today (``unsupported_platform``); branch
 #: ``wlact`` builds these, so a row xfailed for one of them is not strict.
@@ -40,6 +49,17 @@ MatrixExecutor = LinuxExecutor | WaylandExecutor
 def on_sway(reason: str, *, strict: bool = True) -> pytest.MarkDecorator:
     """An xfail of a row's sway run that only the executor's refusal satisfies."""
     return pytest.mark.xfail(reason=reason, raises=NativeError, strict=strict)
+
+
+def launched(ex: MatrixExecutor, name: str, launch: Callable[[], T]) -> T:
+    """What ``launch()`` returns; when the app exits before it shows a window (an X11-only toolkit
+    on a Wayland desktop without XWayland: "Cannot open display"), what deskhand answers an agent
+    that asks for ``name`` then: its refusal (``NativeError``) is raised."""
+    try:
+        return launch()
+    except RuntimeError:
+        ex.resolve(name)
+        raise
 
 
 def sway_desktop_or_skip() -> Iterator[VirtualDesktop]:

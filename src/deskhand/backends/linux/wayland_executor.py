@@ -49,6 +49,7 @@ from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline
 from deskhand.backends.linux.observe.handles import checked_element
 from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.observe.tree import Seen, TreeObserver
+from deskhand.backends.linux.toolkits import x11_only_note
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._devices import Devices
 from deskhand.backends.linux.wayland._ipc import SwayIPC, View
@@ -75,11 +76,12 @@ COVERED_NOTICE: Final = (
 
 
 def window_info(view: View, stacking: int) -> WindowInfo:
-    """A sway view as the X11 mapping code expects a window (no decorations: client = frame)."""
+    """A sway view as the X11 mapping code expects a window (no decorations: client = frame;
+    a client's own margins, its shadows, are not known: ``observe.tree.content_origin`` finds them)."""
     rect = Rect(*view.rect)
     return WindowInfo(
         id=view.con_id, frame_id=view.con_id, pid=view.pid, title=view.title, client=rect, frame=rect,
-        mapped=view.visible, stacking=stacking, wm_class=(view.app_id, view.app_id), gtk_margins=(0, 0, 0, 0),
+        mapped=view.visible, stacking=stacking, wm_class=(view.app_id, view.app_id), gtk_margins=None,
     )  # fmt: skip
 
 
@@ -152,7 +154,12 @@ class WaylandExecutor:
         return out
 
     def resolve(self, selector: str) -> RunningApp:
-        return resolve(selector, self._running())
+        try:
+            return resolve(selector, self._running())
+        except NativeError as err:  # an X11-only toolkit's app cannot run here: say so
+            if err.code == "target_not_running" and (note := x11_only_note(selector)) is not None:
+                raise NativeError(err.code, f"{err.message} {note}", dispatched=False) from None
+            raise
 
     # -- helpers for the actor (public, ``act.wl_session.WlObserved``) -------------------------
     def verify_identity(self, app: RunningApp) -> ProcessIdentity:

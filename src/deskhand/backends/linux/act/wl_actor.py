@@ -170,17 +170,19 @@ class WaylandActor(Actor):
         found, _ref = self.session.ref(app, element)
         if found.frame is None:
             raise NativeError("stale_element", "The element has no bounds on the screen.", dispatched=False)
-        result = self._click(app, found.frame.center, button, count)
+        result = self._click(app, found.frame.center, button, count, window=self.session.window_of(app, found.frame))
         # a pointer click, as X11's synthetic tier: input for the barrier, not an accessible action
         return replace(result, structured={"route": "synthetic", **result.structured})
 
     def click_point(self, app: RunningApp, at: tuple[float, float], button: MouseButton, count: int) -> ActionResult:
         return self._click(app, self.session.to_global(app, at), button, count)
 
-    def _click(self, app: RunningApp, at: Point, button: MouseButton, count: int) -> ActionResult:
+    def _click(
+        self, app: RunningApp, at: Point, button: MouseButton, count: int, *, window: int | None = None
+    ) -> ActionResult:
         s = self.session
         code = corepointer.X_BUTTONS[button]
-        s.bind_pointer(app, at)
+        s.bind_pointer(app, at, window=window)
         d = s.devices
         s.post([lambda: d.click(at.x, at.y, code, count)])
         return ActionResult(structured={"x": at.x, "y": at.y})

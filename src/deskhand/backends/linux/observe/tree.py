@@ -349,8 +349,12 @@ def content_origin(root: Element, xwin: WindowInfo) -> tuple[int, int] | None:
     relative to its window whatever the coordinate type) start: the X window's client area less
     the margins GTK keeps around its content (client-side decorations' resize borders and
     shadows): the window's ``_GTK_FRAME_EXTENTS`` when it sets them, else taken as even on
-    opposite sides. None when the window's own bounds are not at (0, 0): then they are on the
-    screen already."""
+    opposite sides. A window whose bounds are larger than its client area (a Wayland view's
+    rect is its content, without the surface's margins: a GTK 3 window with client-side
+    decorations) starts that much before it: by where the window's children start when they
+    together span exactly the client area's size (GTK's shadow is deeper below than above),
+    else by even margins. None when the window's own bounds are not at (0, 0): then they are
+    on the screen already."""
     frame = root.frame
     if frame is None or (frame.x, frame.y) != (0, 0):
         return None
@@ -358,7 +362,21 @@ def content_origin(root: Element, xwin: WindowInfo) -> tuple[int, int] | None:
     if xwin.gtk_margins is not None:
         left, _right, top, _bottom = xwin.gtk_margins
         return round(c.x + left), round(c.y + top)
+    if frame.width > c.width or frame.height > c.height:
+        inner = _span([ch.frame for ch in root.children if ch.frame is not None and ch.frame.width and ch.frame.height])
+        if inner is not None and (round(inner.width), round(inner.height)) == (round(c.width), round(c.height)):
+            return round(c.x - inner.x), round(c.y - inner.y)
+        return round(c.x - max(0.0, frame.width - c.width) / 2), round(c.y - max(0.0, frame.height - c.height) / 2)
     return round(c.x + max(0.0, c.width - frame.width) / 2), round(c.y + max(0.0, c.height - frame.height) / 2)
+
+
+def _span(frames: list[Rect]) -> Rect | None:
+    """The smallest rectangle holding every one of ``frames`` (None for none)."""
+    if not frames:
+        return None
+    x0, y0 = min(f.x for f in frames), min(f.y for f in frames)
+    x1, y1 = max(f.x + f.width for f in frames), max(f.y + f.height for f in frames)
+    return Rect(x0, y0, x1 - x0, y1 - y0)
 
 
 def _shift(root: Element, dx: int, dy: int) -> list[str]:
