@@ -10,6 +10,7 @@ still fails.
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -60,6 +61,25 @@ def launched(ex: MatrixExecutor, name: str, launch: Callable[[], T]) -> T:
     except RuntimeError:
         ex.resolve(name)
         raise
+
+
+def soffice_pid(ex: MatrixExecutor, timeout_s: float = 90.0) -> int:
+    """The pid of LibreOffice's ``soffice.bin`` once it shows a window (the latest one: it starts
+    again once on a fresh profile)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        pids = [w.pid for w in ex.list_windows() if _exe(w.pid).endswith("soffice.bin")]
+        if pids:
+            return pids[-1]
+        assert time.monotonic() < deadline, "soffice.bin never showed a window"
+        time.sleep(0.5)  # polling LibreOffice's start with a deadline
+
+
+def _exe(pid: int) -> str:
+    try:
+        return os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return ""
 
 
 def sway_desktop_or_skip() -> Iterator[VirtualDesktop]:
