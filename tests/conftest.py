@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ("desktop_support", "matrix_report")
+pytest_plugins = ("desktop_support", "displays", "matrix_report")
 
 TESTS_DIR = Path(__file__).resolve().parent
 _NO_DISPLAY_DIRS = (TESTS_DIR / "unit",)

@@ -2,7 +2,7 @@
 
 A test says which apps and operations it proves with ``@pytest.mark.matrix("Calc", "type",
 "save")`` (the app first). A test parametrised by display server (the ``display`` parameter of
-``tests/realapps/conftest.py``: ``x11`` or ``sway``) counts in that server's column; any other
+``tests/displays.py``: ``x11`` or ``sway``) counts in that server's column; any other
 test in the X11 one. With ``--matrix-report out/matrix.md`` the run writes a Markdown table of
 app and operation by display server: ``pass`` when every test marking that cell passed, ``FAIL``
 when one failed, ``xfail [n]`` when an xfail records a known gap there (note ``n`` under the table
@@ -11,7 +11,8 @@ skipped, blank when no test covers it. ``make matrix``
 puts that table into README.md between its markers.
 
 A task of the task suite says its app with ``@pytest.mark.task("Calc")``; with ``--task-report
-out/tasks.md`` the run writes the solved count per app, and ``make tasks`` puts it into README.md
+out/tasks.md`` the run writes the solved count per app (a task run on another display server than
+X11 counts under "Calc (sway)"), and ``make tasks`` puts it into README.md
 between the tasks markers.
 """
 
@@ -69,8 +70,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
                 if _outcome(report) in ("xfail", "xpass"):
                     _REASONS[(app, op, column)].append(str(report.wasxfail))
         if task is not None and task.args:
-            got = _outcome(report)
-            _TASKS[task.args[0]].append("pass" if got == "xpass" else got)  # solved, gap or not
+            got, column = _outcome(report), display_column(item)
+            app = task.args[0] if column == DISPLAYS["x11"] else f"{task.args[0]} ({column})"
+            _TASKS[app].append("pass" if got == "xpass" else got)  # solved, gap or not
     return report
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from deskhand.backends.linux.wayland._ipc import SwayIPC
 from deskhand.desktop import VirtualDesktop
 from deskhand.desktop.atspi import a11y_status
 from desktop_support import Launcher, Running
@@ -112,12 +113,23 @@ class Apps:
     ) -> Running:
         full = self.home(name)
         full.update(env or {})
-        return self.launcher(argv, env=full, timeout_s=timeout_s, cwd=cwd)
+        running = self.launcher(argv, env=full, timeout_s=timeout_s, cwd=cwd)
+        if self.wayland:
+            with SwayIPC(env=self.launcher.desktop.env) as ipc:
+                shells = {v.shell for v in ipc.views() if v.pid == running.pid}
+            assert shells == {"xdg_shell"}, f"{name} is not a native Wayland client: {shells}"
+        return running
+
+    @property
+    def wayland(self) -> bool:
+        """Whether the apps start on a Wayland desktop (natively: the browsers are told so)."""
+        return self.launcher.desktop.wayland
 
     def chromium(self, url: str = "about:blank") -> Running:
         profile = self.tmp / f"chromium-profile-{self._n}"
         profile.mkdir(parents=True, exist_ok=True)
-        return self.run([need("chromium"), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", url], "chromium")
+        native = ["--ozone-platform=wayland"] if self.wayland else []
+        return self.run([need("chromium"), *CHROMIUM_FLAGS, *native, f"--user-data-dir={profile}", url], "chromium")
 
     def firefox(self, url: str = "about:blank") -> Running:
         profile = self.tmp / f"firefox-profile-{self._n}"
@@ -127,7 +139,7 @@ class Apps:
         return self.run(
             [need("firefox-esr"), "--no-remote", "--new-instance", "--profile", str(profile), url],
             "firefox",
-            env={"MOZ_CRASHREPORTER_DISABLE": "1"},
+            env={"MOZ_CRASHREPORTER_DISABLE": "1", **({"MOZ_ENABLE_WAYLAND": "1"} if self.wayland else {})},
         )
 
     def soffice(self, module: str, path: Path | None = None) -> Running:

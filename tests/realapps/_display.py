@@ -1,4 +1,4 @@
-"""The matrix on either display server: the sway desktop, and what a test reads through whichever
+"""The matrix on either display server: what a test reads through whichever
 executor runs it (the X11 ``LinuxExecutor`` or the ``WaylandExecutor``), so one test body serves
 both columns.
 
@@ -11,9 +11,8 @@ still fails.
 from __future__ import annotations
 
 import os
-import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TypeVar
 
 import pytest
@@ -28,11 +27,7 @@ from deskhand.core.axtree.model import Element
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
 from deskhand.core.screenshot import ShotTransform
-from deskhand.desktop import VirtualDesktop
 
-DISPLAYS = ("x11", "sway")
-#: The sway desktop's screen (the X11 session desktop's is 1920x1080).
-SWAY_SIZE = (1920, 1080, 24)
 MatrixExecutor = LinuxExecutor | WaylandExecutor
 T = TypeVar("T")
 #: The sway column of an app whose toolkit draws only on X11 (GTK 2, Java's AWT/Swing): it does not
@@ -80,17 +75,6 @@ def _exe(pid: int) -> str:
         return os.readlink(f"/proc/{pid}/exe")
     except OSError:
         return ""
-
-
-def sway_desktop_or_skip() -> Iterator[VirtualDesktop]:
-    if shutil.which("sway") is None:
-        pytest.skip("sway is not installed (apt-get install sway, or `make deps`, which installs it)")
-    vd = VirtualDesktop(wayland=True, size=SWAY_SIZE)
-    vd.start()
-    try:
-        yield vd
-    finally:
-        vd.stop()
 
 
 def is_wayland(ex: MatrixExecutor) -> bool:

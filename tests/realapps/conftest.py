@@ -4,12 +4,11 @@ apps      module-scoped launchers of the matrix apps (``apps.soffice("calc")``, 
           app a module started is stopped when the module ends
 ex        a Linux executor on the desktop (from ``desktop_support``), per test
 mex       a module-scoped executor, for tests sharing one app instance
-display   the display server a test runs on: ``x11`` (Xvfb + openbox, the session desktop) unless
-          the test is marked ``@pytest.mark.displays("x11", "sway")``, which runs it once per
-          server (module-scoped, so each server's apps start once per module); on ``sway`` the
-          desktop is a private headless sway, apps run natively on Wayland (the desktop's
-          ``GDK_BACKEND=wayland``, ``QT_QPA_PLATFORM=wayland``) and ``mex`` is a WaylandExecutor.
-          ``displays(..., sway=pytest.mark.xfail(...))`` marks one server's run (see ``_display``).
+display   the display server a test runs on (``tests/displays.py``): ``x11`` (Xvfb + openbox, the
+          session desktop) unless the test is marked ``@pytest.mark.displays("x11", "sway")``,
+          which runs it once per server (module-scoped, so each server's apps start once per
+          module); on ``sway`` apps run natively on Wayland and ``mex`` is a WaylandExecutor.
+          ``displays(..., sway=on_sway(...))`` marks one server's run (see ``_display``).
 """
 
 from __future__ import annotations
@@ -21,47 +20,12 @@ from pathlib import Path
 
 import pytest
 from _apps import Apps, require_accessibility
-from _display import DISPLAYS, MatrixExecutor, sway_desktop_or_skip
+from _display import MatrixExecutor
 
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.desktop import VirtualDesktop
 from desktop_support import Launcher
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "displays(*servers, **marks): run the test on each display server (x11, sway), marks per server"
-    )
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Every test on the matrix's desktop gets the module-scoped ``display`` parameter (``x11``
-    alone unless marked), so pytest tears a module's apps and executor down when its server
-    changes: a test left on the default fixture would get the executor cached for the last one."""
-    if "display" not in metafunc.fixturenames:
-        return
-    marker = metafunc.definition.get_closest_marker("displays")
-    if marker is None:
-        metafunc.parametrize("display", ["x11"], scope="module")
-        return
-    servers = marker.args or DISPLAYS
-    unknown = set(servers) - set(DISPLAYS) | set(marker.kwargs) - set(servers)
-    assert not unknown, f"displays(): no display server {sorted(unknown)}"
-    params = [pytest.param(s, marks=marker.kwargs.get(s, ()), id=s) for s in servers]
-    metafunc.parametrize("display", params, scope="module")
-
-
-@pytest.fixture(scope="module")
-def display() -> str:
-    """The display server (always parametrised by ``pytest_generate_tests``)."""
-    return "x11"
-
-
-@pytest.fixture(scope="session")
-def sway_desktop() -> Iterator[VirtualDesktop]:
-    """One private headless sway for the session's sway runs (started only when one runs)."""
-    yield from sway_desktop_or_skip()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -95,7 +59,7 @@ def a11y_desktop(desktop: VirtualDesktop) -> VirtualDesktop:
 @pytest.fixture(scope="module")
 def matrix_desktop(display: str, request: pytest.FixtureRequest) -> VirtualDesktop:
     """The desktop of ``display``, checked to have accessibility on."""
-    vd: VirtualDesktop = request.getfixturevalue("a11y_desktop" if display == "x11" else "sway_desktop")
+    vd: VirtualDesktop = request.getfixturevalue("a11y_desktop" if display == "x11" else "display_desktop")
     require_accessibility(vd)
     return vd
 

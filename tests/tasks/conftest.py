@@ -1,7 +1,9 @@
 """The task suite: OSWorld-style tasks on real apps, each solved by a scripted agent through the
 MCP ``js`` tool and checked from the app's side.
 
-agent     one MCP client session on the session desktop's service, shared by every task
+agent     one MCP client session on the service of ``display``'s desktop (``tests/displays.py``:
+          X11 unless a task is marked ``@pytest.mark.displays("x11", "sway")``), shared by every
+          task on that display server
 apps      module-scoped launchers of the real apps (``tests/realapps/_apps.py``), each with a
           private profile under the module's temp folder; every app is stopped when the module ends
 """
@@ -23,20 +25,36 @@ from desktop_support import Launcher
 from realapps._apps import Apps, require_accessibility
 
 
-@pytest.fixture(scope="session")
-def agent(desktop: VirtualDesktop) -> Iterator[Agent]:
-    require_accessibility(desktop)
-    client = Agent(desktop.env)
+def _agent_on(vd: VirtualDesktop) -> Iterator[Agent]:
+    require_accessibility(vd)
+    client = Agent(vd.env)
     try:
         yield client
     finally:
         client.close()
 
 
+@pytest.fixture(scope="session")
+def x11_agent(desktop: VirtualDesktop) -> Iterator[Agent]:
+    yield from _agent_on(desktop)
+
+
+@pytest.fixture(scope="session")
+def sway_agent(sway_desktop: VirtualDesktop) -> Iterator[Agent]:
+    yield from _agent_on(sway_desktop)
+
+
 @pytest.fixture(scope="module")
-def apps(desktop: VirtualDesktop, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Apps]:
+def agent(display: str, request: pytest.FixtureRequest) -> Agent:
+    """The session's agent on ``display`` (closed before its desktop stops)."""
+    found: Agent = request.getfixturevalue(f"{display}_agent")
+    return found
+
+
+@pytest.fixture(scope="module")
+def apps(display_desktop: VirtualDesktop, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Apps]:
     tmp = tmp_path_factory.mktemp("task-apps")
-    launcher = Launcher(desktop, tmp)
+    launcher = Launcher(display_desktop, tmp)
     try:
         yield Apps(launcher, tmp)
     finally:
