@@ -15,7 +15,7 @@ from test_tasks_writer import save_as, saved
 
 from realapps._apps import Apps
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 TITLE = "Quarterly results"
 

@@ -33,3 +33,11 @@ def test_a_window_without_margins_is_at_the_view() -> None:
     """GTK 4 and GTK 3 windows without client-side decorations: bounds the view's size."""
     root = Element("AXWindow", frame=Rect(0, 0, 600, 600), children=[Element("AXGroup", frame=Rect(0, 0, 600, 600))])
     assert content_origin(root, _view(300, 200, 600, 600)) == (300, 200)
+
+
+def test_a_window_answered_at_its_surface_margins_is_placed_by_them() -> None:
+    """Gecko (Thunderbird) on sway: its window at (26, 23), the view's size; its elements move back."""
+    root = Element("AXWindow", frame=Rect(26, 23, 1280, 1080))
+    assert content_origin(root, _view(0, 0, 1280, 1080)) == (-26, -23)
+    on_screen = Element("AXWindow", frame=Rect(300, 200, 600, 600))  # bounds on the screen already
+    assert content_origin(on_screen, _view(300, 200, 600, 600)) is None

@@ -170,6 +170,10 @@ class WaylandExecutor:
         """The element behind a handle, checked against the app now (``observe.handles``)."""
         return checked_element(self.observer, self.atspi, app, handle, {})
 
+    def window_of(self, app: RunningApp, element: Element) -> int | None:
+        """The view that holds ``element`` in the app's last observation (None when unknown)."""
+        return self.observer.window_of(app.view, element)
+
     def observed_key_window(self, app: RunningApp) -> int | None:
         """The key window of the app's last observation (``stale_snapshot`` before any)."""
         return self.observer.key_window(app.view, identity=procfs.read_identity(app.pid, {}))

@@ -170,7 +170,7 @@ class WaylandActor(Actor):
         found, _ref = self.session.ref(app, element)
         if found.frame is None:
             raise NativeError("stale_element", "The element has no bounds on the screen.", dispatched=False)
-        result = self._click(app, found.frame.center, button, count, window=self.session.window_of(app, found.frame))
+        result = self._click(app, found.frame.center, button, count, window=self.session.window_of(app, found))
         # a pointer click, as X11's synthetic tier: input for the barrier, not an accessible action
         return replace(result, structured={"route": "synthetic", **result.structured})
 

@@ -80,6 +80,7 @@ class WlObserved(Protocol):
     def verify_identity(self, app: RunningApp) -> ProcessIdentity: ...
     def element(self, app: RunningApp, handle: Handle) -> Element: ...
     def observed_key_window(self, app: RunningApp) -> int | None: ...
+    def window_of(self, app: RunningApp, element: Element) -> int | None: ...
     def to_global(self, app: RunningApp, x: float, y: float) -> Point: ...
     def bus_of(self, app: RunningApp) -> str | None: ...
     def mark_mutation(self, app: RunningApp) -> None: ...
@@ -168,10 +169,13 @@ class WaylandSession:
             raise _refused("window_not_key", "The observed app has no key window; observe it again.")
         return key
 
-    def window_of(self, app: RunningApp, frame: Rect) -> int | None:
-        """The app's window that holds ``frame``'s centre: its observed key window if that one
-        does, else its topmost one that does (None for none)."""
-        at, key = frame.center, self.observed_key(app)
+    def window_of(self, app: RunningApp, element: Element) -> int | None:
+        """The app's window that holds ``element``: the one its last observation found it in, else
+        the one that holds its centre (the observed key window first, then the topmost)."""
+        found = self.observed.window_of(app, element)
+        if found is not None or element.frame is None:
+            return found
+        at, key = element.frame.center, self.observed_key(app)
         holding = [v for v in self.views() if v.pid == app.pid and _holds(v, at)]
         return key if any(v.con_id == key for v in holding) else (holding[-1].con_id if holding else None)
 

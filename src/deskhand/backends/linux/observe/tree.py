@@ -353,12 +353,17 @@ def content_origin(root: Element, xwin: WindowInfo) -> tuple[int, int] | None:
     rect is its content, without the surface's margins: a GTK 3 window with client-side
     decorations) starts that much before it: by where the window's children start when they
     together span exactly the client area's size (GTK's shadow is deeper below than above),
-    else by even margins. None when the window's own bounds are not at (0, 0): then they are
-    on the screen already."""
+    else by even margins. A window whose own bounds are not at (0, 0) but are the client area's
+    size is placed by them (Gecko on Wayland answers its window at its surface margins, (26, 23),
+    with the view's size); None when that puts it where it is: on the screen already."""
     frame = root.frame
-    if frame is None or (frame.x, frame.y) != (0, 0):
+    if frame is None:
         return None
     c = xwin.client
+    if (frame.x, frame.y) != (0, 0):
+        same = (round(frame.width), round(frame.height)) == (round(c.width), round(c.height))
+        origin = round(c.x - frame.x), round(c.y - frame.y)
+        return origin if same and origin != (0, 0) else None
     if xwin.gtk_margins is not None:
         left, _right, top, _bottom = xwin.gtk_margins
         return round(c.x + left), round(c.y + top)
