@@ -16,7 +16,6 @@ from _display import MatrixExecutor
 from _observe import handle, state_with
 from _office import convert, sample
 
-
 pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 OBSERVATIONS = 10

@@ -16,7 +16,6 @@ from _apps import Apps
 from _display import MatrixExecutor, soffice_pid
 from _observe import handle, state_with
 
-
 pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 DRAW = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"

@@ -16,7 +16,6 @@ from _display import MatrixExecutor
 from _observe import state_with
 from _office import convert
 
-
 pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 FIRST = "First paragraph of the matrix test."
