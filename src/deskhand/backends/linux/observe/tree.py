@@ -33,7 +33,7 @@ from deskhand.backends.linux.atspi.enums import Role, State, role_set
 from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach_menu_bar
 from deskhand.core.errors import NativeError
-from deskhand.core.geometry import Rect
+from deskhand.core.geometry import Rect, span
 
 #: Bus names (and toolkits) remembered per pid (then the memo starts over).
 MAX_KNOWN_BUSES: Final = 1024
@@ -368,20 +368,11 @@ def content_origin(root: Element, xwin: WindowInfo) -> tuple[int, int] | None:
         left, _right, top, _bottom = xwin.gtk_margins
         return round(c.x + left), round(c.y + top)
     if frame.width > c.width or frame.height > c.height:
-        inner = _span([ch.frame for ch in root.children if ch.frame is not None and ch.frame.width and ch.frame.height])
+        inner = span(ch.frame for ch in root.children if ch.frame is not None and ch.frame.width and ch.frame.height)
         if inner is not None and (round(inner.width), round(inner.height)) == (round(c.width), round(c.height)):
             return round(c.x - inner.x), round(c.y - inner.y)
         return round(c.x - max(0.0, frame.width - c.width) / 2), round(c.y - max(0.0, frame.height - c.height) / 2)
     return round(c.x + max(0.0, c.width - frame.width) / 2), round(c.y + max(0.0, c.height - frame.height) / 2)
-
-
-def _span(frames: list[Rect]) -> Rect | None:
-    """The smallest rectangle holding every one of ``frames`` (None for none)."""
-    if not frames:
-        return None
-    x0, y0 = min(f.x for f in frames), min(f.y for f in frames)
-    x1, y1 = max(f.x + f.width for f in frames), max(f.y + f.height for f in frames)
-    return Rect(x0, y0, x1 - x0, y1 - y0)
 
 
 def _shift(root: Element, dx: int, dy: int) -> list[str]:
