@@ -187,8 +187,8 @@ def test_gedit_save_as_opened_typed_and_confirmed_in_one_cell(apps: Apps, matrix
     )
     [result] = run_cells(matrix_desktop, [cell])
     assert not result.is_error, result.text
-    wait_for(target.exists, "the file saved under the typed name")
-    assert target.read_text() == "gedit text\n"
+    # the file appears before gedit has written it: its text, polled
+    wait_for(lambda: target.exists() and target.read_text() == "gedit text\n", "the file saved under the typed name")
 
 
 @pytest.mark.matrix("gedit", "cell chain", "refusal names the calls sent")
