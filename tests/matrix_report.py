@@ -26,6 +26,14 @@ import pytest
 
 #: The ``display`` parameter's values, as the table's columns name them (in this order).
 DISPLAYS = {"x11": "X11", "sway": "sway", "kwin": "KWin", "gnome": "GNOME"}
+#: Notes under the table for a column, whenever it shows (display column -> notes).
+COLUMN_NOTES: dict[str, tuple[str, ...]] = {
+    "sway": (
+        "GIMP 2.10 (GTK 2) and jEdit (Java AWT/Swing) have no Wayland backend: on a Wayland session they need "
+        "XWayland, and deskhand drives them only on an X display; the headless sway runs without XWayland, where "
+        "deskhand, asked for one, says it needs XWayland (their sway column is that refusal).",
+    ),
+}
 #: (app, operation, display column) -> the outcomes of the tests marking that cell.
 _OUTCOMES: dict[tuple[str, str, str], list[str]] = defaultdict(list)
 #: The same cells -> the reasons of their xfails.
@@ -116,6 +124,9 @@ def table(
         lines.append(f"| {app} | {op} | " + " | ".join(cells) + " |")
     if notes:
         lines += ["", *(f"- [{n}] {note}" for n, note in enumerate(notes, 1))]
+    extra = [f"- {column}: {note}" for column in columns for note in COLUMN_NOTES.get(column, ())]
+    if extra:
+        lines += [*([] if notes else [""]), *extra]
     return "\n".join(lines) + "\n"
 
 

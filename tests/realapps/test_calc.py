@@ -1,6 +1,7 @@
 """LibreOffice Calc: observing a sheet never harms it (its table reports 2147483647 children and
 manages its descendants: only the visible cells are read), and the app still takes typing and
-saves, as LibreOffice itself reads the saved file back."""
+saves, as LibreOffice itself reads the saved file back. On X11 and on sway (the gtk3 VCL plugin is
+a native Wayland client there)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,11 @@ from typing import Any
 
 import pytest
 from _apps import Apps
+from _display import MatrixExecutor
 from _observe import handle, state_with
 from _office import convert, sample
 
-from deskhand.backends.linux.executor import LinuxExecutor
-
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 OBSERVATIONS = 10
 #: Memory the app may gain over all the observations (it grew by gigabytes when a read listed
@@ -25,7 +25,7 @@ MAX_RSS_GROWTH_KB = 150_000
 
 
 @pytest.fixture(scope="module")
-def calc(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def calc(apps: Apps, mex: MatrixExecutor, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("calc")
     seed = tmp / "seed.csv"
     seed.write_text("seed\n")
@@ -37,7 +37,7 @@ def calc(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFactor
 
 @pytest.mark.matrix("LibreOffice Calc", "observe", "no harm")
 def test_repeated_observation_reads_only_visible_cells_and_leaves_the_app_well(
-    calc: dict[str, Any], mex: LinuxExecutor
+    calc: dict[str, Any], mex: MatrixExecutor
 ) -> None:
     app, pid = calc["app"], calc["running"].pid
     first = state_with(mex, app, r"table cell A1, Value: seed")
@@ -52,7 +52,7 @@ def test_repeated_observation_reads_only_visible_cells_and_leaves_the_app_well(
 
 
 @pytest.mark.matrix("LibreOffice Calc", "type", "save")
-def test_values_typed_after_observing_are_saved(calc: dict[str, Any], mex: LinuxExecutor) -> None:
+def test_values_typed_after_observing_are_saved(calc: dict[str, Any], mex: MatrixExecutor) -> None:
     app, sheet, tmp = calc["app"], calc["sheet"], calc["tmp"]
     state_with(mex, app, r"table cell A1, Value: seed")
     mtime = sheet.stat().st_mtime_ns
@@ -79,7 +79,7 @@ def test_values_typed_after_observing_are_saved(calc: dict[str, Any], mex: Linux
 
 
 @pytest.mark.matrix("LibreOffice Calc", "stable handles")
-def test_an_edited_cell_keeps_its_handle_across_reads(calc: dict[str, Any], mex: LinuxExecutor) -> None:
+def test_an_edited_cell_keeps_its_handle_across_reads(calc: dict[str, Any], mex: MatrixExecutor) -> None:
     """Calc gives a cell it edited a new accessible object on every read; the cell keeps its
     handle (runs last: it edits A1 after the save was checked)."""
     app = calc["app"]

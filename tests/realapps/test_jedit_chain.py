@@ -22,12 +22,12 @@ import pytest
 from _apps import Apps
 from _cells import run_cell
 from _observe import state_with
-from test_jedit import ATK_WRAPPER_JAR, WITH_WRAPPER, _jedit
+from test_jedit import ATK_WRAPPER_JAR, JEDIT_SWAY, WITH_WRAPPER, _jedit
 
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway", sway=JEDIT_SWAY)]
 
 RUNS = 3
 FIND = (
@@ -52,16 +52,16 @@ def _open_replace(desktop: VirtualDesktop, mex: LinuxExecutor, app: Any, find: s
 
 @pytest.mark.matrix("jEdit", "cell chain", "replace all", "close", "save")
 def test_jedit_replace_all_close_and_save_in_one_cell_saves_the_replaced_text(
-    apps: Apps, mex: LinuxExecutor, a11y_desktop: VirtualDesktop, tmp_path: Path
+    apps: Apps, mex: LinuxExecutor, matrix_desktop: VirtualDesktop, tmp_path: Path
 ) -> None:
     if not ATK_WRAPPER_JAR.exists():
         pytest.skip("libatk-wrapper-java is not installed (make deps installs it)")
-    _running, path = _jedit(apps, tmp_path, "chain", env=WITH_WRAPPER, on_bus=True)
+    _running, path = _jedit(apps, tmp_path, "chain", env=WITH_WRAPPER, on_bus=True, ex=mex)
     app = mex.resolve("jEdit")
     text = path.read_text()  # "hello\n"
     for run in range(RUNS):
         old, new = ("hello", f"omega{run}") if run == 0 else (f"omega{run - 1}", f"omega{run}")
-        _open_replace(a11y_desktop, mex, app, old, new)
+        _open_replace(matrix_desktop, mex, app, old, new)
         chain = (
             f'var app = await cua.getApp("{app.pid}");\n{FIND}'
             "const r = [];\n"
@@ -72,7 +72,7 @@ def test_jedit_replace_all_close_and_save_in_one_cell_saves_the_replaced_text(
             "if (refused) { await app.getAXState({emit: false}); r.push(await app.pressKey('ctrl+s')); }\n"
             "nodeRepl.write('OUT' + JSON.stringify({r, refused}) + 'END');"
         )
-        result = run_cell(a11y_desktop, chain)
+        result = run_cell(matrix_desktop, chain)
         assert not result.is_error, result.text
         found = re.search(r"OUT(.*?)END", result.text, re.S)
         assert found is not None, result.text

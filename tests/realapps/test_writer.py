@@ -1,6 +1,7 @@
 """LibreOffice Writer: paragraphs show their full text once (the root pane has two parents; the
 text is read with ``GetText(0, -1)``), and two typed paragraphs are what LibreOffice itself reads
-from the saved file."""
+from the saved file. On X11 and on sway (the
+gtk3 VCL plugin is a native Wayland client there)."""
 
 from __future__ import annotations
 
@@ -11,19 +12,18 @@ from typing import Any
 
 import pytest
 from _apps import Apps
-from _observe import state_with
+from _display import MatrixExecutor
+from _observe import handle, state_with
 from _office import convert
 
-from deskhand.backends.linux.executor import LinuxExecutor
-
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 FIRST = "First paragraph of the matrix test."
 SECOND = "Second paragraph, typed after the first."
 
 
 @pytest.fixture(scope="module")
-def writer(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def writer(apps: Apps, mex: MatrixExecutor, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("writer")
     seed = tmp / "letter.txt"
     seed.write_text("\n")
@@ -33,7 +33,7 @@ def writer(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFact
 
 
 @pytest.mark.matrix("LibreOffice Writer", "observe", "type", "save")
-def test_two_typed_paragraphs_show_once_and_are_saved(writer: dict[str, Any], mex: LinuxExecutor) -> None:
+def test_two_typed_paragraphs_show_once_and_are_saved(writer: dict[str, Any], mex: MatrixExecutor) -> None:
     app, doc, tmp = writer["app"], writer["doc"], writer["tmp"]
     state_with(mex, app, r"document text .*\n\t+g\d+:\d+ paragraph \(settable, string\)")
     mex.type_text(app, FIRST)
@@ -61,7 +61,7 @@ def test_two_typed_paragraphs_show_once_and_are_saved(writer: dict[str, Any], me
 
 
 @pytest.mark.matrix("LibreOffice Writer", "diff")
-def test_a_changed_paragraph_is_one_diff_line(writer: dict[str, Any], mex: LinuxExecutor) -> None:
+def test_a_changed_paragraph_is_one_diff_line(writer: dict[str, Any], mex: MatrixExecutor) -> None:
     app = writer["app"]
     state_with(mex, app, re.escape(SECOND) + "$")
     mex.get_app_state(app)  # the state the diff is taken against
@@ -75,3 +75,20 @@ def test_a_changed_paragraph_is_one_diff_line(writer: dict[str, Any], mex: Linux
     assert diff.startswith("The following is a diff"), diff
     changed = [line for line in diff.splitlines() if line.startswith("~") and "More." in line]
     assert len(changed) == 1, diff
+
+
+@pytest.mark.matrix("LibreOffice Writer", "menu item right after its menu opened")
+def test_a_menu_item_clicked_as_soon_as_its_menu_shows_opens_its_dialog(
+    writer: dict[str, Any], mex: MatrixExecutor
+) -> None:
+    """GTK 3 ignores a button release on a menu within 500 ms of the click that opened it: the
+    item's click, sent as soon as the menu is in the state, must still open its dialog (on sway it
+    was lost before deskhand waited that out; runs last: it leaves the document's Format menu)."""
+    app = writer["app"]
+    state = state_with(mex, app, r"(?:menu )?Format$")
+    mex.click(app, element=handle(state, r"(?:menu )?Format$"))
+    state = state_with(mex, app, r"menu item Character")
+    mex.click(app, element=handle(state, r"menu item Character"))
+    state = state_with(mex, app, r'^Window: "Character"', timeout_s=20)
+    mex.press_key(app, "Escape")
+    state_with(mex, app, r'^Window: "letter\.odt')

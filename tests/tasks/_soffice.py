@@ -5,13 +5,13 @@ a window, not a LibreOffice start."""
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
 
 from _agent import Agent, js, need
 
-from deskhand.backends.linux.executor import LinuxExecutor
 from desktop_support import Running
 from realapps._apps import Apps
 from realapps._apps import need as need_binary
@@ -70,20 +70,26 @@ class Office:
         self.agent.until(self.pid, r"Window: \"(?:LibreOffice|Start Center)")
 
     def _office_pid(self) -> int:
-        """``soffice.bin``, which the ``soffice`` script starts (and restarts once with a new profile)."""
-        ex = LinuxExecutor(display=self.apps.launcher.desktop.env["DISPLAY"],
-                           a11y_address=self.apps.launcher.desktop.env["AT_SPI_BUS_ADDRESS"])  # fmt: skip
-        try:
-            deadline = time.monotonic() + 90.0
-            while True:
-                found = [p for p in ex.running() if p.identity.executable.endswith("soffice.bin")
-                         and self.profile.name in _cmdline(p.identity.pid)]  # fmt: skip
-                if found:
-                    return found[0].identity.pid
-                assert time.monotonic() < deadline, "soffice.bin never ran"
-                time.sleep(0.5)  # polling LibreOffice's start with a deadline
-        finally:
-            ex.close()
+        """``soffice.bin`` of this profile, which the ``soffice`` script starts (and restarts once
+        with a new profile), read from /proc whichever display server it runs on."""
+        deadline = time.monotonic() + 90.0
+        while True:
+            found = [pid for pid in _pids() if _exe(pid).endswith("soffice.bin") and self.profile.name in _cmdline(pid)]
+            if found:
+                return found[0]
+            assert time.monotonic() < deadline, "soffice.bin never ran"
+            time.sleep(0.5)  # polling LibreOffice's start with a deadline
+
+
+def _pids() -> list[int]:
+    return sorted(int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit())
+
+
+def _exe(pid: int) -> str:
+    try:
+        return os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return ""
 
 
 def _cmdline(pid: int) -> str:

@@ -15,7 +15,7 @@ from _soffice import Office
 
 from realapps._apps import Apps
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 #: The Name Box: the first field of the Formula Tool Bar, showing the current cell's reference.
 NAME_BOX = r"text (?:\(focused\) )?\(settable, string\) Value: \$?[A-Z]+\$?\d+(?::\$?[A-Z]+\$?\d+)?$"

@@ -6,17 +6,36 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 
 import pytest
 from _agent import Agent, js, need
 
 from deskhand.backends.linux.executor import LinuxExecutor
+from deskhand.backends.linux.wayland_executor import WaylandExecutor
+from deskhand.desktop import VirtualDesktop
 from realapps._apps import Apps
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
+Checker = LinuxExecutor | WaylandExecutor
 
 
-def shows(ex: LinuxExecutor, pid: int, pattern: str, timeout_s: float = 10.0) -> str:
+@pytest.fixture(scope="module")
+def ex(display_desktop: VirtualDesktop) -> Iterator[Checker]:
+    """The checker's own executor on the display server the task runs on."""
+    env = display_desktop.env
+    checker: Checker = (
+        WaylandExecutor(env)
+        if display_desktop.wayland
+        else LinuxExecutor(display=env["DISPLAY"], a11y_address=env["AT_SPI_BUS_ADDRESS"])
+    )
+    try:
+        yield checker
+    finally:
+        checker.close()
+
+
+def shows(ex: Checker, pid: int, pattern: str, timeout_s: float = 10.0) -> str:
     """The app's tree, read by the checker, once ``pattern`` is in it."""
     app = ex.resolve(str(pid))
     deadline = time.monotonic() + timeout_s
@@ -29,7 +48,7 @@ def shows(ex: LinuxExecutor, pid: int, pattern: str, timeout_s: float = 10.0) ->
 
 
 @pytest.mark.task("galculator")
-def test_galculator_multiplies_by_its_buttons(apps: Apps, agent: Agent, ex: LinuxExecutor) -> None:
+def test_galculator_multiplies_by_its_buttons(apps: Apps, agent: Agent, ex: Checker) -> None:
     pid = apps.galculator().pid
     agent.bind(pid)
 
@@ -43,7 +62,7 @@ def test_galculator_multiplies_by_its_buttons(apps: Apps, agent: Agent, ex: Linu
 
 
 @pytest.mark.task("gnome-calculator")
-def test_gnome_calculator_evaluates_a_typed_expression(apps: Apps, agent: Agent, ex: LinuxExecutor) -> None:
+def test_gnome_calculator_evaluates_a_typed_expression(apps: Apps, agent: Agent, ex: Checker) -> None:
     pid = apps.gnome_calculator().pid
     agent.bind(pid)
     agent.act(pid, lambda _s: "await app.typeText('(17+4)*3'); await app.pressKey('Return');").expect_ok()

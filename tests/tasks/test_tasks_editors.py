@@ -12,7 +12,7 @@ from _agent import Agent, js, need
 from realapps._apps import Apps
 from realapps._apps import need as need_binary
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 TEXT = "Shopping list\nmilk\nbread"
 #: The file name field of a GTK 3 file chooser (named or not).

@@ -17,7 +17,7 @@ from _agent import Agent, js, need
 
 from realapps._apps import Apps
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 VIEW_KEYS = {"detailed": "ctrl+2", "icon": "ctrl+1"}
 #: Thunar's icon view, its default: the agent sees no files there, so a task that acts on a file fails

@@ -17,7 +17,7 @@ from _soffice import Office
 
 from realapps._apps import Apps
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 T = TypeVar("T")
 PARAGRAPH = r"paragraph (?:\(focused\) )?(?:\(settable, string\) )?"

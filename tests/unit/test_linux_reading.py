@@ -15,7 +15,8 @@ from deskhand.backends.linux.atspi.mapping import AtspiRef, element_tree
 from deskhand.backends.linux.atspi.nodes import inline_cell
 from deskhand.backends.linux.atspi.roles import EDITABLE, FOCUSABLE, FOCUSED, MANAGES_DESCENDANTS
 from deskhand.backends.linux.atspi.walk import Walker
-from deskhand.backends.linux.observe.tree import app_tree, content_origin
+from deskhand.backends.linux.observe.placement import content_origin
+from deskhand.backends.linux.observe.tree import app_tree
 from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree.model import Element
 from deskhand.core.geometry import Rect

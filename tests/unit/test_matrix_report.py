@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from matrix_report import BEGIN, END, splice, table
+from matrix_report import BEGIN, COLUMN_NOTES, END, splice, table
 
 
 def test_table_has_a_row_per_app_and_operation_and_a_column_per_display_server() -> None:
@@ -37,6 +37,7 @@ def test_table_has_a_row_per_app_and_operation_and_a_column_per_display_server()
         "",
         "- [1] sway: refused: unsupported_platform",
         "- [2] sway: a race",
+        *(f"- sway: {note}" for note in COLUMN_NOTES["sway"]),  # the column's own notes, after the xfails'
     ]
 
 

@@ -54,6 +54,7 @@ from deskhand.backends.linux.observe.discovery import argv0_of
 from deskhand.backends.linux.observe.handles import checked_element
 from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.observe.tree import Seen, TreeObserver
+from deskhand.backends.linux.toolkits import x11_only_note
 from deskhand.backends.linux.wayland.compositor import Compositor, View
 from deskhand.backends.linux.wayland.registry import open_compositor
 from deskhand.backends.linux.x11.capture import encode
@@ -93,7 +94,7 @@ DECORATIONS_NOTICE: Final = (
 def decorations_notice(tree: AppTree, key: View) -> str | None:
     """The notice for ``key`` when its tree's frame outgrows it (Chromium's client-side shadow:
     945x1060 for a 913x1018 window, its elements placed 16, 10 px off); None otherwise. Firefox
-    places its frame at the inset, which ``observe.tree.content_origin`` takes off."""
+    places its frame at the inset, which ``observe.placement.content_origin`` takes off."""
     win = next((w for w in tree.windows if w.window_id == key.id), None)
     if win is None or win.frame is None:
         return None
@@ -104,16 +105,19 @@ def decorations_notice(tree: AppTree, key: View) -> str | None:
 
 
 def window_info(view: View, stacking: int) -> WindowInfo:
-    """A compositor's view as the X11 mapping code expects a window (no decorations: client = frame)."""
+    """A compositor's view as the X11 mapping code expects a window (no decorations: client =
+    frame). The surface margins (shadows) where the compositor tells them (KWin); else
+    ``observe.placement.content_origin`` finds them from the app's own bounds (sway)."""
     rect = Rect(*view.rect)
+    margins = _outside(view.margins) if any(view.margins) else None
     return WindowInfo(
         id=view.id, frame_id=view.id, pid=view.pid, title=view.title, client=rect, frame=rect,
-        mapped=view.visible, stacking=stacking, wm_class=(view.app_id, view.app_id), gtk_margins=_outside(view.margins),
+        mapped=view.visible, stacking=stacking, wm_class=(view.app_id, view.app_id), gtk_margins=margins,
     )  # fmt: skip
 
 
 def _outside(margins: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-    """A view's surface margins as ``observe.tree.content_origin`` reads them: negative, since the
+    """A view's surface margins as ``observe.placement.content_origin`` reads them: negative, since the
     surface holds them around the content rect (an X window holds them inside its client area)."""
     left, right, top, bottom = margins
     return -left, -right, -top, -bottom
@@ -218,11 +222,13 @@ class WaylandExecutor:
     def resolve(self, selector: str) -> RunningApp:
         try:
             return inventory.resolve(selector, self._found())
-        except NativeError as err:  # an X11-only app asked for: why it is not running here
-            notice = wayland_notice(selector) if err.code == "target_not_running" else None
-            if notice is None:
+        except NativeError as err:  # an app that cannot run natively here: say why, and where it runs
+            if err.code != "target_not_running":
                 raise
-            raise NativeError(err.code, f"{err.message} {notice}", dispatched=False) from err
+            note = wayland_notice(selector) or x11_only_note(selector)
+            if note is None:
+                raise
+            raise NativeError(err.code, f"{err.message} {note}", dispatched=False) from err
 
     # -- helpers for the actor (public, ``act.wl_session.WlObserved``) -------------------------
     def verify_identity(self, app: RunningApp) -> ProcessIdentity:
@@ -232,6 +238,10 @@ class WaylandExecutor:
     def element(self, app: RunningApp, handle: Handle) -> Element:
         """The element behind a handle, checked against the app now (``observe.handles``)."""
         return checked_element(self.observer, self.atspi, app, handle, self._desktop_ids())
+
+    def window_of(self, app: RunningApp, element: Element) -> int | None:
+        """The view that holds ``element`` in the app's last observation (None when unknown)."""
+        return self.observer.window_of(app.view, element)
 
     def observed_key_window(self, app: RunningApp) -> int | None:
         """The key window of the app's last observation (``stale_snapshot`` before any)."""

@@ -197,6 +197,21 @@ class Observer:
             )
         return element
 
+    def window_of(self, app_key: Hashable, element: Element) -> int | None:
+        """The platform id of the window of the app's last observation that holds ``element``
+        (None when no window does, or its id is unknown: 0)."""
+        snapshot = self._snapshots.get(app_key)
+        for window in snapshot.tree.windows if snapshot is not None and snapshot.tree is not None else ():
+            stack, seen = [window.root], set()
+            while stack:
+                el = stack.pop()
+                if el is element:
+                    return window.window_id or None
+                if id(el) not in seen:
+                    seen.add(id(el))
+                    stack.extend(el.children)
+        return None
+
     def key_window(self, app_key: Hashable, *, identity: object | None) -> int | None:
         """The key window id of the app's last observation, for keyboard and paste (6.1, 6.5).
 

@@ -7,7 +7,8 @@ through the session's one pointer and keyboard (``wayland.compositor.Input``).
 
 Gates. Before each burst: the process identity is the observed one (``stale_process``); the
 observed key window still exists and is the app's (``stale_window``); it is focused through
-the compositor and the focus is read back (``target_window_changed`` when it does not arrive); a
+the compositor and the focus is read back (``target_window_changed`` when it does not arrive), but
+never taken from another window of the app's own (a dialog it opened: ``stale_window`` for keys); a
 pointer burst's first point lies inside it, where the compositor has raised it to the top
 (``point_outside_target_window``), or, for a click by handle on an element of an open menu, that
 element still says SHOWING (a menu is an xdg_popup: drawn over the focused window, but not one of
@@ -85,6 +86,7 @@ class WlObserved(Protocol):
     def verify_identity(self, app: RunningApp) -> ProcessIdentity: ...
     def element(self, app: RunningApp, handle: Handle) -> Element: ...
     def observed_key_window(self, app: RunningApp) -> int | None: ...
+    def window_of(self, app: RunningApp, element: Element) -> int | None: ...
     def to_global(self, app: RunningApp, x: float, y: float) -> Point: ...
     def bus_of(self, app: RunningApp) -> str | None: ...
     def mark_mutation(self, app: RunningApp) -> None: ...
@@ -92,16 +94,31 @@ class WlObserved(Protocol):
     def settling(self) -> Settling: ...
 
 
+def _holds(v: View, at: Point) -> bool:
+    return v.rect[0] <= at.x < v.rect[0] + v.rect[2] and v.rect[1] <= at.y < v.rect[1] + v.rect[3]
+
+
 def _above(views: list[View], view: View, at: Point) -> bool:
     """Whether a visible window above ``view`` (the compositor's stacking, bottom to top) holds
     the point."""
-    later = views[views.index(view) + 1 :]
-    return any(v.visible and v.rect[0] <= at.x < v.rect[0] + v.rect[2] and v.rect[1] <= at.y < v.rect[1] + v.rect[3]
-               for v in later)  # fmt: skip
+    return any(v.visible and _holds(v, at) for v in views[views.index(view) + 1 :])
 
 
 def _refused(code: str, message: str) -> NativeError:
     return NativeError(code, message, dispatched=False)
+
+
+def _key_changed(observed: int, now: View) -> NativeError:
+    """Keys never go to a window the agent did not see: the app's key window is another one now
+    (X11's ``LinuxSession.bind_keyboard`` says the same)."""
+    return _refused(
+        "stale_window",
+        f"The app's key window changed since it was observed: keys go only to the observed key window {observed}, "
+        f"which is no longer the key window (now window {now.id} ({now.title!r})); this call sent nothing. "
+        "To go on, observe the app (get_app_state; in a js cell, in the same cell too: "
+        "await app.getAXState({waitForChangeMs: 1000}) until the window you expect is the key window), "
+        "then send the keys again.",
+    )
 
 
 class WaylandSession:
@@ -161,6 +178,16 @@ class WaylandSession:
             raise _refused("window_not_key", "The observed app has no key window; observe it again.")
         return key
 
+    def window_of(self, app: RunningApp, element: Element) -> int | None:
+        """The app's window that holds ``element``: the one its last observation found it in, else
+        the one that holds its centre (the observed key window first, then the topmost)."""
+        found = self.observed.window_of(app, element)
+        if found is not None or element.frame is None:
+            return found
+        at, key = element.frame.center, self.observed_key(app)
+        holding = [v for v in self.views() if v.pid == app.pid and _holds(v, at)]
+        return key if any(v.id == key for v in holding) else (holding[-1].id if holding else None)
+
     def window_frame(self, app: RunningApp) -> Rect:
         key = self.observed_key(app)
         view = next((v for v in self.views() if v.id == key), None)
@@ -169,9 +196,11 @@ class WaylandSession:
         return Rect(*view.rect)
 
     # -- the gates ----------------------------------------------------------------------------
-    def focus(self, app: RunningApp, view_id: int, at: Point | None = None) -> View:
-        """Focus (and so raise) the window through the compositor unless it has the focus (and, with ``at``,
-        no other window lies over that point), and read it back; the view now."""
+    def focus(self, app: RunningApp, view_id: int, at: Point | None = None, *, key: int | None = None) -> View:
+        """Focus (and so raise) the window through the compositor unless it has the focus (and,
+        with ``at``, no other window lies over that point), and read it back; the view now.
+        Refused when the app's focused window is another than its observed key window ``key``
+        (``view_id`` unless given: a click by handle may go to another window the agent saw)."""
         deadline = time.monotonic() + call_deadline.bound(FOCUS_TIMEOUT_S)
         asked = False
         while True:
@@ -181,6 +210,11 @@ class WaylandSession:
                 raise _refused("stale_window", "The observed window is gone; observe the app again.")
             if view.focused and (at is None or not _above(views, view, at)):
                 return view
+            now = next((v for v in views if v.pid == app.pid and v.focused), None)
+            if now is not None and now.id != (key or view_id):  # the app's own new key window (a dialog)
+                raise _key_changed(view_id, now) if at is None else _refused(
+                    "target_window_changed", "The target window changed before the action; observe the app again."
+                )  # fmt: skip
             if not asked:  # only when it is not focused: a focus command makes the app
                 self.compositor.focus(view_id)  # leave and enter again, and GTK drops FOCUSED meanwhile
                 asked = True
@@ -199,13 +233,17 @@ class WaylandSession:
         self.verify_identity(app)  # proven again right before the burst
         return key
 
-    def bind_pointer(self, app: RunningApp, at: Point, element: Ref | None = None) -> View:
-        """The observed key window focused and on top, holding ``at`` (or ``element``, clicked at
-        ``at``, is a menu's and shows: its popup); the identity proven."""
+    def bind_pointer(
+        self, app: RunningApp, at: Point, element: Ref | None = None, *, window: int | None = None
+    ) -> View:
+        """The observed key window (or ``window``, another of the app's that holds the element
+        clicked) focused and on top, holding ``at`` (or ``element``, clicked at ``at``, is a
+        menu's and shows: its popup); the identity proven."""
         if call_deadline.expired():
             raise _refused("cancelled", "The call's deadline passed before any input; nothing was sent.")
         self.verify_identity(app)
-        view = self.focus(app, self.observed_key(app), at)
+        key = self.observed_key(app)
+        view = self.focus(app, window or key, at, key=key)
         vx, vy, vw, vh = view.rect
         inside = vx <= at.x < vx + vw and vy <= at.y < vy + vh
         if not inside and not (element is not None and self._in_open_menu(element)):

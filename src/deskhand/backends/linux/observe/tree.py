@@ -30,6 +30,7 @@ from deskhand.backends.linux import procfs
 from deskhand.backends.linux.atspi import mapping, transients
 from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline, Snapshot, registry_gone_text
 from deskhand.backends.linux.atspi.enums import Role, State, role_set
+from deskhand.backends.linux.observe.placement import content_origin, shift
 from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach_menu_bar
 from deskhand.core.errors import NativeError
@@ -273,7 +274,7 @@ def app_tree(
         wid = xwin.id if xwin else 0
         origin = content_origin(root, xwin, snap.surface_relative) if snap.window_relative and xwin else None
         if origin is not None:
-            paths = _shift(root, *origin)
+            paths = shift(root, *origin)
             if origins is not None:
                 origins[wid] = origin
             if by_path is not None:
@@ -355,45 +356,3 @@ def _as_popup(root: Element) -> bool:
 
 def _same_rect(a: Rect, b: Rect) -> bool:
     return (a.x, a.y, a.width, a.height) == (b.x, b.y, b.width, b.height)
-
-
-def content_origin(root: Element, xwin: WindowInfo, surface: bool = False) -> tuple[int, int] | None:
-    """Where on the screen the bounds of a window-relative app (GTK 4 answers ``GetExtents``
-    relative to its window whatever the coordinate type) start: the X window's client area less
-    the margins GTK keeps around its content (client-side decorations' resize borders and
-    shadows): the window's ``_GTK_FRAME_EXTENTS`` when it sets them, else taken as even on
-    opposite sides; negative on Wayland (KWin), a surface's shadows around the content rect. None
-    when the window's own bounds are not at (0, 0) (on the screen already), but a Wayland
-    client's (``surface``) placed so is inset by its decorations (Firefox's shadow: 26, 23)."""
-    frame = root.frame
-    if frame is not None and surface and (frame.x, frame.y) != (0, 0):
-        return round(xwin.client.x - frame.x), round(xwin.client.y - frame.y)
-    if frame is None or (frame.x, frame.y) != (0, 0):
-        return None
-    c = xwin.client
-    if xwin.gtk_margins is not None:
-        left, right, top, bottom = xwin.gtk_margins
-        if min(xwin.gtk_margins) < 0:  # a Wayland surface's shadows around its content rect (KWin)
-            around = (frame.width, frame.height) == (c.width - left - right, c.height - top - bottom)
-            return (round(c.x + left), round(c.y + top)) if around else (round(c.x), round(c.y))
-        return round(c.x + left), round(c.y + top)
-    return round(c.x + max(0.0, c.width - frame.width) / 2), round(c.y + max(0.0, c.height - frame.height) / 2)
-
-
-def _shift(root: Element, dx: int, dy: int) -> list[str]:
-    """Move every frame in ``root``'s tree by (dx, dy), each element once; the object paths of
-    the elements moved."""
-    paths: list[str] = []
-    stack, seen = [root], set()
-    while stack:
-        el = stack.pop()
-        if id(el) in seen:
-            continue
-        seen.add(id(el))
-        if el.frame is not None:
-            el.frame = Rect(el.frame.x + dx, el.frame.y + dy, el.frame.width, el.frame.height)
-        path = getattr(el.ref, "path", None)
-        if isinstance(path, str):
-            paths.append(path)
-        stack.extend(el.children)
-    return paths
