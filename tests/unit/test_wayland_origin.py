@@ -5,7 +5,7 @@ sway with Evince: the frame 652x652 for a 600x600 view, its header bar at (26, 2
 
 from __future__ import annotations
 
-from deskhand.backends.linux.observe.tree import content_origin
+from deskhand.backends.linux.observe.placement import content_origin
 from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree.model import Element
 from deskhand.core.geometry import Rect
@@ -38,6 +38,6 @@ def test_a_window_without_margins_is_at_the_view() -> None:
 def test_a_window_answered_at_its_surface_margins_is_placed_by_them() -> None:
     """Gecko (Thunderbird) on sway: its window at (26, 23), the view's size; its elements move back."""
     root = Element("AXWindow", frame=Rect(26, 23, 1280, 1080))
-    assert content_origin(root, _view(0, 0, 1280, 1080)) == (-26, -23)
+    assert content_origin(root, _view(0, 0, 1280, 1080), surface=True) == (-26, -23)
     on_screen = Element("AXWindow", frame=Rect(300, 200, 600, 600))  # bounds on the screen already
-    assert content_origin(on_screen, _view(300, 200, 600, 600)) is None
+    assert content_origin(on_screen, _view(300, 200, 600, 600), surface=True) is None

@@ -18,18 +18,17 @@ def content_origin(root: Element, xwin: WindowInfo, surface: bool = False) -> tu
     opposite sides; negative on Wayland (KWin's surface shadows around the content rect). A
     window whose bounds are larger than its client area (a sway view's rect is its content, not
     the surface's margins: GTK 3 client-side decorations) starts that much before it: where its
-    children start when they span the client area's size exactly, else by even margins. Bounds
-    not at (0, 0) of the client area's size, or of a Wayland client's surface (``surface``: Gecko
-    answers its window at its margins, (26, 23)), place it by them; None when that puts it where
-    it is (on the screen already)."""
+    children start when they span the client area's size exactly, else by even margins. A Wayland
+    client's bounds not at (0, 0) of its surface (``surface``: Gecko answers its window at its
+    margins, (26, 23)) place it by them; None when that puts it where it is, and for bounds not
+    at (0, 0) on X11 (on the screen already)."""
     frame = root.frame
     if frame is None:
         return None
     c = xwin.client
     if (frame.x, frame.y) != (0, 0):
-        same = (round(frame.width), round(frame.height)) == (round(c.width), round(c.height))
         origin = round(c.x - frame.x), round(c.y - frame.y)
-        return origin if (same or surface) and origin != (0, 0) else None
+        return origin if surface and origin != (0, 0) else None
     if xwin.gtk_margins is not None:
         left, right, top, bottom = xwin.gtk_margins
         if min(xwin.gtk_margins) < 0:  # a Wayland surface's shadows around its content rect (KWin)
