@@ -36,17 +36,7 @@ def pick_banana(mex: MatrixExecutor, app: Any) -> None:
 
 
 @pytest.mark.matrix("Chromium", "select list", "bookmark folder value")
-@pytest.mark.displays(
-    "x11",
-    "sway",
-    sway=pytest.mark.xfail(
-        reason="Chromium on sway draws a shadow around its window (its frame 945x1060 for a 913x1018 window) and "
-        "says nowhere where its content starts: its elements are placed 16, 10 px off and the click misses the "
-        "19 px high select; the state says so (test_browsers checks that notice)",
-        raises=AssertionError,
-        strict=True,
-    ),
-)
+@pytest.mark.displays("x11", "sway")
 def test_chromium_select_on_a_local_page_and_the_bookmark_folder_value(
     apps: Apps, mex: MatrixExecutor, tmp_path: Path
 ) -> None:

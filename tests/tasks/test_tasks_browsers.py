@@ -99,16 +99,6 @@ def test_open_a_page_in_a_new_tab(browser: tuple[str, int], agent: Agent, server
     assert "Start page" in state, state  # the first tab is still there
 
 
-@pytest.mark.displays(
-    "x11",
-    "sway",
-    sway=pytest.mark.xfail(
-        strict=False,
-        reason="Firefox loses a ctrl+l sent right after a page shows (it focuses the page once loaded), so "
-        "the cell types the URL into the page, and deskhand says that typing is unverifiable: seen once "
-        "on X11 in CI (the test's fix is on main), in 3 of 5 runs on sway; Chromium passes",
-    ),
-)
 def test_fill_and_submit_a_form(browser: tuple[str, int], agent: Agent, server: PageLog) -> None:
     _name, pid = browser
     url = server.url("/form")

@@ -65,7 +65,7 @@ from deskhand.core import screenshot
 from deskhand.core.axtree.model import AppTree, Element
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.errors import NativeError
-from deskhand.core.geometry import Point, Rect
+from deskhand.core.geometry import Point, Rect, span
 
 __all__ = ["WaylandExecutor"]
 
@@ -93,14 +93,18 @@ DECORATIONS_NOTICE: Final = (
 
 def decorations_notice(tree: AppTree, key: View) -> str | None:
     """The notice for ``key`` when its tree's frame outgrows it (Chromium's client-side shadow:
-    945x1060 for a 913x1018 window, its elements placed 16, 10 px off); None otherwise. Firefox
-    places its frame at the inset, which ``observe.placement.content_origin`` takes off."""
+    945x1060 for a 913x1018 window) unless its children span the window exactly, which places
+    it; None otherwise. Firefox places its frame at the inset, which
+    ``observe.placement.content_origin`` takes off."""
     win = next((w for w in tree.windows if w.window_id == key.id), None)
     if win is None or win.frame is None:
         return None
     (fw, fh), (vw, vh) = (round(win.frame.width), round(win.frame.height)), key.rect[2:]
     if fw - vw <= 2 and fh - vh <= 2:
         return None
+    inner = span(ch.frame for ch in win.root.children if ch.frame is not None and ch.frame.width and ch.frame.height)
+    if inner is not None and (round(inner.width), round(inner.height)) == (vw, vh):
+        return None  # its content spans the window exactly: placed by it (``content_origin``)
     return DECORATIONS_NOTICE.format(fw=fw, fh=fh, vw=vw, vh=vh, dw=max(0, fw - vw), dh=max(0, fh - vh))
 
 
