@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from bench._poll import poll
-from deskhand.backends.linux.wayland._ipc import SwayIPC
+from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 
 RUNS = 10
@@ -70,7 +70,7 @@ def _until(log: Path, what: str, match: Callable[[dict[str, object]], bool], sen
 def run(env: Mapping[str, str], app_env: Mapping[str, str], log: Path, pid: int) -> None:
     with SwayIPC(env=env) as ipc:
         view = next(v for v in ipc.views() if v.pid == pid)
-        ipc.place(view.con_id, *RECT)
+        ipc.place(view.id, *RECT)
     ex = WaylandExecutor(env)
     try:
         app = ex.resolve(str(pid))

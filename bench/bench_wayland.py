@@ -27,9 +27,9 @@ from pathlib import Path
 from bench import _wayland_act
 from bench._poll import poll
 from deskhand.backends.linux.wayland._client import Client
-from deskhand.backends.linux.wayland._devices import Devices
-from deskhand.backends.linux.wayland._ipc import SwayIPC
-from deskhand.backends.linux.wayland._screencopy import capture
+from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
+from deskhand.backends.linux.wayland.wlroots.devices import Devices
+from deskhand.backends.linux.wayland.wlroots.screencopy import capture
 from deskhand.backends.linux.x11.capture import encode
 from deskhand.backends.linux.x11.shm import Pixels
 from deskhand.core import screenshot

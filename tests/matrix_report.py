@@ -2,7 +2,7 @@
 
 A test says which apps and operations it proves with ``@pytest.mark.matrix("Calc", "type",
 "save")`` (the app first). A test parametrised by display server (the ``display`` parameter of
-``tests/realapps/conftest.py``: ``x11`` or ``sway``) counts in that server's column; any other
+``tests/realapps/conftest.py``: ``x11``, ``sway``, ``kwin`` or ``gnome``) counts in that server's column; any other
 test in the X11 one. With ``--matrix-report out/matrix.md`` the run writes a Markdown table of
 app and operation by display server: ``pass`` when every test marking that cell passed, ``FAIL``
 when one failed, ``xfail [n]`` when an xfail records a known gap there (note ``n`` under the table
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 #: The ``display`` parameter's values, as the table's columns name them (in this order).
-DISPLAYS = {"x11": "X11", "sway": "sway"}
+DISPLAYS = {"x11": "X11", "sway": "sway", "kwin": "KWin", "gnome": "GNOME"}
 #: (app, operation, display column) -> the outcomes of the tests marking that cell.
 _OUTCOMES: dict[tuple[str, str, str], list[str]] = defaultdict(list)
 #: The same cells -> the reasons of their xfails.

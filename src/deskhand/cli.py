@@ -49,6 +49,17 @@ class Command:
 
 
 _WAYLAND_HELP = "a Wayland desktop (headless sway, apps native on Wayland) instead of Xvfb and openbox"
+_COMPOSITOR_HELP = "a Wayland desktop with this compositor (sway; implies --wayland; env DESKHAND_COMPOSITOR)"
+
+
+def _compositor_default() -> str | None:
+    return os.environ.get("DESKHAND_COMPOSITOR") or None
+
+
+def _wayland_of(args: argparse.Namespace) -> tuple[bool, str | None]:
+    """(Wayland?, the compositor named) from ``--wayland`` and ``--compositor``."""
+    compositor = getattr(args, "compositor", None)
+    return bool(getattr(args, "wayland", False)) or compositor is not None, compositor
 
 
 def _exports(env: dict[str, str]) -> str:
@@ -62,6 +73,7 @@ def _state_json(state: DesktopState) -> dict[str, object]:
         "id": state.id,
         "display": state.env.get("WAYLAND_DISPLAY", "") if state.session == "wayland" else f":{state.display}",
         "session": state.session,
+        "compositor": state.compositor,
         "size": f"{state.width}x{state.height}x{state.depth}",
         "wm": state.wm,
         "env": state.env,
@@ -88,11 +100,15 @@ def _resolve(desktop_id: str | None) -> DesktopState:
 
 
 def _desktop_start(args: argparse.Namespace) -> int:
-    desktop = VirtualDesktop(detached=True, size=args.size, wm=not args.no_wm, wayland=args.wayland).start()
+    wayland, compositor = _wayland_of(args)
+    desktop = VirtualDesktop(
+        detached=True, size=args.size, wm=not args.no_wm, wayland=wayland, compositor=compositor
+    ).start()
     if args.json:
         print(json.dumps({"id": desktop.id, "env": desktop.env, "timings": desktop.timings}))
     else:
-        where = f"Wayland (sway) {desktop.env['WAYLAND_DISPLAY']}" if args.wayland else f":{desktop.display}"
+        label = desktop.compositor.label if desktop.compositor else ""
+        where = f"Wayland ({label}) {desktop.env['WAYLAND_DISPLAY']}" if wayland else f":{desktop.display}"
         print(f"# deskhand desktop {desktop.id} on {where}; stop: deskhand desktop stop {desktop.id}")
         print(_exports(desktop.env), end="")
     return 0
@@ -151,7 +167,8 @@ def _desktop_run(args: argparse.Namespace) -> int:
         cmd = cmd[1:]
     if not cmd:
         raise CliError("desktop run needs a command: deskhand desktop run -- CMD [ARGS...]")
-    with VirtualDesktop(size=args.size, wm=not args.no_wm, wayland=args.wayland) as desktop:
+    wayland, compositor = _wayland_of(args)
+    with VirtualDesktop(size=args.size, wm=not args.no_wm, wayland=wayland, compositor=compositor) as desktop:
         return _run_inside(desktop, cmd)
 
 
@@ -163,6 +180,7 @@ def _configure_desktop(p: argparse.ArgumentParser) -> None:
         q.add_argument("--size", default="1920x1080x24", help="screen WxHxD (default 1920x1080x24)")
         q.add_argument("--no-wm", action="store_true", help="do not start the openbox window manager")
         q.add_argument("--wayland", action="store_true", help=_WAYLAND_HELP)
+        q.add_argument("--compositor", metavar="NAME", default=_compositor_default(), help=_COMPOSITOR_HELP)
     start.add_argument("--json", action="store_true", help="print id and environment as JSON")
     start.set_defaults(action_fn=_desktop_start)
     run.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
@@ -241,19 +259,26 @@ def build_parser() -> argparse.ArgumentParser:
             )
             wayland = command.name == "serve" and servecli.env_flag("--wayland")  # DESKHAND_WAYLAND
             p.add_argument("--wayland", action="store_true", default=wayland, help=f"with --virtual: {_WAYLAND_HELP}")
+            p.add_argument(
+                "--compositor",
+                metavar="NAME",
+                default=_compositor_default() if command.name == "serve" else None,
+                help=f"with --virtual: {_COMPOSITOR_HELP}",
+            )
         command.configure(p)
         p.set_defaults(command_fn=command.run)
     return parser
 
 
 @contextlib.contextmanager
-def _maybe_virtual(enabled: bool, wayland: bool = False) -> Iterator[None]:
-    """Inside a fresh desktop (X11, or Wayland with ``wayland``), with os.environ pointing at it, when ``enabled``."""
+def _maybe_virtual(enabled: bool, wayland: bool = False, compositor: str | None = None) -> Iterator[None]:
+    """Inside a fresh desktop (X11, or Wayland with ``wayland`` and ``compositor``), with os.environ
+    pointing at it, when ``enabled``."""
     if not enabled:
         yield
         return
     saved = dict(os.environ)
-    desktop = VirtualDesktop(wayland=wayland)
+    desktop = VirtualDesktop(wayland=wayland, compositor=compositor)
     try:
         desktop.start()
     except DeskhandError as exc:
@@ -279,9 +304,13 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _raise_exit) if main_thread else None
     try:
         virtual = bool(getattr(args, "virtual", False))
-        if getattr(args, "wayland", False) and not virtual and args.command != "desktop":
-            raise CliError("--wayland goes with --virtual: it makes the fresh private desktop a Wayland one")
-        with _maybe_virtual(virtual, wayland=bool(getattr(args, "wayland", False))):
+        wayland, compositor = _wayland_of(args)
+        if wayland and not virtual and args.command != "desktop":
+            if getattr(args, "wayland", False):
+                raise CliError("--wayland goes with --virtual: it makes the fresh private desktop a Wayland one")
+            compositor = None  # DESKHAND_COMPOSITOR without --virtual: the backend reads it itself
+            wayland = False
+        with _maybe_virtual(virtual, wayland=wayland, compositor=compositor):
             fn: Callable[[argparse.Namespace], int] = args.command_fn
             return fn(args)
     except servecli.DesktopDidNotStart as exc:

@@ -214,13 +214,14 @@ class Computer(AbstractContextManager["Computer"]):
         trace: str | PathLike[str] | None = None,
         trace_redact: bool = False,
         wayland: bool = False,
+        compositor: str | None = None,
     ) -> Computer:
         """Start a private virtual desktop (Xvfb, D-Bus, AT-SPI, openbox) torn down on close;
-        ``wayland``: a headless sway instead, its apps native on Wayland (a first cut: observe,
-        click, type and press keys)."""
+        ``wayland``: a headless Wayland compositor instead, its apps native on Wayland;
+        ``compositor`` names it (``sway``, the default; naming one implies ``wayland``)."""
         from deskhand.desktop import VirtualDesktop  # noqa: PLC0415 - only virtual desktops need it
 
-        desktop = VirtualDesktop(size=size, wayland=wayland)
+        desktop = VirtualDesktop(size=size, wayland=wayland, compositor=compositor)
         desktop.start()
         try:
             return cls._open(desktop, trace=trace, trace_redact=trace_redact)

@@ -20,16 +20,18 @@ from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.atspi.mapping import AtspiRef
 from deskhand.backends.linux.executor import LinuxExecutor
-from deskhand.backends.linux.wayland._ipc import SwayIPC
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.core.axtree.model import Element
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
 from deskhand.core.screenshot import ShotTransform
 from deskhand.desktop import VirtualDesktop
+from deskhand.desktop.compositors import COMPOSITORS
 
 DISPLAYS = ("x11", "sway")
-#: The sway desktop's screen (the X11 session desktop's is 1920x1080).
+#: Every display server a test may name: X11 and the Wayland compositors (``desktop.compositors``).
+KNOWN_DISPLAYS = ("x11", "sway", "kwin", "gnome")
+#: The Wayland desktops' screen (the X11 session desktop's is 1920x1080).
 SWAY_SIZE = (1920, 1080, 24)
 MatrixExecutor = LinuxExecutor | WaylandExecutor
 
@@ -43,9 +45,26 @@ def on_sway(reason: str, *, strict: bool = True) -> pytest.MarkDecorator:
 
 
 def sway_desktop_or_skip() -> Iterator[VirtualDesktop]:
-    if shutil.which("sway") is None:
-        pytest.skip("sway is not installed (apt-get install sway, or `make deps`, which installs it)")
-    vd = VirtualDesktop(wayland=True, size=SWAY_SIZE)
+    yield from wayland_desktop_or_skip("sway")
+
+
+def compositor_missing(name: str) -> str | None:
+    """Why the compositor ``name`` cannot run here (a skip reason), or None."""
+    kind = COMPOSITORS.get(name)
+    if kind is None:
+        return f"deskhand does not start the compositor {name!r} on this branch"
+    if shutil.which(kind.program) is None:
+        return f"{kind.label} is not installed ({kind.fix}, or `make apt`, which installs it)"
+    return None
+
+
+def wayland_desktop_or_skip(name: str) -> Iterator[VirtualDesktop]:
+    """A private headless desktop of compositor ``name``; a skip saying what to install when it
+    is missing."""
+    reason = compositor_missing(name)
+    if reason is not None:
+        pytest.skip(reason)
+    vd = VirtualDesktop(compositor=name, size=SWAY_SIZE)
     vd.start()
     try:
         yield vd
@@ -88,13 +107,12 @@ def key_rect(ex: MatrixExecutor, app: RunningApp) -> Rect | None:
 
 def move_window(ex: MatrixExecutor, app: RunningApp, x: int, y: int, timeout_s: float = 10.0) -> Rect:
     """Move the app's key window to (x, y) by the window manager's own means (an X configure, which
-    openbox may shift by its decorations, or sway's ``move position``); its client rect once it
+    openbox may shift by its decorations, or the compositor's placement); its client rect once it
     is there."""
     if isinstance(ex, WaylandExecutor):
         views = [v for v in ex.views() if v.pid == app.pid]
         view = next((v for v in views if v.focused), views[-1])
-        with SwayIPC(env=ex.env) as ipc:
-            ipc.command(f"[con_id={view.con_id}] move position {x} px {y} px")
+        ex.compositor.place(view.id, x, y, view.rect[2], view.rect[3])
     else:
         key = ex.key_window(app)
         assert key is not None

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from _apps import Apps, require_accessibility
-from _display import DISPLAYS, MatrixExecutor, sway_desktop_or_skip
+from _display import DISPLAYS, KNOWN_DISPLAYS, MatrixExecutor, sway_desktop_or_skip, wayland_desktop_or_skip
 
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
@@ -31,7 +31,7 @@ from desktop_support import Launcher
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "displays(*servers, **marks): run the test on each display server (x11, sway), marks per server"
+        "markers", "displays(*servers, **marks): run the test on each display server (x11, sway, kwin, gnome), marks"
     )
 
 
@@ -46,7 +46,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("display", ["x11"], scope="module")
         return
     servers = marker.args or DISPLAYS
-    unknown = set(servers) - set(DISPLAYS) | set(marker.kwargs) - set(servers)
+    unknown = set(servers) - set(KNOWN_DISPLAYS) | set(marker.kwargs) - set(servers)
     assert not unknown, f"displays(): no display server {sorted(unknown)}"
     params = [pytest.param(s, marks=marker.kwargs.get(s, ()), id=s) for s in servers]
     metafunc.parametrize("display", params, scope="module")
@@ -62,6 +62,18 @@ def display() -> str:
 def sway_desktop() -> Iterator[VirtualDesktop]:
     """One private headless sway for the session's sway runs (started only when one runs)."""
     yield from sway_desktop_or_skip()
+
+
+@pytest.fixture(scope="session")
+def kwin_desktop() -> Iterator[VirtualDesktop]:
+    """One private headless KWin for the session's kwin runs (skipped when KWin is missing)."""
+    yield from wayland_desktop_or_skip("kwin")
+
+
+@pytest.fixture(scope="session")
+def gnome_desktop() -> Iterator[VirtualDesktop]:
+    """One private headless GNOME Shell for the session's gnome runs (skipped when it is missing)."""
+    yield from wayland_desktop_or_skip("gnome")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -95,7 +107,7 @@ def a11y_desktop(desktop: VirtualDesktop) -> VirtualDesktop:
 @pytest.fixture(scope="module")
 def matrix_desktop(display: str, request: pytest.FixtureRequest) -> VirtualDesktop:
     """The desktop of ``display``, checked to have accessibility on."""
-    vd: VirtualDesktop = request.getfixturevalue("a11y_desktop" if display == "x11" else "sway_desktop")
+    vd: VirtualDesktop = request.getfixturevalue("a11y_desktop" if display == "x11" else f"{display}_desktop")
     require_accessibility(vd)
     return vd
 

@@ -10,11 +10,15 @@ from typing import Any, cast
 
 import pytest
 
-from deskhand.backends.linux.wayland import _ipc, _keymap, _wire
+from deskhand.backends.linux.wayland import _keymap, _wire
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._doctor import qt_check
-from deskhand.backends.linux.wayland._screencopy import capture_view
-from deskhand.core.errors import NativeError
+from deskhand.backends.linux.wayland.compositor import View
+from deskhand.backends.linux.wayland.registry import compositor_name, open_compositor
+from deskhand.backends.linux.wayland.sway import ipc as _ipc
+from deskhand.backends.linux.wayland.wlroots.screencopy import capture_view
+from deskhand.core.errors import BackendUnavailable, NativeError
+from deskhand.desktop.compositors import kind
 
 
 @pytest.mark.parametrize(
@@ -104,7 +108,7 @@ def test_views_come_from_tiled_and_floating_nodes_in_stacking_order() -> None:
     top = {**_node(6, 60, (100, 0, 20, 20)), "type": "floating_con", "focused": True}
     tree = {"type": "root", "nodes": [{"type": "workspace", "nodes": [tiled], "floating_nodes": [low, top]}]}
     views = [_ipc._view(node, floating) for node, floating in _ipc._walk(tree, False) if _ipc._is_view(node)]
-    assert [(v.con_id, v.pid, v.floating, v.focused) for v in views] == [
+    assert [(v.id, v.pid, v.floating, v.focused) for v in views] == [
         (4, 40, False, False), (5, 50, True, False), (6, 60, True, True),
     ]  # fmt: skip
     assert views[1].rect == (5, 5, 20, 20)
@@ -119,8 +123,8 @@ def test_a_covered_window_is_refused_before_any_capture() -> None:
     assert "app6 (pid 60)" in refused.value.message
 
 
-def _view(con_id: int, rect: tuple[int, int, int, int], *, visible: bool = True) -> _ipc.View:
-    return _ipc.View(con_id, 100 + con_id, "app", "t", rect, False, visible, True, "xdg_shell")
+def _view(con_id: int, rect: tuple[int, int, int, int], *, visible: bool = True) -> View:
+    return View(con_id, 100 + con_id, "app", "t", rect, False, visible, True, "xdg_shell")
 
 
 def test_a_point_is_covered_only_by_a_visible_window_above_that_holds_it() -> None:
@@ -147,3 +151,18 @@ def test_doctor_names_qt5_without_its_wayland_plugin_with_the_package_to_install
     (platforms / "libqwayland-generic.so").write_bytes(b"")
     found = qt_check(patterns)
     assert found.ok is True and found.data["plugins"] == [str(platforms / "libqwayland-generic.so")]
+
+
+def test_the_compositor_is_named_by_the_variable_else_by_what_the_session_shows() -> None:
+    assert compositor_name({"DESKHAND_COMPOSITOR": "KWin", "SWAYSOCK": "/s"}) == "kwin"
+    assert compositor_name({"SWAYSOCK": "/s", "XDG_CURRENT_DESKTOP": "KDE"}) == "sway"
+    assert compositor_name({"XDG_CURRENT_DESKTOP": "KDE"}) == "kwin"
+    assert compositor_name({"XDG_CURRENT_DESKTOP": "ubuntu:GNOME"}) == "gnome"
+    assert compositor_name({}) == "sway"
+
+
+def test_an_unknown_compositor_is_refused_with_the_ones_deskhand_drives() -> None:
+    with pytest.raises(BackendUnavailable, match=r"drives .*sway"):
+        open_compositor({"DESKHAND_COMPOSITOR": "weston"})
+    with pytest.raises(ValueError, match=r"deskhand starts .*sway"):
+        kind("weston")

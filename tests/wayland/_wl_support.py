@@ -5,7 +5,8 @@ from __future__ import annotations
 import shutil
 import time
 
-from deskhand.backends.linux.wayland._ipc import SwayIPC, View
+from deskhand.backends.linux.wayland.compositor import View
+from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.desktop import A11yApp, LaunchedApp, VirtualDesktop
 from desktop_support import POLL_S, Launcher
 
@@ -41,10 +42,10 @@ class WaylandLauncher(Launcher):
 
 def place_view(ipc: SwayIPC, view: View, rect: tuple[int, int, int, int], timeout_s: float = 5.0) -> View:
     """``view`` floated at ``rect`` (content x, y, width, height), polled until sway shows it there."""
-    ipc.place(view.con_id, *rect)
+    ipc.place(view.id, *rect)
     deadline = time.monotonic() + timeout_s
     while True:
-        now = next(v for v in ipc.views() if v.con_id == view.con_id)
+        now = next(v for v in ipc.views() if v.id == view.id)
         if now.rect == rect:
             return now
         if time.monotonic() >= deadline:
@@ -67,4 +68,4 @@ def focused_pid(desktop: VirtualDesktop) -> int | None:
 def stacking(desktop: VirtualDesktop) -> list[int]:
     """The views' con_ids bottom to top (sway's tree order of floating windows)."""
     with SwayIPC(env=desktop.env) as ipc:
-        return [v.con_id for v in ipc.views()]
+        return [v.id for v in ipc.views()]

@@ -18,8 +18,8 @@ import pytest
 from _wl_support import WaylandLauncher, sway_missing
 
 from deskhand.backends.linux.wayland._client import Client
-from deskhand.backends.linux.wayland._devices import Devices
-from deskhand.backends.linux.wayland._ipc import SwayIPC
+from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
+from deskhand.backends.linux.wayland.wlroots.devices import Devices
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.desktop import VirtualDesktop
 

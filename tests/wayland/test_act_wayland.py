@@ -19,7 +19,7 @@ from _wl_support import WaylandLauncher, focused_pid, placed, stacking
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._dataclip import DataClipboard
-from deskhand.backends.linux.wayland._ipc import SwayIPC
+from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Rect
@@ -368,7 +368,7 @@ def test_paste_and_drag_go_only_to_the_observed_app_when_another_is_on_top(
     running.events.wait_for("text", name="Name", text="only here ✓", since=since)
     placed(desktop, other.pid, RECT)  # on top again
     with SwayIPC(env=desktop.env) as ipc:
-        ipc.focus(next(v.con_id for v in ipc.views() if v.pid == other.pid))
+        ipc.focus(next(v.id for v in ipc.views() if v.pid == other.pid))
     bound.ex.drag(bound.app, bound.pixels(canvas.x + 20, canvas.y + 20), bound.pixels(canvas.x + 60, canvas.y + 40))
     running.events.wait_for("release", since=since)
     assert focused_pid(desktop) == running.pid
@@ -381,7 +381,7 @@ def test_a_drag_that_fails_half_way_releases_the_button(
 ) -> None:
     running, bound = gtk
     canvas = bound.frame(bound.handle(r"(?:canvas|container|filler) Canvas"))
-    devices = bound.ex.devices
+    devices = bound.ex.compositor.input
     real_move = devices.move
     moves: list[tuple[float, float]] = []
 
@@ -396,5 +396,5 @@ def test_a_drag_that_fails_half_way_releases_the_button(
     with pytest.raises(OSError, match="went away"):
         bound.ex.drag(bound.app, bound.pixels(canvas.x + 20, canvas.y + 20), bound.pixels(canvas.x + 80, canvas.y + 60))
     release = running.events.wait_for("release", since=since)  # the app saw the button go up
-    assert (release["x"], release["y"]) == (20, 20) and not devices.buttons
+    assert (release["x"], release["y"]) == (20, 20) and not devices.held
     assert [e["type"] for e in running.events.of_type("press", since=since)] == ["press"]

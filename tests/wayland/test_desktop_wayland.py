@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from _wl_support import WaylandLauncher, sway_missing
 
-from deskhand.backends.linux.wayland._ipc import SwayIPC
+from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.desktop import VirtualDesktop, _procs, find_state
 
 pytestmark = pytest.mark.skipif(sway_missing() is not None, reason=str(sway_missing()))

@@ -8,7 +8,7 @@ import time
 import pytest
 from _wl_support import WaylandLauncher
 
-from deskhand.backends.linux.wayland._ipc import SwayIPC
+from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.core.errors import NativeError
 from deskhand.desktop import VirtualDesktop

@@ -19,9 +19,10 @@ from deskhand.backends.linux.atspi.calls import Deadline
 from deskhand.backends.linux.atspi.connection import AtspiConnection
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._dataclip import DataClipboard
-from deskhand.backends.linux.wayland._devices import Devices
-from deskhand.backends.linux.wayland._ipc import SwayIPC, View
-from deskhand.backends.linux.wayland._screencopy import capture, capture_view, pixel
+from deskhand.backends.linux.wayland.compositor import View, pixel
+from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
+from deskhand.backends.linux.wayland.wlroots.devices import Devices
+from deskhand.backends.linux.wayland.wlroots.screencopy import capture, capture_view
 from deskhand.core.errors import NativeError
 from deskhand.desktop import VirtualDesktop
 from desktop_support import POLL_S, Running
@@ -71,8 +72,8 @@ def test_inventory_has_pid_app_id_title_and_the_rect_sway_was_told(gtk: tuple[Ru
     app, view = gtk
     assert (view.pid, view.app_id, view.title) == (app.pid, "deskhand-gtk-fixture", "Deskhand GTK Fixture")
     assert view.rect == RECT and view.floating and view.shell == "xdg_shell"
-    ipc.focus(view.con_id)
-    assert next(v for v in ipc.views() if v.con_id == view.con_id).focused
+    ipc.focus(view.id)
+    assert next(v for v in ipc.views() if v.id == view.id).focused
 
 
 def test_click_at_window_rect_plus_atspi_point_presses_the_button(
@@ -142,10 +143,10 @@ def test_capture_of_a_covered_window_is_refused_and_the_top_one_is_captured(
     top = place_view(ipc, wait_view(wl_launch.desktop, other.pid), (RECT[0] + 200, RECT[1] + 100, 600, 400))
     views = ipc.views()
     with pytest.raises(NativeError) as refused:
-        capture_view(wl_client, views, next(v for v in views if v.con_id == view.con_id))
+        capture_view(wl_client, views, next(v for v in views if v.id == view.id))
     assert refused.value.code == "capture_failed" and refused.value.dispatched is False
     assert f"pid {other.pid}" in refused.value.message
-    frame = capture_view(wl_client, views, next(v for v in views if v.con_id == top.con_id))
+    frame = capture_view(wl_client, views, next(v for v in views if v.id == top.id))
     assert (frame.width, frame.height) == (600, 400)
 
 

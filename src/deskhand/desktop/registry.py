@@ -17,7 +17,8 @@ from pathlib import Path
 
 from deskhand.desktop import _procs, _xclients
 
-_SERVER_ROLES = ("xvfb", "sway")
+#: The display server's process role: Xvfb, or the Wayland compositor (``compositors``: its name).
+_SERVER_ROLES = ("xvfb", "sway", "kwin", "gnome")
 
 
 def registry_dir() -> Path:
@@ -60,17 +61,19 @@ class DesktopState:
     owner_ticks: int | None = None
     processes: list[ProcessRecord] = field(default_factory=list)
     created_at: float = 0.0
-    #: "x11" (Xvfb; ``display`` is its number) or "wayland" (sway; ``display`` is 0).
+    #: "x11" (Xvfb; ``display`` is its number) or "wayland" (a compositor; ``display`` is 0).
     session: str = "x11"
     #: the Wayland compositor's own runtime dir (owned by the user it runs as), removed on teardown.
     compositor_dir: str | None = None
+    #: the Wayland compositor's name (``compositors.COMPOSITORS``); None on X11.
+    compositor: str | None = None
 
     @property
     def path(self) -> Path:
         return registry_dir() / f"{self.id}.json"
 
     def server_pid(self) -> int | None:
-        """The display server's pid: Xvfb, or sway on Wayland."""
+        """The display server's pid: Xvfb, or the Wayland compositor."""
         return next((p.pid for p in self.processes if p.role in _SERVER_ROLES), None)
 
     def save(self) -> None:

@@ -24,7 +24,7 @@ from types import TracebackType
 from typing import Final
 
 from deskhand.core.errors import BackendUnavailable
-from deskhand.desktop import _buses, _openbox, _procs, _spawn, _sway, _xauth, _xsettings, _xvfb
+from deskhand.desktop import _buses, _openbox, _procs, _spawn, _xauth, _xsettings, _xvfb, compositors
 from deskhand.desktop._env import A11Y_APP_ENV, PRIVATE_DIRS, a11y_env, exports_text, gtk_modules, user_policy_path
 from deskhand.desktop._spawn import Child
 from deskhand.desktop._startup import (
@@ -78,9 +78,11 @@ class VirtualDesktop:
             dirs (removed on stop), so apps start with default settings every time. They are not
             part of :attr:`env` (the exports): a shell on the desktop keeps the user's own config,
             and the processes keep the user's policy file (``DESKHAND_POLICY`` names it).
-        wayland: a headless sway instead of Xvfb and openbox (``_sway``; ``wm`` does not apply):
-            apps run natively on Wayland, and :attr:`env` has ``WAYLAND_DISPLAY`` and ``SWAYSOCK``
-            (absolute paths) instead of ``DISPLAY``.
+        wayland: a headless Wayland compositor instead of Xvfb and openbox (``wm`` does not
+            apply): apps run natively on Wayland, and :attr:`env` has ``WAYLAND_DISPLAY`` (an
+            absolute path) and the compositor's own variables instead of ``DISPLAY``.
+        compositor: which one (``compositors.COMPOSITORS``: ``sway``, the default); naming one
+            implies ``wayland``.
 
     :attr:`env` is what a client needs: display, ``XAUTHORITY``, buses, the accessibility variables.
     While an embedded (not detached) desktop runs, this process's own ``XAUTHORITY`` names a file
@@ -96,13 +98,16 @@ class VirtualDesktop:
         start_timeout_s: float = 10.0,
         private_config: bool = True,
         wayland: bool = False,
+        compositor: str | None = None,
     ) -> None:
         self.width, self.height, self.depth = parse_size(size) if isinstance(size, str) else size
         self.wm = wm
         self.detached = detached
         self.start_timeout_s = start_timeout_s
         self.private_config = private_config
-        self.wayland = wayland
+        self.wayland = wayland or compositor is not None
+        #: the Wayland compositor's row (None on X11)
+        self.compositor = compositors.kind(compositor or compositors.DEFAULT) if self.wayland else None
         #: the compositor's own runtime dir (Wayland: owned by the user sway runs as).
         self.compositor_dir: Path | None = None
         self.id = secrets.token_hex(4)
@@ -173,6 +178,7 @@ class VirtualDesktop:
             owner_ticks=None if self.detached else _procs.start_ticks(os.getpid()),
             created_at=time.time(), session="wayland" if self.wayland else "x11",
             compositor_dir=str(self.compositor_dir) if self.compositor_dir else None,
+            compositor=self.compositor.name if self.compositor else None,
         )  # fmt: skip
         self._record(role, server)
         self.timings[role] = time.monotonic() - t0
@@ -210,13 +216,15 @@ class VirtualDesktop:
         return xvfb, "xvfb"
 
     def _start_wayland(self, deadline: float) -> tuple[Child, str]:
-        log = self.runtime_dir / "sway.log"
-        sway = _sway.start(
-            self._spawn, self.id, (self.width, self.height), dict(os.environ), log=log, deadline=deadline
-        )
-        self.compositor_dir = sway.runtime_dir
-        self.env = {"XDG_RUNTIME_DIR": str(self.runtime_dir), **sway.client_env(), **self._toolkit_env()}
-        return sway.proc, "sway"
+        assert self.compositor is not None
+        role = self.compositor.name
+        started = self.compositor.start(
+            self._spawn, self.id, (self.width, self.height), dict(os.environ), log=self.runtime_dir / f"{role}.log",
+            deadline=deadline,
+        )  # fmt: skip
+        self.compositor_dir = started.runtime_dir
+        self.env = {"XDG_RUNTIME_DIR": str(self.runtime_dir), **started.client_env(), **self._toolkit_env()}
+        return started.proc, role
 
     def _toolkit_env(self) -> dict[str, str]:
         gtk = gtk_modules(os.environ.get("GTK_MODULES"))
@@ -358,10 +366,11 @@ class VirtualDesktop:
         """Poll the window manager's client list until ``pid`` has a mapped window; its id.
 
         An app reaches the AT-SPI bus before its window is mapped; call this before acting on it.
-        On Wayland the window is sway's view of ``pid``, and its pid is returned (views have no X id).
+        On Wayland the window is the compositor's view of ``pid``, and its pid is returned (views
+        have no X id).
         """
-        if self.wayland:
-            return _sway.wait_for_view(Path(self.env["SWAYSOCK"]), pid, timeout_s)
+        if self.compositor is not None:
+            return self.compositor.wait_for_view(self.env, pid, timeout_s)
         return wait_for_window(self.env["DISPLAY"], pid, timeout_s)
 
     def a11y(self, timeout_s: float = 2.0) -> A11yBus:

@@ -1,23 +1,24 @@
-"""``WaylandExecutor``: the Executor protocol on a wlroots compositor (sway) + AT-SPI.
+"""``WaylandExecutor``: the Executor protocol on a Wayland compositor + AT-SPI.
 
 The accessibility layer is the X11 backend's own (the AT-SPI connection and reads, the mapping to
 the core's tree, the core's observer, the handle check in ``observe.handles``); the display server
-is Wayland's: windows from sway's IPC, capture by screencopy, input through the session's one
-virtual pointer and keyboard. Every action goes to ``act.wl_actor.WaylandActor``, which runs the
+is Wayland's, through the compositor seam (``wayland.compositor``; sway's IPC and the wlroots
+protocols on sway): windows, capture, and input through the session's one pointer and keyboard.
+Every action goes to ``act.wl_actor.WaylandActor``, which runs the
 X11 actor's AT-SPI modules on a Wayland session (``act.seam``).
 
 * Coordinates: a Wayland client does not know where its window is, so its AT-SPI bounds are
-  relative to the window; global = the window's rect from IPC + those bounds. Every observed
+  relative to the window; global = the window's rect from the compositor + those bounds. Every observed
   window is placed so, as GTK 4 windows are on X11, and its origin is kept on the bus connection
   (``AtspiConnection.origins``), so the actor's hit tests and bounds are global too.
-* Gates (``act.wl_session``): the identity is proven from the pid sway reports and ``/proc``
+* Gates (``act.wl_session``): the identity is proven from the pid the compositor reports and ``/proc``
   before every burst; keys go only to the observed key window, which must hold the keyboard
-  focus when they are sent (it is focused through IPC and the focus read back first); pointer
+  focus when they are sent (it is focused through the compositor and the focus read back first); pointer
   input goes only inside the observed key window, which is raised first.
 * Capture: an observation never changes the stacking or the focus. wlroots has no per-window
-  capture, so the key window is captured as its rect on the screen when nothing lies over it;
-  a covered window's state comes without a screenshot and says so (``COVERED_NOTICE``), and a
-  screenshot alone (``image_only``) is refused (``capture_failed``, ``_screencopy.capture_view``).
+  capture, so there the key window is captured as its rect on the screen when nothing lies over
+  it; a covered window's state comes without a screenshot and says so (``COVERED_NOTICE``), and a
+  screenshot alone (``image_only``) is refused (``capture_failed``, ``Compositor.capture_view``).
   Any action raises the window, after which it can be captured.
 """
 
@@ -49,10 +50,8 @@ from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline
 from deskhand.backends.linux.observe.handles import checked_element
 from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.observe.tree import Seen, TreeObserver
-from deskhand.backends.linux.wayland._client import Client
-from deskhand.backends.linux.wayland._devices import Devices
-from deskhand.backends.linux.wayland._ipc import SwayIPC, View
-from deskhand.backends.linux.wayland._screencopy import capture_view
+from deskhand.backends.linux.wayland.compositor import Compositor, View
+from deskhand.backends.linux.wayland.registry import open_compositor
 from deskhand.backends.linux.x11.capture import encode
 from deskhand.backends.linux.x11.shm import Pixels
 from deskhand.backends.linux.x11.windows import WindowInfo
@@ -75,10 +74,10 @@ COVERED_NOTICE: Final = (
 
 
 def window_info(view: View, stacking: int) -> WindowInfo:
-    """A sway view as the X11 mapping code expects a window (no decorations: client = frame)."""
+    """A compositor's view as the X11 mapping code expects a window (no decorations: client = frame)."""
     rect = Rect(*view.rect)
     return WindowInfo(
-        id=view.con_id, frame_id=view.con_id, pid=view.pid, title=view.title, client=rect, frame=rect,
+        id=view.id, frame_id=view.id, pid=view.pid, title=view.title, client=rect, frame=rect,
         mapped=view.visible, stacking=stacking, wm_class=(view.app_id, view.app_id), gtk_margins=(0, 0, 0, 0),
     )  # fmt: skip
 
@@ -90,12 +89,12 @@ class WaylandExecutor:
 
     def __init__(self, env: Mapping[str, str], *, observe_timeout_s: float = OBSERVE_TIMEOUT_S) -> None:
         self.env = dict(env)
-        self.client = Client(self.env)
+        #: the compositor: windows, capture and the session's one pointer and keyboard
+        self.compositor: Compositor = open_compositor(self.env)
         try:
-            self.devices = Devices(self.client)  # the session's one pointer and keyboard
             self.atspi = AtspiConnection(self.env.get("AT_SPI_BUS_ADDRESS"))
         except BaseException:
-            self.client.close()
+            self.compositor.close()
             raise
         self.trees = TreeObserver(self.atspi, observe_timeout_s)
         self.observer = Observer()
@@ -103,21 +102,19 @@ class WaylandExecutor:
         self.settling = Settling(str(self.atspi.address), NO_X_DISPLAY)
         #: per view (``RunningApp.view``): the last screenshot's mapping to global coordinates
         self.transforms: dict[object, screenshot.ShotTransform] = {}
-        self.actor = WaylandActor(self, self.devices)
+        self.actor = WaylandActor(self, self.compositor)
 
     def close(self) -> None:
         try:
             self.actor.close()
-            self.devices.close()
             self.settling.close()
         finally:
             self.atspi.close()
-            self.client.close()
+            self.compositor.close()
 
     # -- windows and identity ----------------------------------------------------------------
     def views(self) -> list[View]:
-        with SwayIPC(env=self.env) as ipc:
-            return ipc.views()
+        return self.compositor.views()
 
     @staticmethod
     def _key_view(pid: int, views: list[View]) -> View | None:
@@ -148,7 +145,7 @@ class WaylandExecutor:
             if pid is None or v.pid == pid:
                 x, y, w, h = (float(n) for n in v.rect)
                 key = self._key_view(v.pid, views) == v
-                out.append(WindowEntry(v.con_id, v.pid, v.app_id, v.title, (x, y, w, h), z, v.visible, key))
+                out.append(WindowEntry(v.id, v.pid, v.app_id, v.title, (x, y, w, h), z, v.visible, key))
         return out
 
     def resolve(self, selector: str) -> RunningApp:
@@ -198,14 +195,14 @@ class WaylandExecutor:
         if key is None:
             raise NativeError("stale_window", f"{app.display_name} has no window on the screen.")
         wins = [window_info(v, z) for z, v in enumerate(views) if v.pid == app.pid]
-        key_info = next(w for w in wins if w.id == key.con_id)
+        key_info = next(w for w in wins if w.id == key.id)
         seen: Seen = Future()
         seen.set_result((wins, key_info))
         tree, notices, _key = self.trees.read(app, identity, seen, window_relative=True)
         if tree is None:
             raise NativeError("ax_failed", f"{app.display_name} (pid {app.pid}) is not on the accessibility bus.")
         obs = self.observer.observe(
-            tree, app_key=app.view, identity=identity, key_window_id=key.con_id, disable_diff=disable_diff
+            tree, app_key=app.view, identity=identity, key_window_id=key.id, disable_diff=disable_diff
         )
         image = None
         self.transforms.pop(app.view, None)
@@ -224,7 +221,7 @@ class WaylandExecutor:
     def _shot(self, app: RunningApp, identity: ProcessIdentity, key: View, views: list[View]) -> Image:
         """The key window's pixels as they are on the screen, with no change to the stacking;
         refused while something covers it (``capture_view``)."""
-        frame = capture_view(self.client, views, key)
+        frame = self.compositor.capture_view(views, key)
         fitted = screenshot.fitted_size(frame.width, frame.height)
         data = encode(Pixels(frame.data, frame.width, frame.height), fitted.width, fitted.height)
         if self.verify_identity(app) != identity:
@@ -232,7 +229,7 @@ class WaylandExecutor:
         self.transforms[app.view] = screenshot.ShotTransform(
             origin_x=key.rect[0], origin_y=key.rect[1], point_width=key.rect[2], point_height=key.rect[3],
             pixels_per_point=fitted.pixels_per_point, image_width=fitted.width, image_height=fitted.height,
-            window_id=key.con_id, identity=identity,
+            window_id=key.id, identity=identity,
         )  # fmt: skip
         return Image(data, screenshot.MIME_TYPE, fitted.width, fitted.height)
 

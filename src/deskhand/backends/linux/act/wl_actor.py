@@ -1,13 +1,13 @@
-"""Acting on a Wayland app (a wlroots compositor): the Executor's action calls on one session.
+"""Acting on a Wayland app (through the compositor seam): the Executor's action calls on one session.
 
 ``WaylandActor`` is created by ``WaylandExecutor`` and receives its action calls with the same
 signatures, written once in ``act.base.Actor``. Whatever speaks only AT-SPI is the X11 actor's
 own code, run on ``act.wl_session``: scroll (``act.scroll``: the scroll bar's Value, else the
 wheel measured on the content by ``act.scroll_witness``), text selection, values and secondary
 actions (``act.values``), the paste transaction (``act.paste`` with ``wayland._clipserver`` as
-its clipboard). What is Wayland's is here: clicks and drags through the virtual pointer (the
-contract's 5-event drag, ``core.pointer``), keys and text through the virtual keyboard with
-deskhand's keymap (``WaylandKeys``). Between the actions of a cell the barrier holds as on X11
+its clipboard). What is Wayland's is here: clicks and drags through the compositor's pointer (the
+contract's 5-event drag, ``core.pointer``), keys and text through its keyboard (on wlroots
+with deskhand's keymap) (``WaylandKeys``). Between the actions of a cell the barrier holds as on X11
 (``act.barrier`` on this session: its round trip is ``WaylandSession.round_trip``); keys typed as
 text go at once, so into a single-line entry of a toolkit that completes entries the next action
 waits out the completion's timer (``core.barrier``'s ``typed_entry``).
@@ -32,7 +32,7 @@ from deskhand.backends.linux.act.values import Values
 from deskhand.backends.linux.act.wl_session import WaylandSession, WlObserved
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.wayland._clipserver import ClipboardServer
-from deskhand.backends.linux.wayland._devices import Devices
+from deskhand.backends.linux.wayland.compositor import Compositor
 from deskhand.core import deadline as call_deadline
 from deskhand.core import effects
 from deskhand.core import pointer as corepointer
@@ -124,7 +124,7 @@ class WaylandKeys:
 
     def paste_clipboard(self) -> Clipboard:
         if self._clipboard is None:
-            self._clipboard = ClipboardServer(self._s.observed.env)
+            self._clipboard = self._s.compositor.clipboard()
         return self._clipboard
 
     @property
@@ -144,8 +144,8 @@ class WaylandKeys:
 class WaylandActor(Actor):
     """The action half of ``WaylandExecutor``; see the module docstring."""
 
-    def __init__(self, executor: WlObserved, devices: Devices) -> None:
-        self.session = WaylandSession(executor, devices)
+    def __init__(self, executor: WlObserved, compositor: Compositor) -> None:
+        self.session = WaylandSession(executor, compositor)
         self._keys = WaylandKeys(self.session)
         #: keys typed as text go at once (``core.barrier``'s ``typed_entry``)
         self.barrier = Barrier(self.session, self._keys.focus, typed="typed_entry")

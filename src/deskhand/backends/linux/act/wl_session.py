@@ -3,12 +3,12 @@
 ``WaylandSession`` is the ``act.seam.ActSession`` of a wlroots compositor, so the shared modules
 (``act.scroll``, ``act.values``, ``act.focus``, ``act.paste``) run on it unchanged. It reaches the
 observation side through ``WlObserved`` (``WaylandExecutor``'s public helpers) and sends input
-through the session's one virtual pointer and keyboard (``wayland._devices``).
+through the session's one pointer and keyboard (``wayland.compositor.Input``).
 
 Gates. Before each burst: the process identity is the observed one (``stale_process``); the
 observed key window still exists and is the app's (``stale_window``); it is focused through
-sway's IPC and the focus is read back (``target_window_changed`` when it does not arrive); a
-pointer burst's first point lies inside it, where sway has raised it to the top
+the compositor and the focus is read back (``target_window_changed`` when it does not arrive); a
+pointer burst's first point lies inside it, where the compositor has raised it to the top
 (``point_outside_target_window``); the identity is read once more right before the burst. A
 failure there is ``dispatched=False``. A burst that fails half way lifts every held button and key
 (``Devices.release_all``) and is never replayed.
@@ -53,9 +53,8 @@ from deskhand.backends.linux.act.seam import ref_of
 from deskhand.backends.linux.atspi.connection import ROOT_PATH, AtspiConnection
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.observe.settle import Settling
-from deskhand.backends.linux.wayland._devices import Devices
-from deskhand.backends.linux.wayland._ipc import SwayIPC, View
 from deskhand.backends.linux.wayland._wire import WaylandError
+from deskhand.backends.linux.wayland.compositor import Compositor, Input, View
 from deskhand.core import deadline as call_deadline
 from deskhand.core.axtree.model import Element
 from deskhand.core.errors import NativeError
@@ -87,8 +86,8 @@ class WlObserved(Protocol):
 
 
 def _above(views: list[View], view: View, at: Point) -> bool:
-    """Whether a visible window above ``view`` (sway's tree order: floating ones bottom to top)
-    holds the point."""
+    """Whether a visible window above ``view`` (the compositor's stacking, bottom to top) holds
+    the point."""
     later = views[views.index(view) + 1 :]
     return any(v.visible and v.rect[0] <= at.x < v.rect[0] + v.rect[2] and v.rect[1] <= at.y < v.rect[1] + v.rect[3]
                for v in later)  # fmt: skip
@@ -101,9 +100,10 @@ def _refused(code: str, message: str) -> NativeError:
 class WaylandSession:
     """The gates, coordinates and devices every acting module shares on Wayland (module docstring)."""
 
-    def __init__(self, executor: WlObserved, devices: Devices) -> None:
+    def __init__(self, executor: WlObserved, compositor: Compositor) -> None:
         self.observed = executor
-        self.devices = devices
+        self.compositor = compositor
+        self.devices: Input = compositor.input
         #: Held for a whole action: the host serializes per session, this guards the devices.
         self.lock = threading.RLock()
         self._a11y: A11y | None = None
@@ -142,8 +142,7 @@ class WaylandSession:
         return self.observed.to_global(app, point[0], point[1])
 
     def views(self) -> list[View]:
-        with SwayIPC(env=self.observed.env) as ipc:
-            return ipc.views()
+        return self.compositor.views()
 
     def observed_key(self, app: RunningApp) -> int:
         """The key window of the app's last observation (``stale_snapshot`` before any)."""
@@ -154,32 +153,31 @@ class WaylandSession:
 
     def window_frame(self, app: RunningApp) -> Rect:
         key = self.observed_key(app)
-        view = next((v for v in self.views() if v.con_id == key), None)
+        view = next((v for v in self.views() if v.id == key), None)
         if view is None or view.pid != app.pid:
             raise _refused("stale_window", "The observed window is gone; observe the app again.")
         return Rect(*view.rect)
 
     # -- the gates ----------------------------------------------------------------------------
-    def focus(self, app: RunningApp, con_id: int, at: Point | None = None) -> View:
-        """Focus (and so raise) the window through IPC unless it has the focus (and, with ``at``,
+    def focus(self, app: RunningApp, view_id: int, at: Point | None = None) -> View:
+        """Focus (and so raise) the window through the compositor unless it has the focus (and, with ``at``,
         no other window lies over that point), and read it back; the view now."""
         deadline = time.monotonic() + call_deadline.bound(FOCUS_TIMEOUT_S)
-        with SwayIPC(env=self.observed.env) as ipc:
-            asked = False
-            while True:
-                views = ipc.views()
-                view = next((v for v in views if v.con_id == con_id), None)
-                if view is None or view.pid != app.pid:
-                    raise _refused("stale_window", "The observed window is gone; observe the app again.")
-                if view.focused and (at is None or not _above(views, view, at)):
-                    return view
-                if not asked:  # only when it is not focused: a focus command makes the app
-                    ipc.focus(con_id)  # leave and enter again, and GTK drops FOCUSED meanwhile
-                    asked = True
-                    continue
-                if time.monotonic() >= deadline:
-                    raise _refused("target_window_changed", "The observed window did not take the focus.")
-                time.sleep(_POLL_S)  # polling sway for the focus, with a deadline
+        asked = False
+        while True:
+            views = self.compositor.views()
+            view = next((v for v in views if v.id == view_id), None)
+            if view is None or view.pid != app.pid:
+                raise _refused("stale_window", "The observed window is gone; observe the app again.")
+            if view.focused and (at is None or not _above(views, view, at)):
+                return view
+            if not asked:  # only when it is not focused: a focus command makes the app
+                self.compositor.focus(view_id)  # leave and enter again, and GTK drops FOCUSED meanwhile
+                asked = True
+                continue
+            if time.monotonic() >= deadline:
+                raise _refused("target_window_changed", "The observed window did not take the focus.")
+            time.sleep(_POLL_S)  # polling the compositor for the focus, with a deadline
 
     def bind_keyboard(self, app: RunningApp) -> int:
         """Keys go only to the observed key window, focused and proven now (module docstring)."""

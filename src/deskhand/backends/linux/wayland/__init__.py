@@ -1,12 +1,15 @@
-"""The Wayland display server for wlroots compositors (sway first; Hyprland, labwc and river speak
-the same protocols), beside the X11 one.
+"""The Wayland display server, beside the X11 one: the wire, what all compositors share, and one
+package per compositor family behind one seam.
 
+* ``compositor``: the seam (:class:`~.compositor.Compositor`: windows, focus and placement,
+  capture, input, clipboard) and its records (``View``, ``Frame``); ``registry`` picks the
+  implementation for a session (``DESKHAND_COMPOSITOR``, else what the session shows).
 * ``_wire``, ``_protocol``: the Wayland wire protocol over the compositor's socket, driven directly
   (standard library only), and our own description of the few interfaces deskhand speaks.
-* ``_client``: one connection with its globals (seat, shm, outputs, the wlroots managers).
-* ``_ipc``: sway's IPC, the window inventory (pid, app_id, title, rect, focus) and window commands.
-* ``_devices``, ``_keymap``: the session's one virtual pointer and one virtual keyboard, with a
-  keymap deskhand writes (layout-independent typing).
-* ``_screencopy``: capture of an output or a region (no per-window capture on wlroots).
-* ``_dataclip``: the clipboard through data control (read every type, offer our own).
+* ``_client``: one connection with its globals (seat, shm, outputs, the managers deskhand binds).
+* ``_keymap``: the keymap deskhand writes for a virtual keyboard (layout-independent typing).
+* ``_dataclip``, ``_clipserver``, ``_keeper``: the clipboard through data control (read every
+  type, offer our own, keep the user's after the session).
+* ``wlroots/``: the wlroots protocols (virtual pointer and keyboard, screencopy).
+* ``sway/``: sway's IPC and the seam on sway.
 """

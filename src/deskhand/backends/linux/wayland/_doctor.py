@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Final
 
 from deskhand.backends.linux.wayland._client import Client
-from deskhand.backends.linux.wayland._ipc import GET_VERSION, SwayIPC
+from deskhand.backends.linux.wayland.sway.ipc import GET_VERSION, SwayIPC
 from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop.doctor import Check
 

@@ -156,6 +156,10 @@ class Devices:
             self._key(keysym, True)
             self._key(keysym, False)
 
+    @property
+    def held(self) -> bool:
+        return bool(self.buttons or self.keys or self.mods)
+
     def release_all(self) -> None:
         """Lift every held button and key and clear the modifiers."""
         for button in sorted(self.buttons):

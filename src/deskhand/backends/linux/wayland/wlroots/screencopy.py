@@ -11,29 +11,17 @@ from __future__ import annotations
 import mmap
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
 
 from deskhand.backends.linux.wayland._client import Client, Output
-from deskhand.backends.linux.wayland._ipc import View
 from deskhand.backends.linux.wayland._protocol import FRAME_Y_INVERT, SHM_ARGB8888, SHM_XRGB8888
 from deskhand.backends.linux.wayland._wire import WaylandError
+from deskhand.backends.linux.wayland.compositor import Frame, View
 from deskhand.core.errors import NativeError
 
 __all__ = ()
 
 _FORMATS: Final = (SHM_XRGB8888, SHM_ARGB8888)  # both are B, G, R, X/A bytes in memory
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """Captured pixels: 32-bit BGRX rows, top-left first, and the global rect they show."""
-
-    data: bytes
-    width: int
-    height: int
-    x: int
-    y: int
 
 
 def _output_at(client: Client, x: int, y: int) -> Output:
@@ -112,13 +100,6 @@ def _rows(mem: mmap.mmap, width: int, height: int, stride: int, *, invert: bool)
     return b"".join(rows)
 
 
-def pixel(frame: Frame, x: int, y: int) -> tuple[int, int, int]:
-    """The RGB value at global ``(x, y)`` of ``frame``."""
-    i = ((y - frame.y) * frame.width + (x - frame.x)) * 4
-    b, g, r = frame.data[i], frame.data[i + 1], frame.data[i + 2]
-    return r, g, b
-
-
 def capture_view(client: Client, views: Sequence[View], target: View, *, timeout_s: float = 2.0) -> Frame:
     """The pixels of ``target``'s rect, refused while another view lies over it.
 
@@ -127,10 +108,10 @@ def capture_view(client: Client, views: Sequence[View], target: View, *, timeout
     nothing covers it; a covered window is refused before any capture (``capture_failed``), never
     answered with what covers it.
     """
-    order = [v.con_id for v in views]
-    if target.con_id not in order:
-        raise NativeError("window_not_found", f"wayland: no view {target.con_id} in the tree", dispatched=False)
-    above = [v for v in views[order.index(target.con_id) + 1 :] if v.visible]
+    order = [v.id for v in views]
+    if target.id not in order:
+        raise NativeError("window_not_found", f"wayland: no view {target.id} in the tree", dispatched=False)
+    above = [v for v in views[order.index(target.id) + 1 :] if v.visible]
     covers = [v for v in above if _overlap(v.rect, target.rect)]
     if covers:
         names = ", ".join(f"{v.app_id or v.title} (pid {v.pid})" for v in covers)

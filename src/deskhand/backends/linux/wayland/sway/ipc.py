@@ -12,9 +12,9 @@ import os
 import socket
 import struct
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Final
 
+from deskhand.backends.linux.wayland.compositor import View
 from deskhand.core.errors import BackendUnavailable, NativeError
 
 __all__ = ()
@@ -26,21 +26,6 @@ GET_OUTPUTS: Final = 3
 GET_TREE: Final = 4
 GET_VERSION: Final = 7
 FIX_SWAYSOCK: Final = "set SWAYSOCK to sway's IPC socket (`deskhand desktop start --wayland` exports it)"
-
-
-@dataclass(frozen=True, slots=True)
-class View:
-    """One toplevel as sway reports it; ``rect`` is its content in global logical pixels."""
-
-    con_id: int
-    pid: int
-    app_id: str
-    title: str
-    rect: tuple[int, int, int, int]
-    focused: bool
-    visible: bool
-    floating: bool
-    shell: str
 
 
 class SwayIPC:
@@ -136,7 +121,7 @@ def _view(node: Mapping[str, Any], floating: bool) -> View:
         int(inner.get("height") or rect["height"]),
     )
     return View(
-        con_id=int(node["id"]), pid=int(node["pid"]), app_id=str(node.get("app_id") or ""),
+        id=int(node["id"]), pid=int(node["pid"]), app_id=str(node.get("app_id") or ""),
         title=str(node.get("name") or ""), rect=content, focused=bool(node.get("focused")),
         visible=bool(node.get("visible")), floating=floating or node.get("type") == "floating_con",
         shell=str(node.get("shell") or ""),

@@ -1,0 +1,71 @@
+"""The Wayland compositors a private desktop can run, by name: one row each.
+
+``VirtualDesktop(wayland=True, compositor=NAME)``, ``deskhand desktop start --compositor NAME``
+(``DESKHAND_COMPOSITOR``) and the SDK's ``Computer.virtual(wayland=True, compositor=NAME)`` look
+the name up here. A row says how the compositor starts (its module's ``start``, which returns a
+:class:`Started`), how an app's window is waited for, and what to install when it is missing.
+The backend finds the same compositor from the desktop's exports (``SWAYSOCK``,
+``XDG_CURRENT_DESKTOP``; ``backends.linux.wayland.registry``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Final, Protocol
+
+from deskhand.desktop import _sway
+from deskhand.desktop._spawn import Child
+
+__all__ = ("COMPOSITORS", "DEFAULT", "Kind", "Started", "kind")
+
+DEFAULT: Final = "sway"
+
+
+class Started(Protocol):
+    """A started compositor: its process, its own runtime dir (removed on teardown), what a client
+    needs to reach it."""
+
+    @property
+    def proc(self) -> Child: ...
+    @property
+    def runtime_dir(self) -> Path: ...
+    def client_env(self) -> dict[str, str]: ...
+
+
+#: ``start(spawn, desktop_id, (width, height), base_env, log=..., deadline=...)``
+Starter = Callable[..., Started]
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One compositor: its name (also the desktop's process role), the executable that must be
+    installed, the fix when it is not, how it starts, and how a pid's window is waited for."""
+
+    name: str
+    label: str
+    program: str
+    fix: str
+    start: Starter
+    wait_for_view: Callable[[Mapping[str, str], int, float], int]
+
+
+def _sway_view(env: Mapping[str, str], pid: int, timeout_s: float) -> int:
+    return _sway.wait_for_view(Path(env["SWAYSOCK"]), pid, timeout_s)
+
+
+COMPOSITORS: Final[Mapping[str, Kind]] = MappingProxyType(
+    {
+        "sway": Kind("sway", "sway", "sway", _sway.FIX_SWAY, _sway.start, _sway_view),
+    }
+)
+
+
+def kind(name: str) -> Kind:
+    """The row of ``name``; ValueError naming the choices when there is none."""
+    found = COMPOSITORS.get(name.strip().lower())
+    if found is None:
+        raise ValueError(f"no compositor {name!r}: deskhand starts {', '.join(sorted(COMPOSITORS))}")
+    return found
