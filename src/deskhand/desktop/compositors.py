@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Final, Protocol
 
-from deskhand.desktop import _sway
+from deskhand.desktop import _gnome, _sway
 from deskhand.desktop._spawn import Child
 
 __all__ = ("COMPOSITORS", "DEFAULT", "Kind", "Started", "kind")
@@ -50,6 +50,8 @@ class Kind:
     fix: str
     start: Starter
     wait_for_view: Callable[[Mapping[str, str], int, float], int]
+    #: the session bus and AT-SPI start before the compositor, which joins them (GNOME Shell)
+    buses_first: bool = False
 
 
 def _sway_view(env: Mapping[str, str], pid: int, timeout_s: float) -> int:
@@ -59,6 +61,15 @@ def _sway_view(env: Mapping[str, str], pid: int, timeout_s: float) -> int:
 COMPOSITORS: Final[Mapping[str, Kind]] = MappingProxyType(
     {
         "sway": Kind("sway", "sway", "sway", _sway.FIX_SWAY, _sway.start, _sway_view),
+        "gnome": Kind(
+            "gnome",
+            "GNOME Shell",
+            "gnome-shell",
+            _gnome.FIX_GNOME,
+            _gnome.start,
+            _gnome.wait_for_view,
+            buses_first=True,
+        ),
     }
 )
 

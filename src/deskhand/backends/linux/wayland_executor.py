@@ -74,11 +74,18 @@ COVERED_NOTICE: Final = (
 
 
 def window_info(view: View, stacking: int) -> WindowInfo:
-    """A compositor's view as the X11 mapping code expects a window (no decorations: client = frame)."""
+    """A compositor's view as the X11 mapping code expects a window (no decorations: client = frame;
+    with a larger surface, as a GTK window with client-side shadows: client = the surface, its
+    margins around the frame as ``_GTK_FRAME_EXTENTS`` would say)."""
     rect = Rect(*view.rect)
+    client, margins = rect, (0, 0, 0, 0)
+    if view.surface is not None:
+        sx, sy, sw, sh = view.surface
+        fx, fy, fw, fh = view.rect
+        client, margins = Rect(*view.surface), (fx - sx, sx + sw - fx - fw, fy - sy, sy + sh - fy - fh)
     return WindowInfo(
-        id=view.id, frame_id=view.id, pid=view.pid, title=view.title, client=rect, frame=rect,
-        mapped=view.visible, stacking=stacking, wm_class=(view.app_id, view.app_id), gtk_margins=(0, 0, 0, 0),
+        id=view.id, frame_id=view.id, pid=view.pid, title=view.title, client=client, frame=rect,
+        mapped=view.visible, stacking=stacking, wm_class=(view.app_id, view.app_id), gtk_margins=margins,
     )  # fmt: skip
 
 

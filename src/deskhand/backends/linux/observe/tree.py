@@ -349,12 +349,14 @@ def content_origin(root: Element, xwin: WindowInfo) -> tuple[int, int] | None:
     relative to its window whatever the coordinate type) start: the X window's client area less
     the margins GTK keeps around its content (client-side decorations' resize borders and
     shadows): the window's ``_GTK_FRAME_EXTENTS`` when it sets them, else taken as even on
-    opposite sides. None when the window's own bounds are not at (0, 0): then they are on the
-    screen already."""
+    opposite sides; bounds as large as the client area are relative to all of it. None when the
+    window's own bounds are not at (0, 0): then they are on the screen already."""
     frame = root.frame
     if frame is None or (frame.x, frame.y) != (0, 0):
         return None
     c = xwin.client
+    if (frame.width, frame.height) == (c.width, c.height):
+        return round(c.x), round(c.y)  # relative to the whole surface (GTK 3 on Wayland)
     if xwin.gtk_margins is not None:
         left, _right, top, _bottom = xwin.gtk_margins
         return round(c.x + left), round(c.y + top)

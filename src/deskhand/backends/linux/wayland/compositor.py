@@ -47,6 +47,9 @@ class View:
     visible: bool
     floating: bool
     shell: str
+    #: the client's whole surface where it is larger than ``rect`` (GNOME: a client-side shadow
+    #: around the frame); a Wayland client's AT-SPI coordinates are relative to it
+    surface: tuple[int, int, int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,8 +25,16 @@ def _sway(env: Mapping[str, str]) -> Compositor:
     return Sway(env)
 
 
+def _gnome(env: Mapping[str, str]) -> Compositor:
+    from deskhand.backends.linux.wayland.gnome.compositor import Gnome  # noqa: PLC0415 - lazy
+
+    return Gnome(env)
+
+
 #: Compositor name -> how a session of it is opened.
-COMPOSITORS: Final[Mapping[str, Callable[[Mapping[str, str]], Compositor]]] = MappingProxyType({"sway": _sway})
+COMPOSITORS: Final[Mapping[str, Callable[[Mapping[str, str]], Compositor]]] = MappingProxyType(
+    {"sway": _sway, "gnome": _gnome}
+)
 
 
 def compositor_name(env: Mapping[str, str]) -> str:

@@ -205,6 +205,11 @@ class RemoteInput:
             self.release_all()
             raise
 
+    def ping(self, timeout_s: float | None = None) -> None:
+        """A round trip to Mutter (``Peer.Ping``, answered from its main loop)."""
+        peer = DBusAddress(self.path, bus_name=RD, interface="org.freedesktop.DBus.Peer")
+        self.bus.calls([(peer, "Ping", "", ())], timeout_s)
+
     def release_all(self) -> None:
         """Lift every held button and key."""
         lifts: list[Call] = [self.button(b, False) for b in sorted(self.buttons)]

@@ -1,0 +1,161 @@
+"""``Gnome``: the compositor seam on GNOME Shell 43 (windows, capture and text from deskhand's
+shell extension, input through Mutter's RemoteDesktop, the clipboard through the same session).
+
+* Views: ``rect`` is the window's frame (what the user sees: a GTK window's client-side title bar
+  included, its shadow excluded); ``surface`` is the client's whole buffer, which a Wayland
+  client's AT-SPI coordinates are relative to. Stacking is bottom to top.
+* Capture is per window (``Capture``: the window actor's own pixels, cut to the frame), so a
+  covered window is captured as it is, not as the screen shows it. A window with nothing drawn
+  (minimized) is ``capture_failed``.
+* Input (``GnomeInput``): events are queued and sent as one pipelined burst at ``flush``; Mutter
+  has taken them when it answers, and delivers them to the client from its input thread.
+  A text whose characters are all on the layout (printable ASCII, Return, Tab) goes as keys;
+  any other text is committed whole through the shell's input method to the focused window, as
+  an on-screen keyboard does (text-input-v3: GTK 3 and GTK 4; a newline in it is inserted, not
+  pressed). Mixing the two is not ordered: Mutter hands keys to the client from its input thread,
+  a commit from its main loop, and nothing tells when a key reached the client. A window without
+  text-input gets ``feature_unavailable`` (paste instead).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from deskhand.backends.linux.wayland.compositor import Frame, View
+from deskhand.backends.linux.wayland.gnome._bus import Bus, Call
+from deskhand.backends.linux.wayland.gnome._png import crop, decode_bgrx
+from deskhand.backends.linux.wayland.gnome._remote import RemoteInput, typable
+from deskhand.backends.linux.wayland.gnome._shell import ShellWindow, ShellWindows
+from deskhand.backends.linux.wayland.wlroots.devices import key_keysym
+from deskhand.core.errors import BackendUnavailable, NativeError
+
+if TYPE_CHECKING:
+    from deskhand.backends.linux.wayland._clipserver import ClipboardServer
+
+__all__ = ("Gnome", "GnomeInput")
+
+
+def _view(w: ShellWindow) -> View:
+    return View(
+        id=w.id, pid=w.pid, app_id=w.app_id or w.wm_class, title=w.title, rect=w.frame, focused=w.focused,
+        visible=w.visible, floating=True, shell="xdg_shell" if w.wayland else "xwayland",
+        surface=w.buffer if w.buffer != w.frame else None,
+    )  # fmt: skip
+
+
+class GnomeInput:
+    """The session's pointer and keyboard: one RemoteDesktop session (``compositor.Input``)."""
+
+    def __init__(self, remote: RemoteInput, shell: ShellWindows) -> None:
+        self.remote = remote
+        self.shell = shell
+        self.pending: list[Call] = []
+
+    def move(self, x: float, y: float) -> None:
+        self.pending.append(self.remote.motion(x, y))
+
+    def button(self, button: int, down: bool) -> None:
+        self.pending.append(self.remote.button(button, down))
+
+    def click(self, x: float, y: float, button: int = 1, count: int = 1) -> None:
+        self.pending += self.remote.click(x, y, button, count)
+
+    def wheel(self, clicks_y: int, clicks_x: int = 0) -> None:
+        self.pending += self.remote.wheel(clicks_y, clicks_x)
+
+    def chord(self, modifiers: Sequence[str], key: str) -> None:
+        self.pending += self.remote.chord(modifiers, key_keysym(key))
+
+    def type_text(self, text: str) -> None:
+        """Keys when the layout has every character; else the whole text committed through the
+        shell's input method to the focused window (module docstring)."""
+        if all(typable(ch) for ch in text):
+            self.pending += self.remote.type_keys(text)
+            return
+        self.flush()  # anything queued before goes first (a commit is not ordered after queued keys)
+        focused = next((w for w in self.shell.windows() if w.focused), None)
+        if focused is None or not self.shell.commit_text(focused.id, text):
+            raise NativeError(
+                "feature_unavailable",
+                "GNOME: the text has characters that are not on the keyboard layout, and the focused window "
+                "takes no input-method text (text-input-v3); paste it instead",
+                dispatched=None,
+            )
+
+    def release_all(self) -> None:
+        self.pending.clear()
+        self.remote.release_all()
+
+    @property
+    def held(self) -> bool:
+        return self.remote.held
+
+    def flush(self, timeout_s: float | None = None) -> None:
+        """Send what is queued as one pipelined burst; Mutter has taken every event when it
+        answers (and hands them to the focused client from its input thread)."""
+        calls, self.pending = self.pending, []
+        if calls:
+            self.remote.bus.calls(calls, timeout_s)
+        else:  # nothing queued: Mutter's main loop has turned since the last burst
+            self.remote.ping(timeout_s)
+
+    def close(self) -> None:
+        self.remote.close()
+
+
+class Gnome:
+    """One GNOME Shell session: a session-bus connection to the extension and a RemoteDesktop
+    session for input (module docstring)."""
+
+    name = "GNOME Shell"
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = dict(env)
+        address = self.env.get("DBUS_SESSION_BUS_ADDRESS")
+        if not address:
+            raise BackendUnavailable("gnome: no session bus (DBUS_SESSION_BUS_ADDRESS) to reach GNOME Shell on")
+        self.bus = Bus(address)
+        try:
+            self.shell = ShellWindows(self.bus)
+            self.shell.version()  # the extension answers (else the fix to install it)
+            self._input = GnomeInput(RemoteInput(self.bus), self.shell)
+        except BaseException:
+            self.bus.close()
+            raise
+
+    @property
+    def input(self) -> GnomeInput:
+        return self._input
+
+    def close(self) -> None:
+        try:
+            self._input.close()
+        finally:
+            self.bus.close()
+
+    def views(self) -> list[View]:
+        return [_view(w) for w in self.shell.windows()]
+
+    def focus(self, view_id: int) -> None:
+        self.shell.activate(view_id)
+
+    def place(self, view_id: int, x: int, y: int, width: int, height: int) -> None:
+        self.shell.move_resize(view_id, x, y, width, height)
+
+    def capture(self, rect: tuple[int, int, int, int] | None = None) -> Frame:
+        raise NativeError(
+            "capture_failed", "GNOME: deskhand captures one window at a time, not the screen", dispatched=False
+        )
+
+    def capture_view(self, views: Sequence[View], target: View) -> Frame:
+        """``target``'s own pixels, covered or not (the window actor's image), cut to its frame."""
+        del views
+        shot = self.shell.capture(target.id)
+        data, width, height = decode_bgrx(shot.png)
+        fx, fy, fw, fh = shot.frame
+        data, width, height = crop(data, width, height, (fx - shot.buffer[0], fy - shot.buffer[1], fw, fh))
+        return Frame(data, width, height, fx, fy)
+
+    def clipboard(self) -> ClipboardServer:
+        raise NativeError("feature_unavailable", "GNOME: the clipboard is not wired yet", dispatched=False)
