@@ -13,7 +13,7 @@ from _apps import Apps
 from _display import MatrixExecutor, a11y_of, element_ref, transform_of
 from _observe import handle, state_with
 
-pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway", "gnome")]
 
 
 #: The type cell of a file's row in Thunar's detailed list.

@@ -101,7 +101,7 @@ class Gnome:
 
     def client_env(self) -> dict[str, str]:
         """What a client needs: the Wayland socket by absolute path, the desktop named GNOME (the
-        backend picks its compositor so), native Wayland toolkits."""
+        backend picks its compositor so), native Wayland toolkits, Qt without its own title bar."""
         return {
             "WAYLAND_DISPLAY": str(self.display),
             "XDG_SESSION_TYPE": "wayland",
@@ -109,6 +109,9 @@ class Gnome:
             "DESKHAND_COMPOSITOR": "gnome",
             "GDK_BACKEND": "wayland",
             "QT_QPA_PLATFORM": "wayland",
+            # Mutter draws no decorations and Qt draws its own title bar above the content its
+            # AT-SPI coordinates start at; without it a Qt window's frame is its content
+            "QT_WAYLAND_DISABLE_WINDOWDECORATION": "1",
         }
 
 
@@ -223,7 +226,7 @@ def wait_for_view(env: Mapping[str, str], pid: int, timeout_s: float) -> int:
         while True:
             with contextlib.suppress(DBusErrorResponse, OSError, TimeoutError):
                 (raw,) = unwrap_msg(conn.send_and_get_reply(new_method_call(shell, "Windows"), timeout=1.0))
-                if any(int(w["pid"]) == pid for w in json.loads(raw)):
+                if any(int(w["pid"]) == pid and w["showing"] for w in json.loads(raw)):  # shown: placed
                     return pid
             if time.monotonic() >= deadline:
                 raise TimeoutError(f"pid {pid} has no window on GNOME Shell within {timeout_s} s")

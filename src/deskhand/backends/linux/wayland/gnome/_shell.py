@@ -97,7 +97,8 @@ class ShellWindows:
             raise
 
     def windows(self) -> list[ShellWindow]:
-        """Every app window, bottom to top (override-redirect ones and the shell's own excluded)."""
+        """Every app window, bottom to top (override-redirect ones and the shell's own excluded);
+        one Mutter has not shown yet (placed) is not ``visible``."""
         raw = json.loads(self._call("Windows")[0])
         return [_window(w) for w in raw if int(w["type"]) in _APP_TYPES]
 

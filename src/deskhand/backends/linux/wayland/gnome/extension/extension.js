@@ -47,6 +47,16 @@ function byId(id) {
     return metaWindows().find(w => w.get_id() === id) || null;
 }
 
+// Windows Mutter has shown (placed): a new window can move once between mapping and showing.
+const shown = new WeakSet();
+
+function track(w) {
+    if (w.get_compositor_private()?.visible && !w.minimized)
+        shown.add(w);
+    else
+        w.connect('shown', () => shown.add(w));
+}
+
 function describe(w, z, focus) {
     const parent = w.get_transient_for();
     return {
@@ -59,7 +69,7 @@ function describe(w, z, focus) {
         buffer: rect(w.get_buffer_rect()),
         focused: w === focus,
         minimized: w.minimized,
-        showing: w.showing_on_its_workspace(),
+        showing: w.showing_on_its_workspace() && shown.has(w),
         stacking: z,
         type: w.get_window_type(),
         wayland: w.get_client_type() === Meta.WindowClientType.WAYLAND,
@@ -144,6 +154,8 @@ class Extension {
         const seat = Clutter.get_default_backend().get_default_seat();
         this._devices = [Clutter.InputDeviceType.KEYBOARD_DEVICE, Clutter.InputDeviceType.POINTER_DEVICE]
             .map(type => seat.create_virtual_device(type));
+        metaWindows().forEach(track);
+        this._created = global.display.connect('window-created', (_display, w) => track(w));
         this._service = Gio.DBusExportedObject.wrapJSObject(IFACE, new Service());
         this._service.export(Gio.DBus.session, '/dev/deskhand/Shell');
         this._owner = Gio.bus_own_name_on_connection(Gio.DBus.session, 'dev.deskhand.Shell',
@@ -158,6 +170,7 @@ class Extension {
         if (this._startup)
             Main.layoutManager.disconnect(this._startup);
         this._startup = 0;
+        global.display.disconnect(this._created);
         Gio.bus_unown_name(this._owner);
         this._service.unexport();
         this._service = null;
