@@ -46,6 +46,7 @@ def canvas_pixel(ex: MatrixExecutor, app: RunningApp, image: Any, lx: float, ly:
 @pytest.mark.displays(
     "x11",
     "sway",
+    "gnome",
     sway=pytest.mark.xfail(
         strict=True,
         raises=AssertionError,

@@ -95,7 +95,7 @@ def test_mousepad_types_and_saves(apps: Apps, mex: MatrixExecutor, tmp_path: Pat
 
 
 @pytest.mark.matrix("Mousepad", "scroll")
-@pytest.mark.displays("x11", "sway")
+@pytest.mark.displays("x11", "sway", "gnome")
 def test_mousepad_wheel_scroll_is_measured_on_its_text(apps: Apps, mex: MatrixExecutor, tmp_path: Path) -> None:
     """A GTK 3 text view keeps its bounds while its text scrolls (and hit-testing stops at
     Mousepad's notebook): the wheel is measured on the character under the point, and the app's

@@ -18,7 +18,7 @@ from deskhand.core.errors import BackendUnavailable
 __all__ = ()
 
 _PNG_IMAGE_VERSION: Final = 1
-_PNG_FORMAT_BGRA: Final = 0x1 | 0x2 | 0x10 | 0x20  # alpha, colour, BGR, alpha last: B, G, R, A
+_PNG_FORMAT_BGRA: Final = 0x1 | 0x2 | 0x10  # alpha, colour, BGR order (alpha last): B, G, R, A
 
 
 class _PngImage(ctypes.Structure):

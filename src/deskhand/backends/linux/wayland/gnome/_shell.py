@@ -28,8 +28,10 @@ FIX_EXTENSION: Final = (
     f"installs and enables it; on your own GNOME session install it once with `deskhand doctor --gnome-extension` "
     f"and log in again"
 )
-#: ``Meta.WindowType``: the ones an app's windows have (normal, dialog, modal dialog, utility).
-_APP_TYPES: Final = frozenset({0, 3, 4, 5})
+#: ``Meta.WindowType``: the ones an app's windows have (normal, dialog, modal dialog, utility),
+#: and its popups (menu, dropdown and popup menu, tooltip, combo list).
+_APP_TYPES: Final = frozenset({0, 3, 4, 7})
+_POPUP_TYPES: Final = frozenset({6, 9, 10, 11, 13})
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +103,11 @@ class ShellWindows:
         one Mutter has not shown yet (placed) is not ``visible``."""
         raw = json.loads(self._call("Windows")[0])
         return [_window(w) for w in raw if int(w["type"]) in _APP_TYPES]
+
+    def popups(self, pid: int) -> list[ShellWindow]:
+        """The open popups (menus, tooltips, combo lists) of ``pid``, bottom to top."""
+        raw = json.loads(self._call("Windows")[0])
+        return [w for w in map(_window, raw) if w.type in _POPUP_TYPES and w.pid == pid and w.visible]
 
     def activate(self, window_id: int) -> None:
         if not self._call("Activate", "t", (window_id,))[0]:

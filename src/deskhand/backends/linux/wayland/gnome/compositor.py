@@ -5,8 +5,9 @@ shell extension, input through Mutter's RemoteDesktop, the clipboard through the
   included, its shadow excluded); ``surface`` is the client's whole buffer, which a Wayland
   client's AT-SPI coordinates are relative to. Stacking is bottom to top.
 * Capture is per window (``Capture``: the window actor's own pixels, cut to the frame), so a
-  covered window is captured as it is, not as the screen shows it. A window with nothing drawn
-  (minimized) is ``capture_failed``.
+  covered window is captured as it is, not as the screen shows it; the app's open popups (menus,
+  combo lists: windows of their own on Wayland) are drawn over it where they lie. A window with
+  nothing drawn (minimized) is ``capture_failed``.
 * Input (``GnomeInput``): events are queued and sent as one pipelined burst at ``flush``; Mutter
   has taken them when it answers, and delivers them to the client from its input thread.
   A text whose characters are all on the layout (printable ASCII, Return, Tab) goes as keys;
@@ -42,6 +43,17 @@ def _view(w: ShellWindow) -> View:
         visible=w.visible, floating=True, shell="xdg_shell" if w.wayland else "xwayland",
         surface=w.buffer if w.buffer != w.frame else None,
     )  # fmt: skip
+
+
+def _blit(canvas: bytearray, size: tuple[int, int], pixels: tuple[bytes, int, int], at: tuple[int, int]) -> None:
+    """Copy BGRX rows ``pixels`` (data, width, height) into ``canvas`` of ``size`` at ``at``, clipped."""
+    (width, height), (src, sw, sh), (dx, dy) = size, pixels, at
+    x0, x1 = max(0, dx), min(width, dx + sw)
+    if x1 <= x0:
+        return
+    for row in range(max(0, dy), min(height, dy + sh)):
+        s0 = ((row - dy) * sw + (x0 - dx)) * 4
+        canvas[(row * width + x0) * 4 : (row * width + x1) * 4] = src[s0 : s0 + (x1 - x0) * 4]
 
 
 class GnomeInput:
@@ -151,11 +163,22 @@ class Gnome:
     def capture_view(self, views: Sequence[View], target: View) -> Frame:
         """``target``'s own pixels, covered or not (the window actor's image), cut to its frame."""
         del views
-        shot = self.shell.capture(target.id)
+        data, width, height, fx, fy = self._frame_pixels(target.id)
+        popups = self.shell.popups(target.pid)
+        if popups:  # the app's open menus lie over it on the screen: drawn over its pixels
+            canvas = bytearray(data)
+            for popup in popups:
+                pdata, pw, ph, px, py = self._frame_pixels(popup.id)
+                _blit(canvas, (width, height), (pdata, pw, ph), (px - fx, py - fy))
+            data = bytes(canvas)
+        return Frame(data, width, height, fx, fy)
+
+    def _frame_pixels(self, window_id: int) -> tuple[bytes, int, int, int, int]:
+        shot = self.shell.capture(window_id)
         data, width, height = decode_bgrx(shot.png)
         fx, fy, fw, fh = shot.frame
         data, width, height = crop(data, width, height, (fx - shot.buffer[0], fy - shot.buffer[1], fw, fh))
-        return Frame(data, width, height, fx, fy)
+        return data, width, height, fx, fy
 
     def clipboard(self) -> ClipboardServer:
         raise NativeError("feature_unavailable", "GNOME: the clipboard is not wired yet", dispatched=False)
