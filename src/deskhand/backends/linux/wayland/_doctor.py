@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Final
 
 from deskhand.backends.linux.wayland._client import Client
+from deskhand.backends.linux.wayland.registry import compositor_name
 from deskhand.backends.linux.wayland.sway.ipc import GET_VERSION, SwayIPC
 from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop.doctor import Check
@@ -70,6 +71,10 @@ def wayland_checks(env: Mapping[str, str]) -> list[Check]:
     try:
         sizes = ", ".join(f"{o.width}x{o.height}+{o.x}+{o.y}" for o in client.outputs) or "no output"
         out = [Check("wayland", True, f"{env.get('WAYLAND_DISPLAY')} ({sizes})", data={"outputs": sizes})]
+        if compositor_name(env) == "gnome":  # no wlroots protocols: the extension and Mutter's APIs
+            from deskhand.backends.linux.wayland.gnome._doctor import gnome_checks  # noqa: PLC0415 - GNOME only
+
+            return [*out, *gnome_checks(env), qt_check()]
         for name, iface in PROTOCOLS:
             proxy = client.globals.get(iface)
             if proxy is None:

@@ -25,8 +25,7 @@ VERSION: Final = 1
 SHELL: Final = DBusAddress("/dev/deskhand/Shell", bus_name=NAME, interface=NAME)
 FIX_EXTENSION: Final = (
     f"deskhand's GNOME Shell extension ({UUID}) is not running: `deskhand desktop start --compositor gnome` "
-    f"installs and enables it; on your own GNOME session install it once with `deskhand doctor --gnome-extension` "
-    f"and log in again"
+    "installs and enables it in its own shell; on your own GNOME session install it once as `deskhand doctor` says"
 )
 #: ``Meta.WindowType``: the ones an app's windows have (normal, dialog, modal dialog, utility),
 #: and its popups (menu, dropdown and popup menu, tooltip, combo list).
