@@ -6,19 +6,46 @@ import shutil
 import time
 
 from deskhand.backends.linux.wayland.compositor import View
+from deskhand.backends.linux.wayland.registry import open_compositor
 from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.desktop import A11yApp, LaunchedApp, VirtualDesktop
+from deskhand.desktop.compositors import COMPOSITORS
 from desktop_support import POLL_S, Launcher
 
 
 def sway_missing() -> str | None:
-    if shutil.which("sway") is None:
-        return "sway is not installed (apt-get install sway, or `make deps`, which installs it)"
+    return compositor_missing("sway")
+
+
+def compositor_missing(name: str) -> str | None:
+    """Why the compositor ``name`` cannot run here (a skip reason), or None."""
+    kind = COMPOSITORS[name]
+    if shutil.which(kind.program) is None:
+        return f"{kind.label} is not installed ({kind.fix}, or `make deps`, which installs it)"
     return None
 
 
+def views_of(desktop: VirtualDesktop) -> list[View]:
+    """The compositor's views now (bottom to top; sway's by IPC, no devices made)."""
+    if desktop.compositor is None or desktop.compositor.name == "sway":
+        with SwayIPC(env=desktop.env) as ipc:
+            return ipc.views()
+    compositor = open_compositor(desktop.env)
+    try:
+        return compositor.views()
+    finally:
+        compositor.close()
+
+
+def focused_pid(desktop: VirtualDesktop) -> int | None:
+    return next((v.pid for v in views_of(desktop) if v.focused), None)
+
+
 def wait_view(desktop: VirtualDesktop, pid: int, timeout_s: float = 10.0) -> View:
-    """Poll sway's tree until ``pid`` has a view (an app is on the AT-SPI bus before it maps)."""
+    """Poll the compositor until ``pid`` has a view (an app is on the AT-SPI bus before it maps)."""
+    if desktop.compositor is not None and desktop.compositor.name != "sway":
+        desktop.wait_for_window(pid, timeout_s)
+        return next(v for v in views_of(desktop) if v.pid == pid)
     deadline = time.monotonic() + timeout_s
     with SwayIPC(env=desktop.env) as ipc:
         while True:
@@ -58,11 +85,6 @@ def placed(desktop: VirtualDesktop, pid: int, rect: tuple[int, int, int, int]) -
     view = wait_view(desktop, pid)
     with SwayIPC(env=desktop.env) as ipc:
         return place_view(ipc, view, rect)
-
-
-def focused_pid(desktop: VirtualDesktop) -> int | None:
-    with SwayIPC(env=desktop.env) as ipc:
-        return next((v.pid for v in ipc.views() if v.focused), None)
 
 
 def stacking(desktop: VirtualDesktop) -> list[int]:

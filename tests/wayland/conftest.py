@@ -1,6 +1,7 @@
 """Fixtures for tests against a real headless sway (``VirtualDesktop(wayland=True)``).
 
-wl_desktop   one Wayland desktop for the module (skips only when sway is not installed)
+wl_desktop   one Wayland desktop for the module, on sway or, in a module that lists
+             ``WL_COMPOSITORS``, on each compositor it names (skips when one is not installed)
 wl_launch    start an app natively on Wayland and wait until it is on the AT-SPI bus and sway
              shows its window; every app is stopped after the test
 wl_client    a Wayland client with the seat's globals bound; ``wl_devices`` its one virtual
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _wl_support import WaylandLauncher, sway_missing
+from _wl_support import WaylandLauncher, compositor_missing
 
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
@@ -26,12 +27,26 @@ from deskhand.desktop import VirtualDesktop
 WL_SIZE = (1280, 800, 24)
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A module that names ``WL_COMPOSITORS`` runs on each of them (one desktop per module and
+    compositor); the others on sway."""
+    if "wl_compositor" in metafunc.fixturenames:
+        names = getattr(metafunc.module, "WL_COMPOSITORS", ("sway",))
+        metafunc.parametrize("wl_compositor", names, scope="module")
+
+
 @pytest.fixture(scope="module")
-def wl_desktop() -> Iterator[VirtualDesktop]:
-    reason = sway_missing()
+def wl_compositor() -> str:
+    """The compositor of the module's desktop (parametrised by ``pytest_generate_tests``)."""
+    return "sway"
+
+
+@pytest.fixture(scope="module")
+def wl_desktop(wl_compositor: str) -> Iterator[VirtualDesktop]:
+    reason = compositor_missing(wl_compositor)
     if reason is not None:
         pytest.skip(reason)
-    vd = VirtualDesktop(wayland=True, size=WL_SIZE)
+    vd = VirtualDesktop(compositor=wl_compositor, size=WL_SIZE)
     vd.start()
     try:
         yield vd

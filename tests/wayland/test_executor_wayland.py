@@ -1,17 +1,18 @@
-"""The Wayland executor's gates on a real headless sway: keys only to the observed key window,
-nothing to another app's window, coordinates only from an observation."""
+"""The Wayland executor's gates on a real headless sway and GNOME Shell: keys only to the observed
+key window, nothing to another app's window, coordinates only from an observation."""
 
 from __future__ import annotations
 
 import time
 
 import pytest
-from _wl_support import WaylandLauncher
+from _wl_support import WaylandLauncher, focused_pid
 
-from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.core.errors import NativeError
 from deskhand.desktop import VirtualDesktop
+
+WL_COMPOSITORS = ("sway", "gnome")
 
 
 @pytest.fixture
@@ -48,8 +49,7 @@ def test_keys_go_to_the_observed_window_even_when_another_app_is_on_top(
     target.events.wait_for("focus", name="Name")
     other = wl_launch.gtk_fixture()  # opens on top and takes the focus
     other.events.wait_for("ready")
-    with SwayIPC(env=wl_desktop.env) as ipc:
-        assert next(v for v in ipc.views() if v.focused).pid == other.pid
+    assert focused_pid(wl_desktop) == other.pid
     ex.type_text(app, "only here")
     target.events.wait_for("text", name="Name", text="only here")
     assert not other.events.of_type("text") and not other.events.of_type("key_press")
