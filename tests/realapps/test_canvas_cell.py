@@ -95,17 +95,7 @@ def _keys(fixture: Running, since: float) -> list[dict[str, Any]]:
 
 
 @pytest.mark.matrix("GTK 3 fixture", "canvas task (seed 1)")
-@pytest.mark.displays(
-    "x11",
-    "sway",
-    "gnome",
-    gnome=pytest.mark.xfail(
-        strict=True,
-        raises=AssertionError,
-        reason="the task pastes, and the GNOME backend has no clipboard yet (Mutter's RemoteDesktop clipboard: "
-        "EnableClipboard, SetSelection, SelectionWrite/Read is not wired): paste is refused before dispatch",
-    ),
-)
+@pytest.mark.displays("x11", "sway", "gnome")
 def test_canvas_task_in_one_cell(canvas: Any, matrix_desktop: VirtualDesktop, display: str) -> None:
     fixture, app, _, _ = canvas
     pixels = _points(canvas)

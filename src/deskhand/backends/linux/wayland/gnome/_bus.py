@@ -9,7 +9,7 @@ call raises once all replies are in, so nothing is left unread.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from jeepney import DBusAddress, HeaderFields, Message, MessageType, new_method_call
@@ -36,10 +36,12 @@ class BusError(NativeError):
 class Bus:
     """A connection to the bus at ``address``. Not thread-safe: the caller serializes."""
 
-    def __init__(self, address: str, *, timeout_s: float = CALL_TIMEOUT_S) -> None:
+    def __init__(self, address: str, *, timeout_s: float = CALL_TIMEOUT_S, enable_fds: bool = False) -> None:
         self.timeout_s = timeout_s
+        #: given every message that answers none of our calls (a signal), instead of jeepney's filters
+        self.on_other: Callable[[Message], None] | None = None
         try:
-            self.conn: DBusConnection = open_dbus_connection(bus=address, auth_timeout=timeout_s)
+            self.conn: DBusConnection = open_dbus_connection(bus=address, auth_timeout=timeout_s, enable_fds=enable_fds)
         except (OSError, ValueError) as exc:
             raise BackendUnavailable(f"gnome: the session bus at {address} is unreachable: {exc}") from exc
 
@@ -86,7 +88,15 @@ class Bus:
             if serial in wanted:
                 wanted.discard(serial)
                 got[serial] = msg
-            else:  # a signal someone subscribed to (``DBusConnection.filter``)
-                for matched in self.conn._filters.matches(msg):
-                    matched.queue.append(msg)
+            else:
+                self.other(msg)
         return got
+
+    def other(self, msg: Message) -> None:
+        """A message that answers none of our calls: to ``on_other``, else to whoever subscribed
+        through jeepney's ``DBusConnection.filter``."""
+        if self.on_other is not None:
+            self.on_other(msg)
+            return
+        for matched in self.conn._filters.matches(msg):
+            matched.queue.append(msg)

@@ -21,18 +21,15 @@ shell extension, input through Mutter's RemoteDesktop, the clipboard through the
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from deskhand.backends.linux.wayland.compositor import Frame, View
 from deskhand.backends.linux.wayland.gnome._bus import Bus, Call
+from deskhand.backends.linux.wayland.gnome._clipboard import GnomeClipboard
 from deskhand.backends.linux.wayland.gnome._png import crop, decode_bgrx
 from deskhand.backends.linux.wayland.gnome._remote import RemoteInput, typable
 from deskhand.backends.linux.wayland.gnome._shell import ShellWindow, ShellWindows
 from deskhand.backends.linux.wayland.wlroots.devices import key_keysym
 from deskhand.core.errors import BackendUnavailable, NativeError
-
-if TYPE_CHECKING:
-    from deskhand.backends.linux.wayland._clipserver import ClipboardServer
 
 __all__ = ("Gnome", "GnomeInput")
 
@@ -180,5 +177,5 @@ class Gnome:
         data, width, height = crop(data, width, height, (fx - shot.buffer[0], fy - shot.buffer[1], fw, fh))
         return data, width, height, fx, fy
 
-    def clipboard(self) -> ClipboardServer:
-        raise NativeError("feature_unavailable", "GNOME: the clipboard is not wired yet", dispatched=False)
+    def clipboard(self) -> GnomeClipboard:
+        return GnomeClipboard(self.env)
