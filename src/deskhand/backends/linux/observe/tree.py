@@ -221,7 +221,7 @@ class TreeObserver:
             return known
         buses = self.atspi.apps(Deadline(2.0))
         pids = self.atspi.pids(buses, Deadline(2.0))
-        bus = next((b for b, p in pids.items() if p == pid), None)
+        bus = self.atspi.with_windows([b for b, p in pids.items() if p == pid], Deadline(2.0))
         if bus is None:
             self.buses.pop(pid, None)
         else:

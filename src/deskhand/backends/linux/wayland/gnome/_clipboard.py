@@ -90,8 +90,11 @@ class Selection:
         while self.events:
             self._handle(self.events.pop(0))
 
+    def _mine(self, msg: Message) -> bool:
+        return bool(msg.header.fields.get(1) == self.session.object_path)  # PATH: not another session's
+
     def _handle(self, msg: Message) -> None:
-        if msg.header.fields.get(1) != self.session.object_path:  # PATH: another session's signal
+        if not self._mine(msg):
             return
         member = msg.header.fields.get(3)  # MEMBER
         if member == "SelectionOwnerChanged":
@@ -122,20 +125,45 @@ class Selection:
             return dict(self.data or {})
         out: dict[str, bytes] = {}
         for mime in list(self.offered):
-            (handle,) = self.bus.call(self.session, "SelectionRead", "s", (mime,))
-            data = _read_all(_fd(handle), lambda: self.pump(0.0))
+            data = _read_all(self._read_pipe(mime), lambda: self.pump(0.0))
             if data is not None:
                 out[mime] = data
         return out
 
-    def set(self, data: Mapping[str, bytes]) -> None:
-        """Own the selection with ``data``'s types (empty: give it up, the clipboard empty)."""
+    def _read_pipe(self, mime: str) -> int:
+        """``SelectionRead``'s pipe. Mutter reads one type at a time and finishes a read a moment
+        after our end of its pipe closed ("Tried to read in parallel" meanwhile): asked again
+        until it takes the next one, within the transfer timeout."""
+        deadline = time.monotonic() + TRANSFER_TIMEOUT_S
+        while True:
+            try:
+                (handle,) = self.bus.call(self.session, "SelectionRead", "s", (mime,))
+                return _fd(handle)
+            except BusError as err:
+                if err.name != "org.freedesktop.DBus.Error.LimitsExceeded" or time.monotonic() >= deadline:
+                    raise
+            self.pump(0.002)  # polling Mutter until its last read is done, with a deadline
+
+    def set(self, data: Mapping[str, bytes], *, transient: bool = False) -> None:
+        """Own the selection with ``data``'s types (empty: give it up, the clipboard empty).
+
+        Mutter's clipboard manager reads one text type of every new selection at once (it asks
+        before ``SetSelection`` returns), to own a copy when the owner goes: that read is not the
+        target's, so it is not counted in ``sent``; for a ``transient`` selection (a paste's) it
+        is refused, so no copy of the pasted text outlives the paste."""
         self.pump(0.0)
         options: dict[str, tuple[str, Any]] = {"mime-types": ("as", list(data))} if data else {}
-        self.bus.call(self.session, "SetSelection", "a{sv}", (options,))
         self.data = dict(data) if data else None
+        self.bus.call(self.session, "SetSelection", "a{sv}", (options,))
         self.owned = bool(data)
         self.offered = []
+        early = list(self.events)
+        self.events.clear()  # the same list: ``bus.on_other`` appends to it
+        for msg in early:  # arrived before the reply: the clipboard manager's
+            if transient and msg.header.fields.get(3) == "SelectionTransfer" and self._mine(msg):
+                self.bus.call(self.session, "SelectionWriteDone", "ub", (int(msg.body[1]), False))
+            else:
+                self._handle(msg)
         self.sent = []
 
 
@@ -233,7 +261,7 @@ class GnomeClipboard:
     def _set(self, data: Mapping[str, bytes], *, restored: bool) -> int:
         try:
             with self._lock:
-                self.selection.set(data)
+                self.selection.set(data, transient=not restored)
                 self.generation += 1
                 self._owned = self.generation if data else 0
                 self._restored = dict(data) if restored and data else None

@@ -18,6 +18,7 @@ lifts it on any failure: nothing stays pressed.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -158,7 +159,6 @@ class RemoteInput:
         code = BUTTONS.get(button)
         if code is None:
             raise ArgumentError(f"no pointer button {button}")
-        (self.buttons.add if down else self.buttons.discard)(button)
         return (self.rd, "NotifyPointerButton", "ib", (code, down))
 
     def wheel(self, clicks_y: int, clicks_x: int = 0) -> list[Call]:
@@ -170,7 +170,6 @@ class RemoteInput:
         return out
 
     def key(self, keysym: int, down: bool) -> Call:
-        (self.keys.add if down else self.keys.discard)(keysym)
         return (self.rd, "NotifyKeyboardKeysym", "ub", (keysym, down))
 
     def click(self, x: float, y: float, button: int = 1, count: int = 1) -> list[Call]:
@@ -196,11 +195,16 @@ class RemoteInput:
             out += [self.key(keysym, True), self.key(keysym, False)]
         return out
 
-    def send(self, calls: Sequence[Call]) -> None:
+    def send(self, calls: Sequence[Call], timeout_s: float | None = None) -> None:
         """Send a burst (pipelined) and wait for Mutter to have taken every event; on any failure
-        lift whatever is held (nothing stays pressed) and raise."""
+        lift whatever is held (nothing stays pressed) and raise. What is held is counted as sent
+        from here on (a burst that fails half way may have sent any part of it)."""
+        for _address, method, _sig, body in calls:
+            if method in ("NotifyPointerButton", "NotifyKeyboardKeysym"):
+                held = self.buttons if method == "NotifyPointerButton" else self.keys
+                (held.add if body[1] else held.discard)(int(body[0]))
         try:
-            self.bus.calls(calls)
+            self.bus.calls(calls, timeout_s)
         except BaseException:
             self.release_all()
             raise
@@ -211,11 +215,15 @@ class RemoteInput:
         self.bus.calls([(peer, "Ping", "", ())], timeout_s)
 
     def release_all(self) -> None:
-        """Lift every held button and key."""
-        lifts: list[Call] = [self.button(b, False) for b in sorted(self.buttons)]
+        """Lift every button and key that may be held (Mutter refuses to lift one that was not
+        down, which is then no error here)."""
+        lifts: list[Call] = [(self.rd, "NotifyPointerButton", "ib", (code, False)) for code in sorted(self.buttons)]
         lifts += [self.key(k, False) for k in sorted(self.keys)]
-        if lifts:
-            self.bus.calls(lifts)
+        self.buttons.clear()
+        self.keys.clear()
+        for lift in lifts:
+            with contextlib.suppress(BusError):
+                self.bus.calls([lift])
 
     @property
     def held(self) -> bool:

@@ -105,7 +105,7 @@ class GnomeInput:
         answers (and hands them to the focused client from its input thread)."""
         calls, self.pending = self.pending, []
         if calls:
-            self.remote.bus.calls(calls, timeout_s)
+            self.remote.send(calls, timeout_s)
         else:  # nothing queued: Mutter's main loop has turned since the last burst
             self.remote.ping(timeout_s)
 

@@ -102,6 +102,7 @@ class Service {
             return false;
         if (w.get_maximized())
             w.unmaximize(Meta.MaximizeFlags.BOTH);
+        w.move_frame(true, x, y);
         w.move_resize_frame(true, x, y, width, height);
         return true;
     }
