@@ -1,5 +1,6 @@
 """A cell of actions never outruns the app on Wayland too (issue 27): the chains of
-``tests/linux/test_cell_barrier.py`` run as ONE `js` cell through the service on a headless sway,
+``tests/linux/test_cell_barrier.py`` run as ONE `js` cell through the service on a headless sway
+and GNOME Shell,
 checked from the fixture's own event log, idle and with two CPU hogs spinning (child processes
 this test starts and ends).
 
@@ -28,6 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "linux"))
 from _act_support import poll
 from test_cell_barrier import chain_cell
 from test_e2e_js import run_cells
+
+WL_COMPOSITORS = ("sway", "gnome")
 
 
 @pytest.mark.parametrize("load", [False, True], ids=["idle", "two_cpu_hogs"])

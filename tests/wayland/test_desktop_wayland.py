@@ -1,5 +1,5 @@
 """The embedded Wayland desktop: ``VirtualDesktop(wayland=True)`` and ``deskhand desktop start --wayland``
-as a user runs them, on a real headless sway."""
+as a user runs them, on a real headless sway (and the CLI's round trip on GNOME Shell)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _wl_support import WaylandLauncher, sway_missing
+from _wl_support import WaylandLauncher, compositor_missing, sway_missing
 
 from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.desktop import VirtualDesktop, _procs, find_state
@@ -56,8 +56,18 @@ def test_sway_runs_unprivileged_in_its_own_0700_dir_and_apps_run_native(
     assert view.shell == "xdg_shell"  # native, not XWayland (which the config disables)
 
 
-def test_start_doctor_stop_round_trip_from_the_cli() -> None:
-    started = _deskhand("desktop", "start", "--wayland", "--size", "1024x768x24", "--json")
+@pytest.mark.parametrize(
+    "compositor",
+    [
+        pytest.param("sway", id="sway"),
+        pytest.param(
+            "gnome", id="gnome", marks=pytest.mark.skipif(bool(compositor_missing("gnome")), reason="no GNOME Shell")
+        ),
+    ],
+)
+def test_start_doctor_stop_round_trip_from_the_cli(compositor: str) -> None:
+    flag = ["--wayland"] if compositor == "sway" else ["--compositor", compositor]
+    started = _deskhand("desktop", "start", *flag, "--size", "1024x768x24", "--json")
     assert started.returncode == 0, started.stderr
     info = json.loads(started.stdout)
     desktop_id = info["id"]
@@ -71,12 +81,17 @@ def test_start_doctor_stop_round_trip_from_the_cli() -> None:
         doctor = json.loads(_deskhand("doctor", "--json", env=client_env).stdout)
         checks = {c["name"]: c for c in doctor["checks"]}
         assert doctor["ok"] is True, doctor
-        assert {"wayland", "virtual_pointer", "virtual_keyboard", "screencopy", "data_control", "sway_ipc"} <= set(
-            checks
-        )
         assert "1024x768" in checks["wayland"]["detail"]
         exports = _deskhand("desktop", "status", desktop_id).stdout
-        assert "unset DISPLAY" in exports and f"export SWAYSOCK={info['env']['SWAYSOCK']}" in exports
+        assert "unset DISPLAY" in exports
+        if compositor == "gnome":  # deskhand's extension and Mutter's remote desktop, no wlroots
+            assert {"gnome_extension", "gnome_input"} <= set(checks) and "screencopy" not in checks
+            assert "export DESKHAND_COMPOSITOR=gnome" in exports and "XDG_CURRENT_DESKTOP=GNOME" in exports
+            assert status["compositor"] == "gnome"
+        else:
+            wlr = {"virtual_pointer", "virtual_keyboard", "screencopy", "data_control", "sway_ipc"}
+            assert wlr <= set(checks)
+            assert f"export SWAYSOCK={info['env']['SWAYSOCK']}" in exports
     finally:
         stopped = _deskhand("desktop", "stop", desktop_id)
     assert stopped.returncode == 0, stopped.stderr

@@ -1,5 +1,6 @@
-"""``Computer.virtual(wayland=True)``: the SDK binds apps native on a headless sway, observes them
-through AT-SPI and screencopy and acts through the session's virtual pointer and keyboard.
+"""``Computer.virtual(wayland=True)``: the SDK binds apps native on a headless sway (and GNOME
+Shell: ``compositor="gnome"``), observes them through AT-SPI and the compositor's capture and acts
+through the session's pointer and keyboard.
 Judged from the app's side: Mousepad's text through AT-SPI, the GTK fixture's event log."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _wl_support import sway_missing
+from _wl_support import compositor_missing
 
 from deskhand import Computer
 from desktop_support import APPS_DIR, SYSTEM_PYTHON, EventLog
@@ -18,7 +19,12 @@ from desktop_support import APPS_DIR, SYSTEM_PYTHON, EventLog
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "linux"))
 from _act_support import mousepad_env
 
-pytestmark = pytest.mark.skipif(sway_missing() is not None, reason=str(sway_missing()))
+COMPOSITORS = [
+    pytest.param(
+        name, id=name, marks=pytest.mark.skipif(bool(compositor_missing(name)), reason=str(compositor_missing(name)))
+    )
+    for name in ("sway", "gnome")
+]
 
 
 def _doc_text(state: str) -> str | None:
@@ -26,8 +32,9 @@ def _doc_text(state: str) -> str | None:
     return found.group(1) if found else None
 
 
-def test_mousepad_on_wayland_types_and_the_tree_shows_it(tmp_path: Path) -> None:
-    with Computer.virtual(wayland=True, size="1280x800x24") as computer:
+@pytest.mark.parametrize("compositor", COMPOSITORS)
+def test_mousepad_on_wayland_types_and_the_tree_shows_it(tmp_path: Path, compositor: str) -> None:
+    with Computer.virtual(compositor=compositor, size="1280x800x24") as computer:
         pid = computer.launch(["mousepad"], env=mousepad_env(tmp_path))
         assert any(a["isRunning"] for a in computer.list_apps())
         app = computer.get_app(str(pid))
@@ -46,16 +53,17 @@ def test_mousepad_on_wayland_types_and_the_tree_shows_it(tmp_path: Path) -> None
         image = app.get_screenshot()
         assert image[:3] == b"\xff\xd8\xff"
         app.select_text(doc.group(1), "second")  # AT-SPI, as on X11
-        app.paste("pasted ✓")  # the clipboard transaction through data-control
+        app.paste("pasted ✓")  # the clipboard transaction (data-control; GNOME: RemoteDesktop)
         deadline = time.monotonic() + 10.0
         while (text := _doc_text(app.get_ax_state(disable_diffing=True))) != "First\\npasted ✓ line":
             assert time.monotonic() < deadline, text
     assert computer.desktop is not None and not computer.desktop.running
 
 
-def test_clicks_land_at_the_observed_elements_and_keys_reach_the_fixture(tmp_path: Path) -> None:
+@pytest.mark.parametrize("compositor", COMPOSITORS)
+def test_clicks_land_at_the_observed_elements_and_keys_reach_the_fixture(tmp_path: Path, compositor: str) -> None:
     events = EventLog(tmp_path / "events.jsonl")
-    with Computer.virtual(wayland=True, size="1280x800x24") as computer:
+    with Computer.virtual(compositor=compositor, size="1280x800x24") as computer:
         pid = computer.launch(
             [SYSTEM_PYTHON, str(APPS_DIR / "gtk_fixture.py")], env={"DESKHAND_EVENT_LOG": str(events.path)}
         )
