@@ -14,6 +14,7 @@ from typing import Any, cast
 import pytest
 
 from deskhand.backends.linux.observe.tree import _match_window, content_origin
+from deskhand.backends.linux.wayland._doctor import is_wayland_session
 from deskhand.backends.linux.wayland.compositor import View
 from deskhand.backends.linux.wayland.gnome import _clipboard, _png, _remote
 from deskhand.backends.linux.wayland.gnome.compositor import _blit
@@ -134,3 +135,10 @@ def test_the_desktop_installs_and_enables_the_extension_and_names_gnome(tmp_path
 @pytest.mark.parametrize("value", [{"XDG_CURRENT_DESKTOP": "GNOME"}, {"XDG_CURRENT_DESKTOP": "ubuntu:GNOME"}])
 def test_a_gnome_session_is_found_by_its_desktop_name(value: dict[str, str]) -> None:
     assert compositor_name(value) == "gnome"
+
+
+def test_a_named_compositor_chooses_the_wayland_backend_beside_xwayland() -> None:
+    gnome = {"WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0", "XDG_CURRENT_DESKTOP": "GNOME"}
+    assert not is_wayland_session(gnome)  # XWayland's DISPLAY: the X11 backend, as before
+    assert is_wayland_session({**gnome, "DESKHAND_COMPOSITOR": "gnome"})
+    assert is_wayland_session({"WAYLAND_DISPLAY": "wayland-0"})

@@ -54,7 +54,9 @@ PROTOCOLS: Final = (
 
 
 def is_wayland_session(env: Mapping[str, str]) -> bool:
-    return bool(env.get("WAYLAND_DISPLAY")) and not env.get("DISPLAY")
+    """``WAYLAND_DISPLAY`` without ``DISPLAY``, or with a compositor named (``DESKHAND_COMPOSITOR``:
+    a GNOME or KDE session runs XWayland, whose ``DISPLAY`` would choose the X11 backend)."""
+    return bool(env.get("WAYLAND_DISPLAY")) and (not env.get("DISPLAY") or bool(env.get("DESKHAND_COMPOSITOR")))
 
 
 def wayland_checks(env: Mapping[str, str]) -> list[Check]:

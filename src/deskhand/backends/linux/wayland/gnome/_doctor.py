@@ -7,6 +7,8 @@ What a user on their own GNOME session does once, which deskhand does not do for
   ``gnome-extensions enable deskhand@deskhand.dev``, then log out and in (GNOME Shell on Wayland
   finds a new extension only when it starts). It exports the window list with pids, activation,
   placement and per-window capture on the session bus: GNOME offers none of them to other clients.
+* **choose the Wayland backend**: a GNOME session runs XWayland, and its ``DISPLAY`` alone picks
+  the X11 backend, which sees only XWayland apps: run deskhand with ``DESKHAND_COMPOSITOR=gnome``.
 * **input**: deskhand calls ``org.gnome.Mutter.RemoteDesktop`` on the session bus, which Mutter
   serves to the user's own unsandboxed processes without a dialog; it needs PipeWire running (the
   default on GNOME). From a sandbox (Flatpak, Snap) the same API is reached through the
@@ -39,8 +41,8 @@ def fix_extension() -> str:
     source = resources.files("deskhand.backends.linux.wayland.gnome") / "extension"
     return (
         f"install deskhand's GNOME Shell extension once: cp -r {source} ~/.local/share/gnome-shell/extensions/{UUID} "
-        f"&& gnome-extensions enable {UUID}, then log out and in (`deskhand desktop start --compositor gnome` "
-        "does this for its own private shell)"
+        f"&& gnome-extensions enable {UUID}, then log out and in, and run deskhand with DESKHAND_COMPOSITOR=gnome "
+        "(`deskhand desktop start --compositor gnome` does all this for its own private shell)"
     )
 
 
