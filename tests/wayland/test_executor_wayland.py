@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from _wl_support import WaylandLauncher, focus_view, focused_pid, wait_view
+from _wl_support import WaylandLauncher, focus_view, focused_pid, placed, wait_view
 
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.core.errors import NativeError
@@ -55,3 +55,30 @@ def test_keys_go_to_the_observed_window_even_when_another_app_is_on_top(
     ex.type_text(app, "only here")
     target.events.wait_for("text", name="Name", text="only here")
     assert not other.events.of_type("text") and not other.events.of_type("key_press")
+
+
+def test_keys_pressed_then_another_app_acted_on_reach_only_the_first(
+    wl_launch: WaylandLauncher, ex: WaylandExecutor, wl_desktop: VirtualDesktop
+) -> None:
+    """A burst of keys, then at once an action on another app (which focuses it): on GNOME the
+    keys were still in Mutter's input thread and went to the newly focused window (29 of 30) until
+    a burst of keys waited for the shell's marker."""
+    bound = []
+    for rect in ((40, 60, 978, 709), (700, 200, 978, 709)):
+        running = wl_launch.gtk_fixture()
+        running.events.wait_for("ready")
+        placed(wl_desktop, running.pid, rect)
+        app = ex.resolve(str(running.pid))
+        state = ex.get_app_state(app, disable_diff=True)
+        lines = state.text.splitlines()
+        name = next(line.split()[0] for line in lines if line.endswith("text (settable, string) Name"))
+        bound.append((running, app, name))
+    (first, app_a, name_a), (second, app_b, name_b) = bound
+    ex.click(app_a, element=name_a)
+    first.events.wait_for("focus", name="Name")
+    since = time.monotonic()
+    for _ in range(5):
+        ex.press_key(app_a, "a b c d e f")
+        ex.click(app_b, element=name_b)  # focuses the other app at once
+    first.events.wait_for("text", name="Name", text="abcdef" * 5, since=since)
+    assert not second.events.of_type("text", since=since)

@@ -50,6 +50,11 @@ BUTTONS: Final = {1: 0x110, 2: 0x112, 3: 0x111, 8: 0x113, 9: 0x114}
 _AXIS_VERTICAL: Final = 0
 _AXIS_HORIZONTAL: Final = 1
 _KEYSYM_MODS: Final = {"shift": 0xFFE1, "ctrl": 0xFFE3, "alt": 0xFFE9, "super": 0xFFEB}
+#: XF86Launch9 (on every evdev keymap, as F18's key): the shell extension grabs it as an accelerator
+#: and counts it (``Marks``); sent after a burst, it says when Mutter has handed the burst to the
+#: clients. Mutter consumes a grabbed key's press only: its release reaches the focused window (a
+#: release without its press, which toolkits ignore).
+MARKER_KEYSYM: Final = 0x1008FF49
 #: Characters every Latin layout has as keys (printable ASCII, Return, Tab); others are committed.
 _KEY_CHARS: Final = frozenset(chr(c) for c in range(0x20, 0x7F)) | {"\n", "\t"}
 
@@ -187,6 +192,10 @@ class RemoteInput:
             self.key(keysym, False),
             *(self.key(m, False) for m in reversed(mods)),
         ]
+
+    def marker(self) -> list[Call]:
+        """The marker key pressed and released (not tracked as held: the shell consumes it)."""
+        return [self.key(MARKER_KEYSYM, True), self.key(MARKER_KEYSYM, False)]
 
     def type_keys(self, text: str) -> list[Call]:
         out = []

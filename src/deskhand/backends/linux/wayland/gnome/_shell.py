@@ -129,6 +129,10 @@ class ShellWindows:
         the focus and a text-input focus; False (nothing sent) otherwise."""
         return bool(self._call("CommitText", "ts", (window_id, text))[0])
 
+    def marks(self) -> int:
+        """How often the shell consumed the marker key (``_remote.MARKER_KEYSYM``)."""
+        return int(self._call("Marks")[0])
+
     def hide_overview(self) -> bool:
         """Close the overview; whether it is still visible."""
         return bool(self._call("HideOverview")[0])

@@ -10,11 +10,19 @@
  *   CommitText(id, text)   commit text through the shell's input method (text-input-v3) to the
  *                          focused window, only when it is window `id` and has a text-input focus.
  *   HideOverview()         close the overview (GNOME starts in it); also done at startup.
+ *   Marks()                how often the shell has consumed the marker key (XF86Launch9, grabbed as an
+ *                          accelerator): a client sends it after a burst of input through the same
+ *                          path, and once the count moves every event before it has been handed
+ *                          to the clients (Mutter handles input in order; the marker never reaches
+ *                          an app).
  * It holds one virtual keyboard and one virtual pointer for its lifetime, so the seat of a
  * headless shell has both capabilities and clients bind them before the first input arrives.
  */
-const { Clutter, Gio, GLib, Meta } = imports.gi;
+const { Clutter, Gio, GLib, Meta, Shell } = imports.gi;
 const Main = imports.ui.main;
+
+const MARKER = 'XF86Launch9';
+const marks = { count: 0 };
 
 const VERSION = 1;
 const IFACE = `<node>
@@ -30,6 +38,7 @@ const IFACE = `<node>
     <method name="CommitText"><arg type="t" direction="in" name="id"/><arg type="s" direction="in" name="text"/>
       <arg type="b" direction="out" name="committed"/></method>
     <method name="HideOverview"><arg type="b" direction="out" name="visible"/></method>
+    <method name="Marks"><arg type="u" direction="out" name="count"/></method>
     <property name="Version" type="u" access="read"/>
   </interface>
 </node>`;
@@ -145,6 +154,10 @@ class Service {
         return Main.overview.visible;
     }
 
+    Marks() {
+        return marks.count;
+    }
+
     get Version() {
         return VERSION;
     }
@@ -155,6 +168,14 @@ class Extension {
         const seat = Clutter.get_default_backend().get_default_seat();
         this._devices = [Clutter.InputDeviceType.KEYBOARD_DEVICE, Clutter.InputDeviceType.POINTER_DEVICE]
             .map(type => seat.create_virtual_device(type));
+        this._marker = global.display.grab_accelerator(MARKER, Meta.KeyBindingFlags.NONE);
+        if (this._marker !== Meta.KeyBindingAction.NONE) {
+            Main.wm.allowKeybinding(Meta.external_binding_name_for_action(this._marker), Shell.ActionMode.ALL);
+            this._activated = global.display.connect('accelerator-activated', (_display, action) => {
+                if (action === this._marker)
+                    marks.count++;
+            });
+        }
         metaWindows().forEach(track);
         this._created = global.display.connect('window-created', (_display, w) => track(w));
         this._service = Gio.DBusExportedObject.wrapJSObject(IFACE, new Service());
@@ -172,6 +193,10 @@ class Extension {
             Main.layoutManager.disconnect(this._startup);
         this._startup = 0;
         global.display.disconnect(this._created);
+        if (this._activated)
+            global.display.disconnect(this._activated);
+        if (this._marker)
+            global.display.ungrab_accelerator(this._marker);
         Gio.bus_unown_name(this._owner);
         this._service.unexport();
         this._service = null;
