@@ -133,6 +133,10 @@ class ShellWindows:
         """How often the shell consumed the marker key (``_remote.MARKER_KEYSYM``)."""
         return int(self._call("Marks")[0])
 
+    def frame(self) -> None:
+        """Return after the stage's next frame (pointer events queued before have gone out)."""
+        self._call("Frame")
+
     def hide_overview(self) -> bool:
         """Close the overview; whether it is still visible."""
         return bool(self._call("HideOverview")[0])

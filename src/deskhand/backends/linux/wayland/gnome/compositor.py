@@ -67,6 +67,8 @@ class GnomeInput:
         self.remote = remote
         self.shell = shell
         self.pending: list[Call] = []
+        #: a pointer burst went out with no marker after it (``settle``)
+        self.unsettled = False
 
     def move(self, x: float, y: float) -> None:
         self.pending.append(self.remote.motion(x, y))
@@ -118,13 +120,26 @@ class GnomeInput:
             self.remote.ping(timeout_s)
             return
         if not any(c[1] == "NotifyKeyboardKeysym" for c in calls):
-            # pointer only: no marker (its key release, arriving while a menu opens on the
-            # click, made GTK close the menu again)
+            # pointer only: the marker waits for the next focus change (``settle``): its key
+            # release, arriving while a menu opens on the click, made GTK close the menu again
             self.remote.send(calls, timeout_s)
+            self.unsettled = True
             return
+        self._marked(calls, timeout_s)
+
+    def settle(self, timeout_s: float | None = None) -> None:
+        """Before the focus or the stacking changes: wait until every burst sent has reached the
+        clients (a click sent just before an activation landed on the window raised over it: 8
+        of 30)."""
+        if self.unsettled:
+            self._marked([], timeout_s)
+            self.shell.frame()  # Clutter hands pointer events out per frame, keys at once
+
+    def _marked(self, calls: list[Call], timeout_s: float | None) -> None:
         deadline = time.monotonic() + (DELIVERY_TIMEOUT_S if timeout_s is None else timeout_s)
         before = self.shell.marks()
         self.remote.send([*calls, *self.remote.marker()], timeout_s)
+        self.unsettled = False
         while self.shell.marks() == before:
             if time.monotonic() >= deadline:
                 raise NativeError(
@@ -170,10 +185,18 @@ class Gnome:
         return [_view(w) for w in self.shell.windows()]
 
     def focus(self, view_id: int) -> None:
+        """Activate (raise and focus) the window, after the input sent before has gone where it
+        was sent, and return once a frame has passed: Mutter syncs the stacking of what it draws
+        (which pointer events are picked against) before its next frame, so a click sent right
+        after an activation landed on the window that was on top before (9 of 30)."""
+        self._input.settle()
         self.shell.activate(view_id)
+        self.shell.frame()
 
     def place(self, view_id: int, x: int, y: int, width: int, height: int) -> None:
+        self._input.settle()
         self.shell.move_resize(view_id, x, y, width, height)
+        self.shell.frame()
 
     def capture(self, rect: tuple[int, int, int, int] | None = None) -> Frame:
         raise NativeError(

@@ -9,6 +9,8 @@
  *                          the frame rect inside the image as JSON.
  *   CommitText(id, text)   commit text through the shell's input method (text-input-v3) to the
  *                          focused window, only when it is window `id` and has a text-input focus.
+ *   Frame()                returns after the stage's next frame: pointer events queued before it
+ *                          have then been handed to the clients (Clutter processes them per frame).
  *   HideOverview()         close the overview (GNOME starts in it); also done at startup.
  *   Marks()                how often the shell has consumed the marker key (XF86Launch9, grabbed as an
  *                          accelerator): a client sends it after a burst of input through the same
@@ -39,6 +41,7 @@ const IFACE = `<node>
       <arg type="b" direction="out" name="committed"/></method>
     <method name="HideOverview"><arg type="b" direction="out" name="visible"/></method>
     <method name="Marks"><arg type="u" direction="out" name="count"/></method>
+    <method name="Frame"/>
     <property name="Version" type="u" access="read"/>
   </interface>
 </node>`;
@@ -156,6 +159,14 @@ class Service {
 
     Marks() {
         return marks.count;
+    }
+
+    FrameAsync(_params, invocation) {
+        const id = global.stage.connect('after-paint', () => {
+            global.stage.disconnect(id);
+            invocation.return_value(null);
+        });
+        global.stage.queue_redraw();
     }
 
     get Version() {
