@@ -11,7 +11,7 @@ APT_PACKAGES := xvfb x11-utils x11-xserver-utils xauth xdotool openbox dbus dbus
   chromium firefox-esr libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-gtk3 gnome-calculator \
   gnome-text-editor kcalc thunar galculator python3-tk x11-apps xclip xfce4-settings \
   kate dolphin gedit evince okular gimp jedit libatk-wrapper-java libatk-wrapper-java-jni vlc thunderbird \
-  sway grim wtype wl-clipboard wayland-protocols libwayland-dev qtwayland5 tini kwin-wayland libxkbcommon0
+  sway grim wtype wl-clipboard wayland-protocols libwayland-dev qtwayland5 tini kwin-wayland libxkbcommon0 gnome-shell pipewire wireplumber
 PYTEST_ARGS ?=
 
 .PHONY: deps apt venv constraints ts-client test matrix tasks check demo bench clean soak soak-fleet bench-fleet

@@ -200,7 +200,7 @@ def nothing_held(desktop: VirtualDesktop, ex: MatrixExecutor | None = None) -> t
         assert isinstance(ex, WaylandExecutor), "on Wayland, pass the executor whose devices sent the input"
         devices = ex.compositor.input
         if not isinstance(devices, Devices):  # another compositor's input: only whether anything is held
-            return ((1,), set()) if devices.held() else ((), set())
+            return ((1,), set()) if devices.held else ((), set())
         return tuple(sorted(devices.buttons)), set(devices.keys) | ({-devices.mods} if devices.mods else set())
     d = xdisplay.Display(desktop.env["DISPLAY"])
     try:

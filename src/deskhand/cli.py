@@ -25,6 +25,7 @@ from deskhand import commands as cmds
 from deskhand.core.errors import DeskhandError
 from deskhand.desktop import VirtualDesktop, cleanup_stale, find_state, list_states, teardown
 from deskhand.desktop._procs import MARKER_ENV
+from deskhand.desktop.compositors import COMPOSITORS
 from deskhand.desktop.registry import DesktopState
 
 if TYPE_CHECKING:
@@ -49,7 +50,9 @@ class Command:
 
 
 _WAYLAND_HELP = "a Wayland desktop (headless sway, apps native on Wayland) instead of Xvfb and openbox"
-_COMPOSITOR_HELP = "a Wayland desktop with this compositor (sway; implies --wayland; env DESKHAND_COMPOSITOR)"
+_COMPOSITOR_HELP = (
+    f"a Wayland desktop with this compositor ({', '.join(COMPOSITORS)}; implies --wayland; env DESKHAND_COMPOSITOR)"
+)
 
 
 def _compositor_default() -> str | None:

@@ -99,6 +99,7 @@ def _keys(fixture: Running, since: float) -> list[dict[str, Any]]:
     "x11",
     "sway",
     "kwin",
+    "gnome",
     kwin=pytest.mark.xfail(
         strict=True,
         raises=AssertionError,
@@ -163,7 +164,7 @@ nodeRepl.write(JSON.stringify({{shots}}));
 
 
 @pytest.mark.matrix("GTK 3 fixture", "canvas clicks, keys, screenshots")
-@pytest.mark.displays("x11", "sway", "kwin")
+@pytest.mark.displays("x11", "sway", "kwin", "gnome")
 def test_canvas_clicks_keys_and_screenshots_in_one_cell(canvas: Any, matrix_desktop: VirtualDesktop) -> None:
     """The canvas task's clicks, key presses and screenshots, which both display servers do today:
     12 clicks at distinct points, each followed by a key, a screenshot after every third."""

@@ -227,7 +227,7 @@ def test_gedit_typing_into_a_dialog_the_cell_has_not_observed_is_refused_and_say
 
 
 @pytest.mark.matrix("Mousepad", "cell chain", "save as", "click", "type")
-@pytest.mark.displays("x11", "sway", "kwin")
+@pytest.mark.displays("x11", "sway", "kwin", "gnome")
 def test_mousepad_save_as_field_click_select_type_return_in_one_cell(apps: Apps, matrix_desktop, tmp_path):
     target = tmp_path / "saved.txt"
     pid = apps.mousepad().pid

@@ -47,6 +47,7 @@ def canvas_pixel(ex: MatrixExecutor, app: RunningApp, image: Any, lx: float, ly:
     "x11",
     "sway",
     "kwin",
+    "gnome",
     sway=pytest.mark.xfail(
         strict=True,
         raises=AssertionError,

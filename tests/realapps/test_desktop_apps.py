@@ -13,7 +13,7 @@ from _apps import Apps
 from _display import MatrixExecutor, a11y_of, element_ref, transform_of
 from _observe import handle, state_with
 
-pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway", "kwin")]
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway", "kwin", "gnome")]
 
 
 #: The type cell of a file's row in Thunar's detailed list.
@@ -95,7 +95,7 @@ def test_mousepad_types_and_saves(apps: Apps, mex: MatrixExecutor, tmp_path: Pat
 
 
 @pytest.mark.matrix("Mousepad", "scroll")
-@pytest.mark.displays("x11", "sway", "kwin")
+@pytest.mark.displays("x11", "sway", "kwin", "gnome")
 def test_mousepad_wheel_scroll_is_measured_on_its_text(apps: Apps, mex: MatrixExecutor, tmp_path: Path) -> None:
     """A GTK 3 text view keeps its bounds while its text scrolls (and hit-testing stops at
     Mousepad's notebook): the wheel is measured on the character under the point, and the app's

@@ -14,7 +14,7 @@ from _apps import Apps
 from _display import MatrixExecutor, frame_of, key_rect, move_window, to_pixels, transform_of
 from _observe import handle, inside, state_with
 
-pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway", "kwin")]
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway", "kwin", "gnome")]
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def test_text_editor_shows_its_text_types_and_saves(editor: dict[str, Any], mex:
 
 
 @pytest.mark.matrix("gnome-text-editor", "selectText")
-@pytest.mark.displays("x11", "sway", "kwin")
+@pytest.mark.displays("x11", "sway", "kwin", "gnome")
 def test_text_editor_select_text_replaces_a_word(editor: dict[str, Any], mex: MatrixExecutor) -> None:
     app = editor["app"]
     state = state_with(mex, app, VIEW + "alpha beta gamma")

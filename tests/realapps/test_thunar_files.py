@@ -21,7 +21,7 @@ from _apps import Apps
 from _display import MatrixExecutor
 from _observe import handle, state_with
 
-pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway", "kwin")]
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway", "kwin", "gnome")]
 
 NAMES = ("alpha-notes.txt", "beta-report.txt", "gamma-data.txt")
 #: A file's name cell in the detailed list (selected or not).

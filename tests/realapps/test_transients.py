@@ -70,7 +70,7 @@ def changed(a: Any, b: Any, t: Any, r: Rect) -> float:
 
 
 @pytest.mark.matrix("Mousepad", "dialogs")
-@pytest.mark.displays("x11", "sway", "kwin")
+@pytest.mark.displays("x11", "sway", "kwin", "gnome")
 def test_a_save_as_dialog_is_in_the_state(mousepad: tuple[MatrixExecutor, RunningApp]) -> None:
     ex, app = mousepad
     ex.get_app_state(app)  # the baseline the next state is compared with
@@ -85,7 +85,7 @@ def test_a_save_as_dialog_is_in_the_state(mousepad: tuple[MatrixExecutor, Runnin
 
 
 @pytest.mark.matrix("Mousepad", "menus")
-@pytest.mark.displays("x11", "sway", "kwin")
+@pytest.mark.displays("x11", "sway", "kwin", "gnome")
 def test_an_open_menu_is_in_the_state_and_the_screenshot(mousepad: tuple[MatrixExecutor, RunningApp]) -> None:
     ex, app = mousepad
     closed = ex.get_app_state(app, disable_diff=True)

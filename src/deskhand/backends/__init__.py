@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 
 def _linux(env: Mapping[str, str]) -> Executor:
-    if env.get("WAYLAND_DISPLAY") and not env.get("DISPLAY"):  # a Wayland session without XWayland
+    # a Wayland session without XWayland, or one whose compositor is named (GNOME or KDE with XWayland)
+    if env.get("WAYLAND_DISPLAY") and (not env.get("DISPLAY") or env.get("DESKHAND_COMPOSITOR")):
         from deskhand.backends.linux.wayland_executor import WaylandExecutor  # noqa: PLC0415 - lazy backend import
 
         return WaylandExecutor(env)

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Final, Protocol
 
-from deskhand.desktop import _kwin, _sway
+from deskhand.desktop import _gnome, _kwin, _sway
 from deskhand.desktop._spawn import Child
 
 __all__ = ("COMPOSITORS", "DEFAULT", "Kind", "Started", "kind")
@@ -50,8 +50,8 @@ class Kind:
     fix: str
     start: Starter
     wait_for_view: Callable[[Mapping[str, str], int, float], int]
-    #: it connects to the desktop's session bus when it starts (the desktop starts the bus first)
-    needs_session_bus: bool = False
+    #: the session bus and AT-SPI start before the compositor, which joins them (GNOME Shell, KWin)
+    buses_first: bool = False
 
 
 def _sway_view(env: Mapping[str, str], pid: int, timeout_s: float) -> int:
@@ -68,7 +68,16 @@ COMPOSITORS: Final[Mapping[str, Kind]] = MappingProxyType(
             _kwin.FIX_KWIN,
             _kwin.start,
             _kwin.wait_for_view,
-            needs_session_bus=_kwin.NEEDS_SESSION_BUS,
+            buses_first=_kwin.NEEDS_SESSION_BUS,
+        ),
+        "gnome": Kind(
+            "gnome",
+            "GNOME Shell",
+            "gnome-shell",
+            _gnome.FIX_GNOME,
+            _gnome.start,
+            _gnome.wait_for_view,
+            buses_first=True,
         ),
     }
 )

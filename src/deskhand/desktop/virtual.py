@@ -118,6 +118,7 @@ class VirtualDesktop:
         self.apps: list[LaunchedApp] = []
         self._private_env: dict[str, str] = {}
         self._popens: list[Child] = []
+        self._unrecorded: list[tuple[str, Child]] = []
         self._state: DesktopState | None = None
         self._watchdog_pid: int | None = None
         self._watchdog_fd: int | None = None
@@ -170,7 +171,10 @@ class VirtualDesktop:
             for name, sub in PRIVATE_DIRS:
                 (self.runtime_dir / sub).mkdir(mode=0o700, exist_ok=True)
                 self._private_env[name] = str(self.runtime_dir / sub)
-        early = self._start_session_bus(deadline) if self.compositor and self.compositor.needs_session_bus else None
+        early = bool(self.compositor and self.compositor.buses_first)
+        if early:  # the compositor joins the desktop's buses (GNOME Shell)
+            self.env = self._toolkit_env()
+            self._start_buses(deadline)
         server, role = self._start_wayland(deadline) if self.wayland else self._start_x11(deadline)
         self._state = DesktopState(
             id=self.id, display=self.display or 0, width=self.width, height=self.height, depth=self.depth,
@@ -181,8 +185,8 @@ class VirtualDesktop:
             compositor_dir=str(self.compositor_dir) if self.compositor_dir else None,
             compositor=self.compositor.name if self.compositor else None,
         )  # fmt: skip
-        if early is not None:
-            self._record("dbus", early)
+        for early_role, proc in self._unrecorded:
+            self._record(early_role, proc)
         self._record(role, server)
         self.timings[role] = time.monotonic() - t0
         wm = None
@@ -195,7 +199,8 @@ class VirtualDesktop:
             # Not waited for (it is up ~0.1 s after the start returns): the apps started here and
             # the shells of the exports have GTK_MODULES as well.
             self._spawn("xsettings", [sys.executable, "-m", _xsettings.__name__])
-        self._start_buses(deadline)
+        if not early:
+            self._start_buses(deadline)
         if wm is not None:
             t1 = time.monotonic()
             self._wait_wm(wm, deadline)
@@ -258,6 +263,8 @@ class VirtualDesktop:
         self._popens.append(proc)
         if self._state is not None:
             self._record(role, proc)
+        elif role != "xvfb" and (self.compositor is None or role != self.compositor.name):
+            self._unrecorded.append((role, proc))  # recorded once the state exists
         return proc
 
     def _record(self, role: str, proc: Child) -> None:

@@ -110,12 +110,18 @@ def decorations_notice(tree: AppTree, key: View) -> str | None:
 
 def window_info(view: View, stacking: int) -> WindowInfo:
     """A compositor's view as the X11 mapping code expects a window (no decorations: client =
-    frame). The surface margins (shadows) where the compositor tells them (KWin); else
-    ``observe.placement.content_origin`` finds them from the app's own bounds (sway)."""
+    frame). Surface margins (shadows): where the compositor gives the whole surface (GNOME), client
+    = the surface with the margins around the frame as ``_GTK_FRAME_EXTENTS`` would say; where it
+    gives the margins (KWin), negative ones; else ``observe.placement.content_origin`` finds
+    them from the app's own bounds (sway)."""
     rect = Rect(*view.rect)
-    margins = _outside(view.margins) if any(view.margins) else None
+    client, margins = rect, (_outside(view.margins) if any(view.margins) else None)
+    if view.surface is not None:
+        sx, sy, sw, sh = view.surface
+        fx, fy, fw, fh = view.rect
+        client, margins = Rect(*view.surface), (fx - sx, sx + sw - fx - fw, fy - sy, sy + sh - fy - fh)
     return WindowInfo(
-        id=view.id, frame_id=view.id, pid=view.pid, title=view.title, client=rect, frame=rect,
+        id=view.id, frame_id=view.id, pid=view.pid, title=view.title, client=client, frame=rect,
         mapped=view.visible, stacking=stacking, wm_class=(view.app_id, view.app_id), gtk_margins=margins,
     )  # fmt: skip
 

@@ -33,8 +33,7 @@ from deskhand.backends.linux.act.values import Values
 from deskhand.backends.linux.act.wl_session import WaylandSession, WlObserved
 from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.atspi.enums import Role, State, role_set
-from deskhand.backends.linux.wayland._clipserver import ClipboardServer
-from deskhand.backends.linux.wayland.compositor import Compositor
+from deskhand.backends.linux.wayland.compositor import Compositor, SessionClipboard
 from deskhand.core import barrier, clicktiers, effects
 from deskhand.core import deadline as call_deadline
 from deskhand.core import pointer as corepointer
@@ -63,7 +62,7 @@ class WaylandKeys:
     def __init__(self, session: WaylandSession) -> None:
         self._s = session
         self.focus = Focus(session)
-        self._clipboard: ClipboardServer | None = None
+        self._clipboard: SessionClipboard | None = None
 
     def close(self) -> None:
         try:
@@ -157,7 +156,7 @@ class WaylandKeys:
         return self._clipboard
 
     @property
-    def clipboard_server(self) -> ClipboardServer | None:
+    def clipboard_server(self) -> SessionClipboard | None:
         """The clipboard server if a paste made one (``paste_clipboard`` does)."""
         return self._clipboard
 

@@ -228,6 +228,15 @@ class AtspiConnection:
         self._note_registry(None if isinstance(owner, Failed) else str(owner[0]))
         return {b: int(r[0]) for b, r in zip(buses, replies, strict=True) if not isinstance(r, Failed)}
 
+    def with_windows(self, buses: Sequence[str], deadline: Deadline) -> str | None:
+        """Of one pid's bus names, the one with windows: a Qt app under GNOME loads GTK for its
+        platform theme, and GTK registers the process a second time, with none."""
+        if len(buses) < 2:
+            return buses[0] if buses else None
+        calls = [Call(b, ROOT_PATH, PROPERTIES, "Get", "ss", (ACCESSIBLE, "ChildCount")) for b in buses]
+        counts = self.pipeline(calls, deadline)
+        return next((b for b, c in zip(buses, counts, strict=True) if not isinstance(c, Failed) and c[0][1]), buses[0])
+
     def _note_registry(self, owner: str | None) -> None:
         """A registry under a new unique name (killed, and started again by D-Bus activation or by
         hand) knows none of the events registered with the old one: ``registry_epoch`` counts it."""

@@ -29,6 +29,8 @@ def content_origin(root: Element, xwin: WindowInfo, surface: bool = False) -> tu
     if (frame.x, frame.y) != (0, 0):
         origin = round(c.x - frame.x), round(c.y - frame.y)
         return origin if surface and origin != (0, 0) else None
+    if (frame.width, frame.height) == (c.width, c.height):
+        return round(c.x), round(c.y)  # relative to the whole surface (GTK 3 on GNOME)
     if xwin.gtk_margins is not None:
         left, right, top, bottom = xwin.gtk_margins
         if min(xwin.gtk_margins) < 0:  # a Wayland surface's shadows around its content rect (KWin)

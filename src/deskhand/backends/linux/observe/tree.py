@@ -224,7 +224,7 @@ class TreeObserver:
             return known
         buses = self.atspi.apps(Deadline(2.0))
         pids = self.atspi.pids(buses, Deadline(2.0))
-        bus = next((b for b, p in pids.items() if p == pid), None)
+        bus = self.atspi.with_windows([b for b, p in pids.items() if p == pid], Deadline(2.0))
         if bus is None:
             self.buses.pop(pid, None)
         else:
@@ -309,7 +309,8 @@ def without_key_window(tree: AppTree | None, key: WindowInfo) -> bool:
 def _match_window(
     root: Element, xwins: list[WindowInfo], claimed: set[int], *, active: bool, key: WindowInfo | None, relative: bool
 ) -> WindowInfo | None:
-    """The X window of an AT-SPI window: same client rectangle, else the same title. Among
+    """The X window of an AT-SPI window: same client rectangle (for window-relative bounds, the
+    one window of that size), else the same title. Among
     windows with the same title (gnome-text-editor titles a new window after the document of
     the last), one matched already is left out, and the key window is the ACTIVE one's. A
     window-relative app's window (a Wayland client's, at (0, 0)) whose title matches none (Qt on
@@ -320,6 +321,12 @@ def _match_window(
         for w in xwins:
             if _same_rect(w.client, frame) or _same_rect(w.frame, frame):
                 return w
+        if (frame.x, frame.y) == (0, 0):  # window-relative bounds (Wayland): the one window of
+            sized = [w for w in xwins if w.id not in claimed and _same_size(w, frame)]  # that size,
+            if len(sized) == 1:  # or the app's only window (Qt's bounds lag a resize at the start)
+                return sized[0]
+            if len(xwins) == 1 and not claimed:
+                return xwins[0]
     titled = [w for w in xwins if root.title and w.title == root.title]
     if len(titled) > 1:
         titled = [w for w in titled if w.id not in claimed]
@@ -352,6 +359,10 @@ def _as_popup(root: Element) -> bool:
         for bar in bars:
             bar.role, bar.role_description = "AXMenu", "menu"
     return items
+
+
+def _same_size(w: WindowInfo, frame: Rect) -> bool:
+    return any((r.width, r.height) == (frame.width, frame.height) for r in (w.client, w.frame))
 
 
 def _same_rect(a: Rect, b: Rect) -> bool:

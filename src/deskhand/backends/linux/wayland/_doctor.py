@@ -56,7 +56,9 @@ PROTOCOLS: Final = (
 
 
 def is_wayland_session(env: Mapping[str, str]) -> bool:
-    return bool(env.get("WAYLAND_DISPLAY")) and not env.get("DISPLAY")
+    """``WAYLAND_DISPLAY`` without ``DISPLAY``, or with a compositor named (``DESKHAND_COMPOSITOR``:
+    a GNOME or KDE session runs XWayland, whose ``DISPLAY`` would choose the X11 backend)."""
+    return bool(env.get("WAYLAND_DISPLAY")) and (not env.get("DISPLAY") or bool(env.get("DESKHAND_COMPOSITOR")))
 
 
 def wayland_checks(env: Mapping[str, str]) -> list[Check]:
@@ -77,6 +79,10 @@ def wayland_checks(env: Mapping[str, str]) -> list[Check]:
         out = [Check("wayland", True, f"{env.get('WAYLAND_DISPLAY')} ({sizes})", data={"outputs": sizes})]
         if compositor_name(env) == "kwin":
             return [*out, *kwin_checks(env), qt_check()]
+        if compositor_name(env) == "gnome":  # no wlroots protocols: the extension and Mutter's APIs
+            from deskhand.backends.linux.wayland.gnome._doctor import gnome_checks  # noqa: PLC0415 - GNOME only
+
+            return [*out, *gnome_checks(env), qt_check()]
         for name, iface in PROTOCOLS:
             proxy = client.globals.get(iface)
             if proxy is None:

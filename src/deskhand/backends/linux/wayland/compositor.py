@@ -21,12 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from deskhand.backends.linux.wayland._clipserver import ClipboardServer
+from deskhand.core.pastetypes import Clipboard
 
-__all__ = ("Compositor", "Frame", "Input", "View", "pixel")
+__all__ = ("Compositor", "Frame", "Input", "SessionClipboard", "View", "pixel")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +49,9 @@ class View:
     floating: bool
     shell: str
     margins: tuple[int, int, int, int] = (0, 0, 0, 0)
+    #: the client's whole surface where it is larger than ``rect`` (GNOME: a client-side shadow
+    #: around the frame); a Wayland client's AT-SPI coordinates are relative to it
+    surface: tuple[int, int, int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +90,15 @@ class Input(Protocol):
     def close(self) -> None: ...
 
 
+class SessionClipboard(Clipboard, Protocol):
+    """The clipboard a paste owns (``core.pastetypes.Clipboard``), which the session closes: a
+    restored clipboard still ours is then handed to a keeper (``hand_off``)."""
+
+    @property
+    def owns(self) -> bool: ...
+    def close(self, *, hand_off: bool = True) -> None: ...
+
+
 class Compositor(Protocol):
     """One Wayland compositor session as deskhand drives it (module docstring). Close it when done."""
 
@@ -100,5 +111,5 @@ class Compositor(Protocol):
     def place(self, view_id: int, x: int, y: int, width: int, height: int) -> None: ...
     def capture(self, rect: tuple[int, int, int, int] | None = None) -> Frame: ...
     def capture_view(self, views: Sequence[View], target: View) -> Frame: ...
-    def clipboard(self) -> ClipboardServer: ...
+    def clipboard(self) -> SessionClipboard: ...
     def close(self) -> None: ...

@@ -31,9 +31,15 @@ def _kwin(env: Mapping[str, str]) -> Compositor:
     return KWin(env)
 
 
+def _gnome(env: Mapping[str, str]) -> Compositor:
+    from deskhand.backends.linux.wayland.gnome.compositor import Gnome  # noqa: PLC0415 - lazy
+
+    return Gnome(env)
+
+
 #: Compositor name -> how a session of it is opened.
 COMPOSITORS: Final[Mapping[str, Callable[[Mapping[str, str]], Compositor]]] = MappingProxyType(
-    {"sway": _sway, "kwin": _kwin}
+    {"sway": _sway, "kwin": _kwin, "gnome": _gnome}
 )
 
 

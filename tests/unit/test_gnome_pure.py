@@ -1,0 +1,144 @@
+"""The GNOME seam's pure parts: what goes as keys and what is committed, the held state of a burst,
+the PNG decode's byte order, cutting and drawing rows, Mutter's selection types, a view with a
+shadowed surface as the mapping code sees it, and the desktop's extension install (the rest runs on
+a real headless GNOME Shell in ``tests/wayland`` and ``tests/realapps``)."""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from deskhand.backends.linux.observe.tree import _match_window, content_origin
+from deskhand.backends.linux.wayland._doctor import is_wayland_session
+from deskhand.backends.linux.wayland.compositor import View
+from deskhand.backends.linux.wayland.gnome import _clipboard, _png, _remote
+from deskhand.backends.linux.wayland.gnome.compositor import _blit
+from deskhand.backends.linux.wayland.registry import COMPOSITORS, compositor_name
+from deskhand.backends.linux.wayland_executor import window_info
+from deskhand.backends.linux.x11.windows import WindowInfo
+from deskhand.core.axtree.model import Element
+from deskhand.core.geometry import Rect
+from deskhand.desktop import _gnome
+from deskhand.desktop.compositors import kind
+
+
+def _png_rgba(width: int, height: int, pixels: list[tuple[int, int, int, int]]) -> bytes:
+    """A minimal RGBA PNG (filter 0 on every row)."""
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+    rows = b"".join(b"\0" + b"".join(bytes(p) for p in pixels[y * width : (y + 1) * width]) for y in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def test_a_png_decodes_to_blue_green_red_rows() -> None:
+    red, green = (220, 30, 40, 255), (10, 200, 30, 255)
+    data, width, height = _png.decode_bgrx(_png_rgba(2, 1, [red, green]))
+    assert (width, height) == (2, 1)
+    assert data[0:3] == bytes((40, 30, 220)) and data[4:7] == bytes((30, 200, 10))  # B, G, R
+
+
+def test_crop_cuts_the_frame_out_of_the_buffer_and_blit_draws_a_popup_over_it() -> None:
+    data = bytes(range(4 * 4 * 4))  # 4x4 pixels, 4 bytes each
+    cut, w, h = _png.crop(data, 4, 4, (1, 1, 2, 2))
+    assert (w, h) == (2, 2) and cut == data[20:28] + data[36:44]
+    canvas = bytearray(4 * 3 * 3)
+    _blit(canvas, (3, 3), (b"\xff" * 16, 2, 2), (2, 2))  # only its top-left pixel lands inside
+    assert canvas[(2 * 3 + 2) * 4 : (2 * 3 + 3) * 4] == b"\xff" * 4 and canvas.count(b"\xff") == 4
+
+
+def test_ascii_goes_as_keys_and_other_text_is_committed() -> None:
+    assert all(_remote.typable(ch) for ch in "Hello, world!\n\t~")
+    assert not any(_remote.typable(ch) for ch in "üß✓é€")
+
+
+class _Bus:
+    def __init__(self) -> None:
+        self.sent: list[list[Any]] = []
+
+    def calls(self, batch: list[Any], timeout_s: float | None = None) -> list[tuple[Any, ...]]:
+        del timeout_s
+        self.sent.append(list(batch))
+        return [() for _ in batch]
+
+
+def test_what_is_held_counts_from_the_burst_sent_and_is_lifted_by_release_all() -> None:
+    remote = cast(Any, _remote.RemoteInput.__new__(_remote.RemoteInput))
+    remote.bus, remote.buttons, remote.keys, remote.rd = _Bus(), set(), set(), "rd"
+    remote.streams = [_remote.Stream("/stream/1", 0, 0, 1280, 800)]
+    chord = remote.chord(["ctrl", "shift"], ord("s"))
+    assert [(c[1], c[3]) for c in chord] == [
+        ("NotifyKeyboardKeysym", (0xFFE3, True)),
+        ("NotifyKeyboardKeysym", (0xFFE1, True)),
+        ("NotifyKeyboardKeysym", (ord("s"), True)),
+        ("NotifyKeyboardKeysym", (ord("s"), False)),
+        ("NotifyKeyboardKeysym", (0xFFE1, False)),
+        ("NotifyKeyboardKeysym", (0xFFE3, False)),
+    ]
+    down = [remote.motion(1290, 10), remote.button(1, True)]
+    assert down[0][3] == ("/stream/1", 1279.0, 10.0)  # clamped to the stream's monitor
+    assert not remote.held  # built, not sent
+    remote.send(down)
+    assert remote.held and remote.buttons == {0x110}
+    remote.release_all()
+    assert not remote.held and remote.bus.sent[-1] == [("rd", "NotifyPointerButton", "ib", (0x110, False))]
+
+
+def test_mutters_selection_types_are_unwrapped_once_each() -> None:
+    assert _clipboard._mime_types((["text/plain", "UTF8_STRING", "text/plain"],)) == ["text/plain", "UTF8_STRING"]
+    assert _clipboard._mime_types(["a"]) == ["a"]
+
+
+def test_a_shadowed_surface_places_window_relative_bounds_at_the_surface_or_the_frame() -> None:
+    view = View(7, 42, "app", "Title", (319, 36, 640, 517), True, True, True, "xdg_shell", surface=(293, 13, 692, 569))
+    info = window_info(view, 0)
+    assert info.client == Rect(293, 13, 692, 569) and info.frame == Rect(319, 36, 640, 517)
+    assert info.gtk_margins == (26, 26, 23, 29)
+    gtk3 = Element(role="AXWindow", frame=Rect(0, 0, 692, 569))  # GTK 3: the whole surface
+    gtk4 = Element(role="AXWindow", frame=Rect(0, 0, 640, 517))  # GTK 4: the frame
+    assert content_origin(gtk3, info) == (293, 13)
+    assert content_origin(gtk4, info) == (319, 36)
+
+
+def test_window_relative_bounds_match_the_one_window_of_their_size_or_the_only_window() -> None:
+    def win(wid: int, rect: tuple[int, int, int, int]) -> WindowInfo:
+        r = Rect(*rect)
+        return WindowInfo(id=wid, frame_id=wid, pid=1, title="", client=r, frame=r, mapped=True, stacking=0)
+
+    root = Element(role="AXWindow", frame=Rect(0, 0, 253, 266))
+    two = [win(1, (71, 114, 253, 266)), win(2, (500, 100, 400, 300))]
+    assert _match_window(root, two, set(), active=True, key=None) == two[0]
+    only = [win(3, (0, 32, 259, 299))]  # sizes differ (a resize not yet in the bounds)
+    assert _match_window(root, only, set(), active=True, key=None) == only[0]
+    assert _match_window(root, only, {3}, active=True, key=None) is None
+
+
+def test_the_desktop_installs_and_enables_the_extension_and_names_gnome(tmp_path: Path) -> None:
+    target = _gnome.install_extension(tmp_path)
+    meta = json.loads((target / "metadata.json").read_text())
+    assert target.name == meta["uuid"] == _gnome.UUID and "43" in meta["shell-version"]
+    assert "dev.deskhand.Shell" in (target / "extension.js").read_text()
+    assert f"enabled-extensions=['{_gnome.UUID}']" in _gnome._SETTINGS
+    env = _gnome.Gnome(cast(Any, None), tmp_path, tmp_path / "wayland-0").client_env()
+    assert compositor_name(env) == "gnome" and "gnome" in COMPOSITORS
+    assert env["QT_WAYLAND_DISABLE_WINDOWDECORATION"] == "1"
+    assert kind("gnome").buses_first and kind("gnome").program == "gnome-shell"
+
+
+@pytest.mark.parametrize("value", [{"XDG_CURRENT_DESKTOP": "GNOME"}, {"XDG_CURRENT_DESKTOP": "ubuntu:GNOME"}])
+def test_a_gnome_session_is_found_by_its_desktop_name(value: dict[str, str]) -> None:
+    assert compositor_name(value) == "gnome"
+
+
+def test_a_named_compositor_chooses_the_wayland_backend_beside_xwayland() -> None:
+    gnome = {"WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0", "XDG_CURRENT_DESKTOP": "GNOME"}
+    assert not is_wayland_session(gnome)  # XWayland's DISPLAY: the X11 backend, as before
+    assert is_wayland_session({**gnome, "DESKHAND_COMPOSITOR": "gnome"})
+    assert is_wayland_session({"WAYLAND_DISPLAY": "wayland-0"})
