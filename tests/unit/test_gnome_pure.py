@@ -13,7 +13,8 @@ from typing import Any, cast
 
 import pytest
 
-from deskhand.backends.linux.observe.tree import _match_window, content_origin
+from deskhand.backends.linux.observe.placement import content_origin
+from deskhand.backends.linux.observe.tree import _match_window
 from deskhand.backends.linux.wayland._doctor import is_wayland_session
 from deskhand.backends.linux.wayland.compositor import View
 from deskhand.backends.linux.wayland.gnome import _clipboard, _png, _remote
@@ -114,10 +115,10 @@ def test_window_relative_bounds_match_the_one_window_of_their_size_or_the_only_w
 
     root = Element(role="AXWindow", frame=Rect(0, 0, 253, 266))
     two = [win(1, (71, 114, 253, 266)), win(2, (500, 100, 400, 300))]
-    assert _match_window(root, two, set(), active=True, key=None) == two[0]
+    assert _match_window(root, two, set(), active=True, key=None, relative=True) == two[0]
     only = [win(3, (0, 32, 259, 299))]  # sizes differ (a resize not yet in the bounds)
-    assert _match_window(root, only, set(), active=True, key=None) == only[0]
-    assert _match_window(root, only, {3}, active=True, key=None) is None
+    assert _match_window(root, only, set(), active=True, key=None, relative=True) == only[0]
+    assert _match_window(root, only, {3}, active=True, key=None, relative=True) is None
 
 
 def test_the_desktop_installs_and_enables_the_extension_and_names_gnome(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ class BusError(NativeError):
     """A D-Bus error reply; ``name`` is its D-Bus error name."""
 
     def __init__(self, name: str, message: str) -> None:
-        super().__init__("native_error", f"{name}: {message}", dispatched=None)
+        super().__init__("unknown", f"{name}: {message}", dispatched=None)
         self.name = name
 
 

@@ -147,7 +147,7 @@ class GnomeInput:
         while self.shell.marks() == before:
             if time.monotonic() >= deadline:
                 raise NativeError(
-                    "native_error", "GNOME Shell did not hand the input to the app in time", dispatched=True
+                    "input_failed", "GNOME Shell did not hand the input to the app in time", dispatched=True
                 )
             time.sleep(_POLL_S)  # polling the shell's marker count, with a deadline
 
