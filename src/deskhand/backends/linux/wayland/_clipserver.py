@@ -134,16 +134,17 @@ class ClipboardServer:
         try:
             if keep:
                 with contextlib.suppress(OSError, WaylandError):
-                    _hand_to_keeper(self._env, keep)
+                    hand_to_keeper(self._env, keep, "deskhand.backends.linux.wayland._keeper")
         finally:
             self.client.close()
 
 
-def _hand_to_keeper(env: Mapping[str, str], data: Mapping[str, bytes]) -> None:
-    """Start the keeper detached, give it the types on its stdin, and wait until it owns them."""
+def hand_to_keeper(env: Mapping[str, str], data: Mapping[str, bytes], module: str, wait_s: float = 2.0) -> None:
+    """Start the keeper ``module`` detached, give it the types on its stdin, and wait (at most
+    ``wait_s``) until it owns them."""
     body = json.dumps({k: b64encode(v).decode() for k, v in data.items()}).encode()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "deskhand.backends.linux.wayland._keeper"],
+        [sys.executable, "-m", module],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         env={**os.environ, **env}, start_new_session=True, close_fds=True,
     )  # fmt: skip
@@ -151,7 +152,7 @@ def _hand_to_keeper(env: Mapping[str, str], data: Mapping[str, bytes]) -> None:
     proc.stdin.write(body)
     proc.stdin.close()
     try:
-        ready, _, _ = select.select([proc.stdout], [], [], 2.0)
+        ready, _, _ = select.select([proc.stdout], [], [], wait_s)
         if ready:
             proc.stdout.readline()  # "owned": the selection is the keeper's before ours goes away
     finally:

@@ -20,20 +20,31 @@ from deskhand.backends.linux.wayland._wire import WaylandError
 __all__ = ()
 
 
+def read_types() -> dict[str, bytes]:
+    """The types given on stdin (``{mime: base64}``)."""
+    return {str(k): b64decode(v) for k, v in json.loads(sys.stdin.buffer.read()).items()}
+
+
+def detach() -> None:
+    """Once the selection is ours: say ``owned``, let the first process exit (nobody waits on the
+    keeper) and go on in a session of its own, stdin and stdout closed."""
+    if os.fork() != 0:
+        sys.stdout.write("owned\n")
+        sys.stdout.flush()
+        os._exit(0)
+    os.setsid()
+    for fd in (0, 1):
+        os.close(fd)
+
+
 def main() -> int:
-    data = {str(k): b64decode(v) for k, v in json.loads(sys.stdin.buffer.read()).items()}
+    data = read_types()
     if not data:
         return 0
     with Client() as client:
         clip = DataClipboard(client)
         clip.set(data)
-        if os.fork() != 0:
-            sys.stdout.write("owned\n")
-            sys.stdout.flush()
-            os._exit(0)
-        os.setsid()
-        for fd in (0, 1):
-            os.close(fd)
+        detach()
         try:
             while not clip.cancelled:
                 clip.serve_once(60.0)

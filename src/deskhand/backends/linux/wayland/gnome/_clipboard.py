@@ -18,20 +18,17 @@ and serves it until the next copy (a session's selection ends with its session).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import select
-import subprocess
-import sys
 import threading
 import time
-from base64 import b64encode
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from jeepney import DBusAddress, MatchRule, Message, message_bus
 from jeepney.fds import FileDescriptor
 
+from deskhand.backends.linux.wayland._clipserver import hand_to_keeper
 from deskhand.backends.linux.wayland.gnome._bus import Bus, BusError
 from deskhand.core.errors import DeskhandError, NativeError
 from deskhand.core.pastetypes import PastePayload
@@ -294,30 +291,6 @@ class GnomeClipboard:
         try:
             if keep:
                 with contextlib.suppress(OSError):
-                    _hand_to_keeper(self._env, keep)
+                    hand_to_keeper(self._env, keep, "deskhand.backends.linux.wayland.gnome._keeper", wait_s=3.0)
         finally:
             self.selection.close()
-
-
-def _hand_to_keeper(env: Mapping[str, str], data: Mapping[str, bytes]) -> None:
-    """Start the keeper detached, give it the types on its stdin, and wait until it owns them."""
-    body = json.dumps({k: b64encode(v).decode() for k, v in data.items()}).encode()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "deskhand.backends.linux.wayland.gnome._keeper"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        env={**os.environ, **env}, start_new_session=True, close_fds=True,
-    )  # fmt: skip
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(body)
-    proc.stdin.close()
-    try:
-        ready, _, _ = select.select([proc.stdout], [], [], 3.0)
-        if ready:
-            proc.stdout.readline()  # "owned": the selection is the keeper's before ours goes away
-    finally:
-        proc.stdout.close()
-        try:
-            proc.wait(2.0)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()

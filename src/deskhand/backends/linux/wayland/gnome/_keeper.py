@@ -8,11 +8,10 @@ every request until another client takes the selection or the shell goes away.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from base64 import b64decode
 
+from deskhand.backends.linux.wayland._keeper import detach, read_types
 from deskhand.backends.linux.wayland.gnome._clipboard import Selection
 from deskhand.core.errors import DeskhandError
 
@@ -20,19 +19,13 @@ __all__ = ()
 
 
 def main() -> int:
-    data = {str(k): b64decode(v) for k, v in json.loads(sys.stdin.buffer.read()).items()}
+    data = read_types()
     address = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
     if not data or not address:
         return 0
     selection = Selection(address)
     selection.set(data)
-    if os.fork() != 0:
-        sys.stdout.write("owned\n")
-        sys.stdout.flush()
-        os._exit(0)
-    os.setsid()
-    for fd in (0, 1):
-        os.close(fd)
+    detach()
     try:
         while selection.owned:
             selection.pump(60.0)
