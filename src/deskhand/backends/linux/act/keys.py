@@ -61,6 +61,17 @@ READBACK_CAP_S: Final = 10.0  # while the focused text still changes (a loaded b
 LINE_BREAKS: Final = ("\n", "\r")
 
 
+def field_of(a11y: A11y, ref: Ref | None, text: str | None) -> barrier.Field:
+    """The kind of field keys go to (``core.barrier.Field``), by its states; ``text``: its text,
+    None when it has none that can be read."""
+    if ref is None or text is None:
+        return "unknown"
+    states = a11y.states(ref)
+    if states & State.MULTI_LINE:
+        return "lines"
+    return "line" if states & (State.SINGLE_LINE | State.EDITABLE) else "unknown"
+
+
 class Typing:
     """Keys, text and paste for one session (the caller holds ``session.lock``).
 
@@ -153,7 +164,7 @@ class Typing:
         before = self.focus.text(focused, kinds)
         span = self._span(focused, before)
         plan = [((), char_keysym(ch)) for ch in text]
-        burst = barrier.keys_per_burst(self._field(focused, before), len(plan), CHUNK_STROKES)
+        burst = barrier.keys_per_burst(field_of(self._s.a11y, focused, before), len(plan), CHUNK_STROKES)
         try:
             self.keystrokes.post_keysyms(app, window, plan, burst=burst)
         except NativeError as err:
@@ -162,16 +173,6 @@ class Typing:
             return self.paste(app, text, "text")
         outcome = self._key_outcome(window, bus, focused, before, text, span=span)
         return ActionResult({"route": "key_events"}, outcome)
-
-    def _field(self, ref: Ref | None, text: str | None) -> barrier.Field:
-        """The kind of field the keys go to (``core.barrier.Field``), by its states; ``text``: its
-        text, None when it has none that can be read."""
-        if ref is None or text is None:
-            return "unknown"
-        states = self._s.a11y.states(ref)
-        if states & State.MULTI_LINE:
-            return "lines"
-        return "line" if states & (State.SINGLE_LINE | State.EDITABLE) else "unknown"
 
     def _span(self, ref: Ref | None, text: str | None) -> tuple[int, int] | None:
         """What typed keys replace in ``ref`` (which reads ``text``): its selection, else the caret,

@@ -26,13 +26,13 @@ from deskhand.backends.linux.act.barrier import Barrier
 from deskhand.backends.linux.act.base import Actor
 from deskhand.backends.linux.act.clicks import AtspiElement
 from deskhand.backends.linux.act.focus import Focus
-from deskhand.backends.linux.act.keys import FOCUS_SETTLE_S, READBACK_S
+from deskhand.backends.linux.act.keys import FOCUS_SETTLE_S, READBACK_S, field_of
 from deskhand.backends.linux.act.paste import paste_into
 from deskhand.backends.linux.act.scroll import Scrolling
 from deskhand.backends.linux.act.values import Values
 from deskhand.backends.linux.act.wl_session import WaylandSession, WlObserved
 from deskhand.backends.linux.atspi.element import A11y, Ref
-from deskhand.backends.linux.atspi.enums import Role, State, role_set
+from deskhand.backends.linux.atspi.enums import Role, role_set
 from deskhand.backends.linux.wayland.compositor import Compositor, SessionClipboard
 from deskhand.core import barrier, clicktiers, effects
 from deskhand.core import deadline as call_deadline
@@ -89,7 +89,7 @@ class WaylandKeys:
         d = self._s.devices
         # into a single-line field one key at a time, each once the app has read the one before
         # (as on X11): KDE's location bar dropped 4 of 74 keys typed at once while it completed
-        step = barrier.keys_per_burst(self._field(focused, before), len(text), len(text))
+        step = barrier.keys_per_burst(field_of(self._s.a11y, focused, before), len(text), len(text))
         for i in range(0, len(text), step):
             if i:
                 self._s.round_trip(app, key, time.monotonic() + call_deadline.bound(PACE_S))
@@ -98,15 +98,6 @@ class WaylandKeys:
         wait = READBACK_S if before is not None else 0.0
         got = self.focus.read_back(bus, focused, before, text, wait_s=wait, cap_s=READBACK_S)
         return ActionResult({"route": "key_events", "length": len(text)}, outcomes.typed(got, [], processed=False))
-
-    def _field(self, ref: Ref | None, text: str | None) -> barrier.Field:
-        """The kind of field the keys go to (as ``act.keys.Typing._field``)."""
-        if ref is None or text is None:
-            return "unknown"
-        states = self._s.a11y.states(ref)
-        if states & State.MULTI_LINE:
-            return "lines"
-        return "line" if states & (State.SINGLE_LINE | State.EDITABLE) else "unknown"
 
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
         chords = parse_keys(key)  # bad keys are refused before any gate
