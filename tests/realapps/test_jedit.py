@@ -67,10 +67,11 @@ def _jedit(
 
 
 @pytest.fixture(scope="module")
-def jedit_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def jedit_tmp(display: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder per display server's run (their settings folders would clash)."""
     if not ATK_WRAPPER_JAR.exists():
         pytest.skip("libatk-wrapper-java is not installed (make deps installs it)")
-    yield tmp_path_factory.mktemp("jedit")
+    yield tmp_path_factory.mktemp(f"jedit-{display}")
 
 
 @pytest.mark.matrix("jEdit", "bind by name", "type", "find/replace", "save")

@@ -28,6 +28,7 @@ VALUES = {
     "--launch": "mousepad --disable-server",
     "--trace": "/tmp/trace-dir",
     "--trace-max-mb": "64",
+    "--compositor": "kwin",
 }
 FLAGS = (
     "--semantic-tools",
