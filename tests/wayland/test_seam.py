@@ -57,11 +57,32 @@ def _global_centre(view: View, ext: tuple[int, int, int, int]) -> tuple[int, int
     return view.rect[0] + ext[0] + ext[2] // 2, view.rect[1] + ext[1] + ext[3] // 2
 
 
+def _wait_drawn_there(desktop: VirtualDesktop, app: Running, view: View, devices: Input) -> None:
+    """Poll until the pointer at a point of the canvas reaches the canvas at that point: sway's IPC
+    reports a window's new rect as soon as it is asked for, while the window stays where it was
+    until the client has drawn at its new size (a click read from the rect too early lands on the
+    old place: once, under CI's load, on the Name field instead of Apply)."""
+    ext = _extents(desktop, app, "Canvas")
+    deadline = time.monotonic() + 10.0
+    for k in range(10_000):
+        x, y = 10 + k % 7, 10
+        since = time.monotonic()
+        devices.move(view.rect[0] + ext[0] + x, view.rect[1] + ext[1] + y)
+        devices.flush()
+        try:
+            app.events.wait_for("motion", since=since, x=x, y=y, timeout_s=0.3)
+            return
+        except TimeoutError:
+            if time.monotonic() >= deadline:
+                raise
+
+
 @pytest.fixture
-def gtk(wl_launch: WaylandLauncher, wl_comp: Compositor) -> Iterator[tuple[Running, View]]:
+def gtk(wl_launch: WaylandLauncher, wl_comp: Compositor, wl_devices: Input) -> Iterator[tuple[Running, View]]:
     app = wl_launch.gtk_fixture()
     app.events.wait_for("ready")
     view = place_view(wl_comp, wait_view(wl_launch.desktop, app.pid), RECT)
+    _wait_drawn_there(wl_launch.desktop, app, view, wl_devices)
     yield app, view
 
 
@@ -225,6 +246,7 @@ def test_qt_app_runs_native_and_takes_clicks_and_typing(
     app.events.wait_for("ready")
     view = place_view(wl_comp, wait_view(wl_desktop, app.pid), RECT)
     assert view.shell != "xwayland"  # QT_QPA_PLATFORM=wayland: no XWayland
+    _wait_drawn_there(wl_desktop, app, view, wl_devices)
     since = time.monotonic()
     wl_devices.click(*_global_centre(view, _extents(wl_desktop, app, "Apply")))
     app.events.wait_for("clicked", name="Apply", since=since)
