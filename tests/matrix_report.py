@@ -40,6 +40,11 @@ _OUTCOMES: dict[tuple[str, str, str], list[str]] = defaultdict(list)
 _REASONS: dict[tuple[str, str, str], list[str]] = defaultdict(list)
 #: The task suite's outcomes per app (``@pytest.mark.task("Calc")``, ``--task-report``).
 _TASKS: dict[str, list[str]] = defaultdict(list)
+#: Per test id, what its last attempt recorded: its matrix cells, its task row, its outcome and its
+#: xfail reason (a test rerun after a failure, ``tests/conftest.py``, counts by its last attempt).
+_LAST: dict[str, tuple[tuple[tuple[str, str, str], ...], str | None, str, str | None]] = {}
+#: Test ids that ran more than once (the report lists them under its table).
+_RERUN: list[str] = []
 _KEY = pytest.StashKey[Path | None]()
 _TASK_KEY = pytest.StashKey[Path | None]()
 BEGIN = "<!-- matrix:begin -->"
@@ -70,18 +75,38 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     report = yield
     if report.when == "call" or (report.when == "setup" and not report.passed):
         matrix, task = item.get_closest_marker("matrix"), item.get_closest_marker("task")
+        column, got = display_column(item), _outcome(report)
+        cells: tuple[tuple[str, str, str], ...] = ()
         if matrix is not None and matrix.args:
             app, *ops = matrix.args
-            column = display_column(item)
-            for op in ops:
-                _OUTCOMES[(app, op, column)].append(_outcome(report))
-                if _outcome(report) in ("xfail", "xpass"):
-                    _REASONS[(app, op, column)].append(str(report.wasxfail))
+            cells = tuple((app, op, column) for op in ops)
+        row = None
         if task is not None and task.args:
-            got, column = _outcome(report), display_column(item)
-            app = task.args[0] if column == DISPLAYS["x11"] else f"{task.args[0]} ({column})"
-            _TASKS[app].append("pass" if got == "xpass" else got)  # solved, gap or not
+            row = task.args[0] if column == DISPLAYS["x11"] else f"{task.args[0]} ({column})"
+        if item.nodeid in _LAST and item.nodeid not in _RERUN:
+            _RERUN.append(item.nodeid)
+        why = str(report.wasxfail) if got in ("xfail", "xpass") else None
+        _LAST[item.nodeid] = (cells, row, got, why)
     return report
+
+
+def _collect() -> None:
+    """``_OUTCOMES``, ``_REASONS`` and ``_TASKS`` from each test's last attempt."""
+    for cells, row, got, why in _LAST.values():
+        for cell in cells:
+            _OUTCOMES[cell].append(got)
+            if why is not None:
+                _REASONS[cell].append(why)
+        if row is not None:
+            _TASKS[row].append("pass" if got == "xpass" else got)  # solved, gap or not
+
+
+def _reruns_note() -> str:
+    if not _RERUN:
+        return ""
+    return "\nRun a second time after a failure (each cell counts the last run):\n\n" + "".join(
+        f"- `{nodeid}`\n" for nodeid in _RERUN
+    )
 
 
 def _outcome(report: pytest.TestReport) -> str:
@@ -153,9 +178,10 @@ def task_table(outcomes: dict[str, list[str]]) -> str:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    _collect()
     for key, outcomes, text in (
-        (_KEY, _OUTCOMES, lambda: table(_OUTCOMES, _REASONS)),
-        (_TASK_KEY, _TASKS, lambda: task_table(_TASKS)),
+        (_KEY, _OUTCOMES, lambda: table(_OUTCOMES, _REASONS) + _reruns_note()),
+        (_TASK_KEY, _TASKS, lambda: task_table(_TASKS) + _reruns_note()),
     ):
         out = session.config.stash.get(key, None)
         if out is None or not outcomes:
