@@ -27,7 +27,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench._poll import poll
-from deskhand.backends.linux.wayland.gnome._clipboard import GnomeClipboard
 from deskhand.backends.linux.wayland.gnome.compositor import Gnome
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.backends.linux.x11.capture import encode
@@ -150,7 +149,7 @@ def main() -> int:
             d.chord(["ctrl"], "a")
             d.chord(["ctrl"], "c")  # the fixture's text is the clipboard now
             d.flush()
-            clip = GnomeClipboard(vd.env)
+            clip = gnome.clipboard()
             try:
                 poll(lambda: clip.snapshot() or None, timeout_s=3, what="the fixture's copy")
                 print(f"  {'clipboard snapshot, every type (SelectionRead)':<52} {_stats(_timed(clip.snapshot))}")

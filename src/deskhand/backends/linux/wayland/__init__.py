@@ -8,8 +8,9 @@ package per compositor family behind one seam.
   (standard library only), and our own description of the few interfaces deskhand speaks.
 * ``_client``: one connection with its globals (seat, shm, outputs, the managers deskhand binds).
 * ``_keymap``: the keymap deskhand writes for a virtual keyboard (layout-independent typing).
-* ``_dataclip``, ``_clipserver``, ``_keeper``: the clipboard through data control (read every
-  type, offer our own, keep the user's after the session).
+* ``_clipserver``: the paste's clipboard transaction, one for every compositor over a transport;
+  ``_dataclip``, ``_keeper``: data control, its transport on wlroots and KWin (read every type,
+  offer our own, keep the user's after the session).
 * ``wlroots/``: the wlroots protocols (virtual pointer and keyboard, screencopy).
 * ``sway/``: sway's IPC and the seam on sway.
 """

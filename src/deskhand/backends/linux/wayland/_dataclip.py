@@ -4,7 +4,8 @@ A data-control device sees the seat's selection whoever owns it, with no focus a
 new selection arrives as an offer listing its MIME types, and ``receive`` asks the owner to write
 one type into a pipe. Our own selection is a source that answers ``send`` by writing the bytes we
 hold; it is served while this connection is dispatched (:meth:`DataClipboard.serve`), and it ends
-(``cancelled``) when another client takes the selection.
+(``cancelled``) when another client takes the selection. :class:`DataControl` is the paste
+transaction's transport over it (``_clipserver``), on sway and KWin.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import select
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from deskhand.backends.linux.wayland._client import Client
@@ -143,6 +144,49 @@ class DataClipboard:
         """Give up our selection (the clipboard is then empty)."""
         self.device.request("set_selection", None)
         self.client.conn.roundtrip(self.client.timeout_s)
+
+
+class DataControl:
+    """``_clipserver.SelectionTransport`` by data control: a connection of its own and its device."""
+
+    keeper = "deskhand.backends.linux.wayland._keeper"
+    keeper_wait_s = 2.0
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.client = Client(env)
+        try:
+            self.clip = DataClipboard(self.client)
+        except BaseException:
+            self.client.close()
+            raise
+
+    def fileno(self) -> int:
+        return self.client.conn.sock.fileno()
+
+    def pump(self, timeout_s: float) -> None:
+        self.clip.serve_once(timeout_s)
+
+    @property
+    def owned(self) -> bool:
+        return self.clip.source is not None and not self.clip.cancelled
+
+    @property
+    def sent(self) -> Sequence[str]:
+        return self.clip.sent
+
+    def read_all(self) -> dict[str, bytes]:
+        return self.clip.read_all()
+
+    def set(self, data: Mapping[str, bytes], *, transient: bool) -> None:
+        """Own the selection (``transient`` is for GNOME's clipboard manager: nothing to refuse here)."""
+        del transient
+        self.clip.set(data)
+
+    def clear(self) -> None:
+        self.clip.clear()
+
+    def close(self) -> None:
+        self.client.close()
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -12,5 +12,7 @@ GNOME has none of the wlroots protocols; everything goes over the session bus:
 * ``_shell``: the extension's client (``ShellWindows``) and its window record (``ShellWindow``).
 * ``_remote``: input through ``org.gnome.Mutter.RemoteDesktop``, with the linked
   ``org.gnome.Mutter.ScreenCast`` stream absolute pointer motion needs (PipeWire must run).
+* ``_clipboard``, ``_keeper``: the clipboard through the RemoteDesktop API's selection calls (the
+  transport of ``wayland._clipserver``'s transaction) and its keeper after the session.
 * ``_png``: the capture's PNG decoded to BGRX rows by libpng (ctypes), as ``imaging`` does JPEG.
 """

@@ -1,18 +1,17 @@
-"""The clipboard on GNOME: ``core.paste``'s ``Clipboard`` through Mutter's RemoteDesktop session.
+"""The clipboard on GNOME: the paste transaction's transport through Mutter's RemoteDesktop session.
 
 GNOME has no wlr-data-control. A RemoteDesktop session with ``EnableClipboard`` sees who owns the
 selection (``SelectionOwnerChanged``: its MIME types, whether it is ours), reads it
 (``SelectionRead``: a pipe the owner writes each type into), owns it (``SetSelection`` with the
 types) and serves it (``SelectionTransfer`` asks for one type; ``SelectionWrite`` gives the pipe
 to write it into, ``SelectionWriteDone`` ends it). The clipboard has a session (and a
-connection, which carries the pipes' descriptors) of its own, served from a thread of its own.
-Mutter broadcasts each session's signals (no destination), so only our session's path counts.
+connection, which carries the pipes' descriptors) of its own. Mutter broadcasts each session's
+signals (no destination), so only our session's path counts.
 
-The same transaction and restore rules as X11 and sway (``act.paste``): the user's selection is
-read whole before ours is set; the snapshot is given back only while the selection is still ours
-(a copy made meanwhile wins); an empty clipboard is given back empty. When the server closes while
-it still serves a restored clipboard, a detached keeper process (``gnome._keeper``) takes it over
-and serves it until the next copy (a session's selection ends with its session).
+:class:`Selection` is ``_clipserver.SelectionTransport``: the transaction, its serving thread and
+its restore rules are ``_clipserver.ClipboardServer``'s, as on sway and KWin. A restored
+clipboard is kept after the transaction by a detached ``gnome._keeper`` (a session's selection
+ends with its session).
 """
 
 from __future__ import annotations
@@ -20,18 +19,15 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
 from jeepney import DBusAddress, MatchRule, Message, message_bus
 from jeepney.fds import FileDescriptor
 
-from deskhand.backends.linux.wayland._clipserver import hand_to_keeper
 from deskhand.backends.linux.wayland.gnome._bus import Bus, BusError
-from deskhand.core.errors import DeskhandError, NativeError
-from deskhand.core.pastetypes import PastePayload
+from deskhand.core.errors import DeskhandError
 
 __all__ = ()
 
@@ -48,7 +44,11 @@ def _fd(value: Any) -> int:
 
 
 class Selection:
-    """One RemoteDesktop session with the clipboard enabled, driven by :meth:`pump` (no thread)."""
+    """One RemoteDesktop session with the clipboard enabled, driven by :meth:`pump` (no thread of
+    its own: ``_clipserver.ClipboardServer``'s, or the keeper's loop)."""
+
+    keeper = "deskhand.backends.linux.wayland.gnome._keeper"
+    keeper_wait_s = 3.0
 
     def __init__(self, address: str) -> None:
         self.bus = Bus(address, enable_fds=True)
@@ -76,6 +76,9 @@ class Selection:
         with contextlib.suppress(DeskhandError, OSError):
             self.bus.call(self.session, "Stop")
         self.bus.close()
+
+    def fileno(self) -> int:
+        return self.bus.conn.sock.fileno()
 
     # -- signals ---------------------------------------------------------------------------
     def pump(self, timeout_s: float) -> None:
@@ -163,6 +166,10 @@ class Selection:
                 self._handle(msg)
         self.sent = []
 
+    def clear(self) -> None:
+        """Give the selection up: the clipboard is empty."""
+        self.set({})
+
 
 def _mime_types(value: Any) -> list[str]:
     """The types of a ``SelectionOwnerChanged`` (Mutter 43 sends them as ``(as)``), each once."""
@@ -206,91 +213,3 @@ def _read_all(fd: int, idle: Any) -> bytes | None:
             chunks.append(chunk)
     finally:
         os.close(fd)
-
-
-class GnomeClipboard:
-    """``core.paste.Clipboard`` on GNOME; tokens are ownership generations (module docstring)."""
-
-    def __init__(self, env: Mapping[str, str]) -> None:
-        self._env = dict(env)
-        address = self._env.get("DBUS_SESSION_BUS_ADDRESS", "")
-        self.selection = Selection(address)
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self.generation = 0
-        self._owned = 0
-        self._restored: dict[str, bytes] | None = None
-        self._thread = threading.Thread(target=self._serve, name="deskhand-gnome-clipboard", daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        sock = self.selection.bus.conn.sock
-        while not self._stop.is_set():
-            try:
-                ready, _, _ = select.select([sock], [], [], _IDLE_S)
-            except (OSError, ValueError):
-                return
-            if ready:
-                with self._lock:
-                    try:
-                        self.selection.pump(0.0)
-                    except (DeskhandError, OSError):
-                        return
-
-    @property
-    def owns(self) -> bool:
-        with self._lock:
-            self.selection.pump(0.0)
-            return self._owned != 0 and self.selection.owned
-
-    # -- core.paste.Clipboard ----------------------------------------------------------------
-    def snapshot(self) -> object:
-        try:
-            with self._lock:
-                return self.selection.read_all()
-        except (BusError, OSError) as err:
-            raise NativeError("clipboard_snapshot_failed", f"could not read the clipboard: {err}") from err
-
-    def own(self, payload: PastePayload) -> object:
-        data = {t: d for t in payload.targets if (d := payload.data_for(t)) is not None}
-        return self._set(data, restored=False)
-
-    def _set(self, data: Mapping[str, bytes], *, restored: bool) -> int:
-        try:
-            with self._lock:
-                self.selection.set(data, transient=not restored)
-                self.generation += 1
-                self._owned = self.generation if data else 0
-                self._restored = dict(data) if restored and data else None
-                return self.generation
-        except (BusError, OSError) as err:
-            raise NativeError("clipboard_write_failed", f"could not own the clipboard: {err}") from err
-
-    def still_owner(self, token: object) -> bool:
-        return self.owns and self.generation == token
-
-    def data_requests_since(self, token: object) -> Sequence[str]:
-        with self._lock:
-            return list(self.selection.sent) if self.generation == token else []
-
-    def restore(self, snapshot: object) -> None:
-        if not isinstance(snapshot, dict):
-            msg = f"restore needs the snapshot this clipboard took, not {type(snapshot).__name__}"
-            raise TypeError(msg)
-        try:
-            self._set(snapshot, restored=True)
-        except NativeError as err:
-            raise NativeError("clipboard_restore_failed", err.message) from err
-
-    # -- the end -----------------------------------------------------------------------------
-    def close(self, *, hand_off: bool = True) -> None:
-        """Stop serving; a restored clipboard still ours goes to a keeper (module docstring)."""
-        keep = self._restored if hand_off and self.owns else None
-        self._stop.set()
-        self._thread.join(timeout=1.0)
-        try:
-            if keep:
-                with contextlib.suppress(OSError):
-                    hand_to_keeper(self._env, keep, "deskhand.backends.linux.wayland.gnome._keeper", wait_s=3.0)
-        finally:
-            self.selection.close()

@@ -1,6 +1,6 @@
 """The keeper of a clipboard given back on GNOME: serves it until the next copy, then exits.
 
-``_clipboard.GnomeClipboard.close`` runs it with every type as JSON on stdin (``{mime: base64}``).
+``_clipserver.ClipboardServer.close`` runs it with every type as JSON on stdin (``{mime: base64}``).
 It takes the selection in a RemoteDesktop session of its own, says ``owned`` on stdout, detaches
 (its first process exits; the child keeps the connection, so the session lives on) and serves
 every request until another client takes the selection or the shell goes away.

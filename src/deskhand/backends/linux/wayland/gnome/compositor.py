@@ -25,9 +25,10 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from deskhand.backends.linux.wayland._clipserver import ClipboardServer
 from deskhand.backends.linux.wayland.compositor import Frame, View
 from deskhand.backends.linux.wayland.gnome._bus import Bus, Call
-from deskhand.backends.linux.wayland.gnome._clipboard import GnomeClipboard
+from deskhand.backends.linux.wayland.gnome._clipboard import Selection
 from deskhand.backends.linux.wayland.gnome._png import crop, decode_bgrx
 from deskhand.backends.linux.wayland.gnome._remote import RemoteInput, typable
 from deskhand.backends.linux.wayland.gnome._shell import ShellWindow, ShellWindows
@@ -227,5 +228,5 @@ class Gnome:
         data, width, height = crop(data, width, height, (fx - shot.buffer[0], fy - shot.buffer[1], fw, fh))
         return data, width, height, fx, fy
 
-    def clipboard(self) -> GnomeClipboard:
-        return GnomeClipboard(self.env)
+    def clipboard(self) -> ClipboardServer:
+        return ClipboardServer(Selection(self.env["DBUS_SESSION_BUS_ADDRESS"]), self.env)

@@ -8,6 +8,7 @@ from typing import Any, Final
 
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._clipserver import ClipboardServer
+from deskhand.backends.linux.wayland._dataclip import DataControl
 from deskhand.backends.linux.wayland.compositor import Frame, View
 from deskhand.backends.linux.wayland.kwin import screenshot
 from deskhand.backends.linux.wayland.kwin.fakeinput import FakeInput
@@ -168,7 +169,7 @@ class KWin:
         return frame
 
     def clipboard(self) -> ClipboardServer:
-        return ClipboardServer(self.env)
+        return ClipboardServer(DataControl(self.env), self.env)
 
 
 def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:

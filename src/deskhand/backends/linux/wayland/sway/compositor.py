@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._clipserver import ClipboardServer
+from deskhand.backends.linux.wayland._dataclip import DataControl
 from deskhand.backends.linux.wayland.compositor import Frame, View
 from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.backends.linux.wayland.wlroots import screencopy
@@ -61,4 +62,4 @@ class Sway:
         return screencopy.capture_view(self.client, views, target)
 
     def clipboard(self) -> ClipboardServer:
-        return ClipboardServer(self.env)
+        return ClipboardServer(DataControl(self.env), self.env)
