@@ -191,23 +191,21 @@ def executor_for(desktop: VirtualDesktop, **kw: Any) -> MatrixExecutor:
     return LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"], **kw)
 
 
-def nothing_held(desktop: VirtualDesktop, ex: MatrixExecutor | None = None) -> tuple[tuple[int, ...], set[int]]:
-    """(buttons down, keycodes down) on the desktop: from the X server (XQueryPointer and
-    XQueryKeymap on a connection of its own), or on Wayland, where no client may read the seat,
-    from the session's virtual pointer and keyboard, the only input devices of the headless seat
-    (``ex``'s; a held modifier state counts as a key)."""
+def nothing_held(desktop: VirtualDesktop, ex: MatrixExecutor | None = None) -> tuple[tuple[int, ...], set[int | str]]:
+    """(buttons down, keys down) on the desktop: from the X server (XQueryPointer and XQueryKeymap
+    on a connection of its own), or on Wayland, where no client may read the seat, from what the
+    session's input (``ex``'s compositor's, the only input devices of the headless seat) says it
+    holds (``compositor.Held``: a latched modifier counts as a key, by name)."""
     if desktop.wayland:
         assert isinstance(ex, WaylandExecutor), "on Wayland, pass the executor whose devices sent the input"
-        devices = ex.compositor.input
-        if not isinstance(devices, Devices):  # another compositor's input: only whether anything is held
-            return ((1,), set()) if devices.held else ((), set())
-        return tuple(sorted(devices.buttons)), set(devices.keys) | ({-devices.mods} if devices.mods else set())
+        held = ex.compositor.input.held
+        return tuple(sorted(held.buttons)), {*held.keys, *held.modifiers}
     d = xdisplay.Display(desktop.env["DISPLAY"])
     try:
         reply = d.screen().root.query_pointer()
         buttons = tuple(i + 1 for i in range(5) if reply.mask & (1 << (8 + i)))
         bits = d.query_keymap()
-        keys = {i * 8 + b for i, byte in enumerate(bits) for b in range(8) if byte & (1 << b)}
+        keys: set[int | str] = {i * 8 + b for i, byte in enumerate(bits) for b in range(8) if byte & (1 << b)}
         return buttons, keys
     finally:
         d.close()

@@ -12,7 +12,8 @@ implementation for a session.
 * a window focused and raised (:meth:`Compositor.focus`) or given a rect (:meth:`Compositor.place`);
 * capture (:meth:`Compositor.capture`, :meth:`Compositor.capture_view`), refused with
   ``capture_failed`` where the compositor cannot show the window as it is;
-* pointer and keys (:class:`Input`), one set of devices for the session, tracking what is held;
+* pointer and keys (:class:`Input`), one set of devices for the session, tracking what is held
+  (:class:`Held`);
 * the clipboard (:meth:`Compositor.clipboard`: the paste transaction's ``ClipboardOwner``);
 * a name for notices and errors (:attr:`Compositor.name`).
 """
@@ -25,7 +26,7 @@ from typing import Protocol
 
 from deskhand.core.pastetypes import Clipboard
 
-__all__ = ("Compositor", "Frame", "Input", "SessionClipboard", "View", "pixel")
+__all__ = ("Compositor", "Frame", "Held", "Input", "SessionClipboard", "View", "pixel")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,25 @@ def pixel(frame: Frame, x: int, y: int) -> tuple[int, int, int]:
     return r, g, b
 
 
+@dataclass(frozen=True, slots=True)
+class Held:
+    """What an :class:`Input` holds down now; false when nothing is.
+
+    ``buttons`` are X button numbers; ``keys`` the device's own key codes (evdev codes on wlroots
+    and KWin, keysyms on GNOME, whose remote desktop takes keys by keysym), modifier keys
+    included; ``modifiers`` the modifier state a device latched itself, by name (``shift``,
+    ``ctrl``, ``alt``, ``super``: wlroots' virtual keyboard sends it beside its keys; KWin and
+    GNOME derive it from the keys held, so theirs is empty).
+    """
+
+    buttons: frozenset[int] = frozenset()
+    keys: frozenset[int] = frozenset()
+    modifiers: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.buttons or self.keys or self.modifiers)
+
+
 class Input(Protocol):
     """The session's one pointer and keyboard. Every method sends and the caller's gates come
     before; what is held is tracked so :meth:`release_all` lifts it on any failure."""
@@ -85,7 +105,7 @@ class Input(Protocol):
     def confine(self, rect: tuple[int, int, int, int]) -> None: ...  # the target window of the next burst
     def release_all(self) -> None: ...
     @property
-    def held(self) -> bool: ...  # any button or key down, or a modifier latched
+    def held(self) -> Held: ...  # what is down now (false: nothing)
     def flush(self, timeout_s: float | None = None) -> None: ...  # the compositor handled all sent
     def close(self) -> None: ...
 

@@ -26,9 +26,11 @@ from typing import Final
 
 from jeepney import DBusAddress, MatchRule, message_bus
 
+from deskhand.backends.linux.wayland import _pointer
 from deskhand.backends.linux.wayland._keymap import MODIFIERS, char_keysym
+from deskhand.backends.linux.wayland.compositor import Held
 from deskhand.backends.linux.wayland.gnome._bus import Bus, BusError, Call
-from deskhand.core.errors import ArgumentError, BackendUnavailable
+from deskhand.core.errors import BackendUnavailable
 
 __all__ = ()
 
@@ -45,10 +47,6 @@ FIX_REMOTE: Final = (
     "GNOME's remote desktop API (org.gnome.Mutter.RemoteDesktop) did not start a session: it needs PipeWire and "
     "WirePlumber running in the session (apt-get install --no-install-recommends pipewire wireplumber)"
 )
-#: Linux evdev button codes for X buttons 1, 2, 3 (left, middle, right), 8 and 9 (back, forward).
-BUTTONS: Final = {1: 0x110, 2: 0x112, 3: 0x111, 8: 0x113, 9: 0x114}
-_AXIS_VERTICAL: Final = 0
-_AXIS_HORIZONTAL: Final = 1
 _KEYSYM_MODS: Final = {"shift": 0xFFE1, "ctrl": 0xFFE3, "alt": 0xFFE9, "super": 0xFFEB}
 #: XF86Launch9 (on every evdev keymap, as F18's key): the shell extension grabs it as an accelerator
 #: and counts it (``Marks``); sent after a burst, it says when Mutter has handed the burst to the
@@ -161,27 +159,14 @@ class RemoteInput:
         return (self.rd, "NotifyPointerMotionAbsolute", "sdd", (s.path, px, py))
 
     def button(self, button: int, down: bool) -> Call:
-        code = BUTTONS.get(button)
-        if code is None:
-            raise ArgumentError(f"no pointer button {button}")
-        return (self.rd, "NotifyPointerButton", "ib", (code, down))
+        return (self.rd, "NotifyPointerButton", "ib", (_pointer.evdev_button(button), down))
 
-    def wheel(self, clicks_y: int, clicks_x: int = 0) -> list[Call]:
-        """Wheel notches (positive: down / right)."""
-        out = []
-        for axis, clicks in ((_AXIS_VERTICAL, clicks_y), (_AXIS_HORIZONTAL, clicks_x)):
-            if clicks:
-                out.append((self.rd, "NotifyPointerAxisDiscrete", "ui", (axis, clicks)))
-        return out
+    def axis(self, axis: int, clicks: int) -> Call:
+        """Wheel notches on one axis (positive: down / right)."""
+        return (self.rd, "NotifyPointerAxisDiscrete", "ui", (axis, clicks))
 
     def key(self, keysym: int, down: bool) -> Call:
         return (self.rd, "NotifyKeyboardKeysym", "ub", (keysym, down))
-
-    def click(self, x: float, y: float, button: int = 1, count: int = 1) -> list[Call]:
-        out = [self.motion(x, y)]
-        for _ in range(count):
-            out += [self.button(button, True), self.button(button, False)]
-        return out
 
     def chord(self, modifiers: Sequence[str], keysym: int) -> list[Call]:
         """Modifiers pressed in order, the key pressed and released, the modifiers released."""
@@ -235,5 +220,6 @@ class RemoteInput:
                 self.bus.calls([lift])
 
     @property
-    def held(self) -> bool:
-        return bool(self.buttons or self.keys)
+    def held(self) -> Held:
+        """What is down (``buttons`` holds evdev codes, reported as X button numbers)."""
+        return Held(frozenset(_pointer.X_NUMBER.get(c, c) for c in self.buttons), frozenset(self.keys))

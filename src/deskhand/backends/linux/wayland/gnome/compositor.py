@@ -25,8 +25,9 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from deskhand.backends.linux.wayland import _pointer
 from deskhand.backends.linux.wayland._clipserver import ClipboardServer
-from deskhand.backends.linux.wayland.compositor import Frame, View
+from deskhand.backends.linux.wayland.compositor import Frame, Held, View
 from deskhand.backends.linux.wayland.gnome._bus import Bus, Call
 from deskhand.backends.linux.wayland.gnome._clipboard import Selection
 from deskhand.backends.linux.wayland.gnome._png import crop, decode_bgrx
@@ -78,10 +79,13 @@ class GnomeInput:
         self.pending.append(self.remote.button(button, down))
 
     def click(self, x: float, y: float, button: int = 1, count: int = 1) -> None:
-        self.pending += self.remote.click(x, y, button, count)
+        _pointer.click(self, x, y, button, count)
 
     def wheel(self, clicks_y: int, clicks_x: int = 0) -> None:
-        self.pending += self.remote.wheel(clicks_y, clicks_x)
+        _pointer.wheel(self._axis, clicks_y, clicks_x)
+
+    def _axis(self, axis: int, clicks: int) -> None:
+        self.pending.append(self.remote.axis(axis, clicks))
 
     def chord(self, modifiers: Sequence[str], key: str) -> None:
         self.pending += self.remote.chord(modifiers, key_keysym(key))
@@ -111,7 +115,7 @@ class GnomeInput:
         del rect
 
     @property
-    def held(self) -> bool:
+    def held(self) -> Held:
         return self.remote.held
 
     def flush(self, timeout_s: float | None = None) -> None:

@@ -17,20 +17,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from deskhand.backends.linux.wayland import _pointer
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._keymap import char_keysym
 from deskhand.backends.linux.wayland._wire import Proxy
 from deskhand.backends.linux.wayland._xkb import KeyTable, Stroke, read_keymap
-from deskhand.backends.linux.wayland.wlroots.devices import BUTTONS, key_keysym
-from deskhand.core.errors import ArgumentError, NativeError
+from deskhand.backends.linux.wayland.compositor import Held
+from deskhand.backends.linux.wayland.wlroots.devices import key_keysym
+from deskhand.core.errors import NativeError
 
 __all__ = ("FakeInput",)
 
 _PRESSED: Final = 1
 _RELEASED: Final = 0
-_AXIS_VERTICAL: Final = 0
-_AXIS_HORIZONTAL: Final = 1
-_WHEEL_STEP: Final = 15.0
 #: deskhand's modifier names (``core.keys``) -> ``_xkb.MODIFIER_KEYSYMS`` names; fn has no key.
 _MODIFIERS: Final = {"shift": "shift", "ctrl": "ctrl", "control": "ctrl", "alt": "alt", "super": "super",
                      "cmd": "super", "meta": "super"}  # fmt: skip
@@ -62,8 +61,8 @@ class FakeInput:
         self.flush()
 
     @property
-    def held(self) -> bool:
-        return bool(self.buttons or self.keys)
+    def held(self) -> Held:
+        return Held(frozenset(self.buttons), frozenset(self.keys))
 
     # -- pointer -----------------------------------------------------------------------------
     def move(self, x: float, y: float) -> None:
@@ -88,23 +87,19 @@ class FakeInput:
         return px + 1 if px + 1 < x0 + width else px - 1
 
     def button(self, button: int, down: bool) -> None:
-        code = BUTTONS.get(button)
-        if code is None:
-            raise ArgumentError(f"no pointer button {button}")
+        code = _pointer.evdev_button(button)
         self.fake.request("button", code, _PRESSED if down else _RELEASED)
         (self.buttons.add if down else self.buttons.discard)(button)
 
     def click(self, x: float, y: float, button: int = 1, count: int = 1) -> None:
-        self.move(x, y)
-        for _ in range(count):
-            self.button(button, True)
-            self.button(button, False)
+        _pointer.click(self, x, y, button, count)
 
     def wheel(self, clicks_y: int, clicks_x: int = 0) -> None:
-        """Scroll by wheel clicks (positive: down / right)."""
-        for axis, clicks in ((_AXIS_VERTICAL, clicks_y), (_AXIS_HORIZONTAL, clicks_x)):
-            if clicks:
-                self.fake.request("axis", axis, _WHEEL_STEP * clicks)
+        """Scroll by wheel notches (positive: down / right)."""
+        _pointer.wheel(self._axis, clicks_y, clicks_x)
+
+    def _axis(self, axis: int, clicks: int) -> None:
+        self.fake.request("axis", axis, _pointer.WHEEL_STEP * clicks)
 
     # -- keyboard ----------------------------------------------------------------------------
     def _key(self, code: int, down: bool) -> None:

@@ -16,23 +16,20 @@ from typing import Final
 
 from Xlib import XK
 
+from deskhand.backends.linux.wayland import _pointer
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland._keymap import MODIFIERS, Keymap, char_keysym
 from deskhand.backends.linux.wayland._protocol import KEYMAP_XKB_V1
 from deskhand.backends.linux.wayland._wire import Proxy, WaylandError
-from deskhand.core.errors import ArgumentError, NativeError
+from deskhand.backends.linux.wayland.compositor import Held
+from deskhand.core.errors import NativeError
 from deskhand.core.x11keys import x_keysym_name
 
 __all__ = ()
 
-#: Linux evdev button codes for X buttons 1, 2, 3 (left, middle, right), 8 and 9 (back, forward).
-BUTTONS: Final = {1: 0x110, 2: 0x112, 3: 0x111, 8: 0x113, 9: 0x114}
 _PRESSED: Final = 1
 _RELEASED: Final = 0
-_AXIS_VERTICAL: Final = 0
-_AXIS_HORIZONTAL: Final = 1
 _AXIS_SOURCE_WHEEL: Final = 0
-_WHEEL_STEP: Final = 15.0  # the axis value of one wheel click, as libinput reports it
 
 
 def _now_ms() -> int:
@@ -88,26 +85,22 @@ class Devices:
         return self._last_button_ms
 
     def button(self, button: int, down: bool) -> None:
-        code = BUTTONS.get(button)
-        if code is None:
-            raise ArgumentError(f"no pointer button {button}")
+        code = _pointer.evdev_button(button)
         self.pointer.request("button", self._button_ms(), code, _PRESSED if down else _RELEASED)
         self.pointer.request("frame")
         (self.buttons.add if down else self.buttons.discard)(button)
 
     def click(self, x: float, y: float, button: int = 1, count: int = 1) -> None:
-        self.move(x, y)
-        for _ in range(count):
-            self.button(button, True)
-            self.button(button, False)
+        _pointer.click(self, x, y, button, count)
 
     def wheel(self, clicks_y: int, clicks_x: int = 0) -> None:
-        """Scroll by wheel clicks (positive: down / right)."""
-        for axis, clicks in ((_AXIS_VERTICAL, clicks_y), (_AXIS_HORIZONTAL, clicks_x)):
-            if clicks:
-                self.pointer.request("axis_source", _AXIS_SOURCE_WHEEL)
-                self.pointer.request("axis_discrete", _now_ms(), axis, _WHEEL_STEP * clicks, clicks)
-                self.pointer.request("frame")
+        """Scroll by wheel notches (positive: down / right)."""
+        _pointer.wheel(self._axis, clicks_y, clicks_x)
+
+    def _axis(self, axis: int, clicks: int) -> None:
+        self.pointer.request("axis_source", _AXIS_SOURCE_WHEEL)
+        self.pointer.request("axis_discrete", _now_ms(), axis, _pointer.WHEEL_STEP * clicks, clicks)
+        self.pointer.request("frame")
 
     # -- keyboard ----------------------------------------------------------------------------
     def _upload(self) -> None:
@@ -179,8 +172,9 @@ class Devices:
         del rect
 
     @property
-    def held(self) -> bool:
-        return bool(self.buttons or self.keys or self.mods)
+    def held(self) -> Held:
+        mods = frozenset(name for name, (_key, _mod, bit) in MODIFIERS.items() if self.mods & bit)
+        return Held(frozenset(self.buttons), frozenset(self.keys), mods)
 
     def release_all(self) -> None:
         """Lift every held button and key and clear the modifiers."""
