@@ -16,7 +16,7 @@ import pytest
 from deskhand.backends.linux.observe.placement import content_origin
 from deskhand.backends.linux.observe.tree import _match_window
 from deskhand.backends.linux.wayland._doctor import is_wayland_session
-from deskhand.backends.linux.wayland.compositor import View
+from deskhand.backends.linux.wayland.compositor import Held, View
 from deskhand.backends.linux.wayland.gnome import _clipboard, _png, _remote
 from deskhand.backends.linux.wayland.gnome.compositor import _blit
 from deskhand.backends.linux.wayland.registry import COMPOSITORS, compositor_name
@@ -88,8 +88,16 @@ def test_what_is_held_counts_from_the_burst_sent_and_is_lifted_by_release_all() 
     assert not remote.held  # built, not sent
     remote.send(down)
     assert remote.held and remote.buttons == {0x110}
+    assert remote.held == Held(buttons=frozenset({1}))  # the seam's X button number, not the wire's code
+    remote.send(chord[:2])  # ctrl and shift down, and no more
+    assert remote.held == Held(buttons=frozenset({1}), keys=frozenset({0xFFE3, 0xFFE1}))
     remote.release_all()
-    assert not remote.held and remote.bus.sent[-1] == [("rd", "NotifyPointerButton", "ib", (0x110, False))]
+    assert not remote.held and remote.held == Held()
+    assert remote.bus.sent[-3:] == [
+        [("rd", "NotifyPointerButton", "ib", (0x110, False))],
+        [("rd", "NotifyKeyboardKeysym", "ub", (0xFFE1, False))],
+        [("rd", "NotifyKeyboardKeysym", "ub", (0xFFE3, False))],
+    ]
 
 
 def test_mutters_selection_types_are_unwrapped_once_each() -> None:

@@ -164,6 +164,47 @@ def test_typing_on_sway_is_layout_independent_and_on_kwin_the_layout_is_read(
     assert not wl_devices.held
 
 
+def test_a_chord_broken_half_way_is_named_by_held_and_lifted_by_release_all(
+    gtk: tuple[Running, View],
+    wl_desktop: VirtualDesktop,
+    wl_comp: Compositor,
+    wl_devices: Input,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The key after ctrl does not go out: ctrl stays down, ``held`` names it (its key, and on
+    sway the modifier state the virtual keyboard latched beside it), the canvas saw it go down,
+    and ``release_all`` lifts it (the canvas sees it go up)."""
+    app, view = gtk
+    ext = _extents(wl_desktop, app, "Canvas")
+    since = time.monotonic()
+    wl_devices.click(view.rect[0] + ext[0] + 50, view.rect[1] + ext[1] + 40)  # the canvas takes the focus
+    wl_devices.flush()
+    app.events.wait_for("release", since=since, button=1)
+    real_key = wl_devices._key  # sway's and KWin's devices send every key through it
+    sent: list[int] = []
+
+    def broken_key(code: int, down: bool) -> None:
+        sent.append(code)
+        if len(sent) == 2:  # ctrl went down; the key itself does not go out
+            raise OSError("the compositor went away")
+        real_key(code, down)
+
+    monkeypatch.setattr(wl_devices, "_key", broken_key)
+    with pytest.raises(OSError, match="went away"):
+        wl_devices.chord(["ctrl"], "a")
+    monkeypatch.undo()
+    held = wl_devices.held
+    assert held and not held.buttons and len(held.keys) == 1, held
+    assert held.modifiers == (frozenset({"ctrl"}) if wl_comp.name == "sway" else frozenset()), held
+    wl_devices.flush()
+    app.events.wait_for("key_press", since=since, keysym="Control_L")
+    wl_devices.release_all()
+    wl_devices.flush()
+    app.events.wait_for("key_release", since=since, keysym="Control_L")
+    assert not wl_devices.held
+    assert [e["keysym"] for e in app.events.of_type("key_press", since=since)] == ["Control_L"]
+
+
 def test_region_capture_shows_the_canvas_quadrants(
     gtk: tuple[Running, View], wl_desktop: VirtualDesktop, wl_comp: Compositor
 ) -> None:
