@@ -2,15 +2,15 @@
 
 A device (``wlroots.devices.Devices``, ``kwin.fakeinput.FakeInput``, ``gnome.compositor.GnomeInput``)
 sends a motion, a button and one axis's wheel notches its own way; a click (the motion, then each
-press and release) and a wheel scroll (each axis that moves, vertical first) are :func:`click` and
-:func:`wheel` over those requests. Buttons are X button numbers (1, 2, 3, 8, 9) in the seam and
-Linux evdev codes on every Wayland wire (:data:`BUTTONS`).
+press and release) and a wheel scroll (each axis that moves, vertical first) are written once over
+those requests, in :class:`PointerDevice`, which each device's class extends. Buttons are X button
+numbers (1, 2, 3, 8, 9) in the seam and Linux evdev codes on every Wayland wire (:data:`BUTTONS`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Final, Protocol
+from abc import ABC, abstractmethod
+from typing import Final
 
 from deskhand.core.errors import ArgumentError
 
@@ -35,26 +35,33 @@ def evdev_button(button: int) -> int:
     return code
 
 
-class Pointer(Protocol):
-    """The two requests a click is made of."""
+class PointerDevice(ABC):
+    """A device's pointer: :meth:`move`, :meth:`button` and :meth:`axis` are its own requests;
+    :meth:`click` and :meth:`wheel` are written here once over them (pynput's base class)."""
 
-    def move(self, x: float, y: float) -> None: ...
-    def button(self, button: int, down: bool) -> None: ...
+    @abstractmethod
+    def move(self, x: float, y: float) -> None:
+        """Put the pointer at global ``(x, y)``."""
 
+    @abstractmethod
+    def button(self, button: int, down: bool) -> None:
+        """Press or release X button ``button``."""
 
-def click(pointer: Pointer, x: float, y: float, button: int = 1, count: int = 1) -> None:
-    """Move to ``(x, y)``, then press and release ``button`` ``count`` times; a button the seat has
-    not is refused before the motion is sent."""
-    evdev_button(button)
-    pointer.move(x, y)
-    for _ in range(count):
-        pointer.button(button, True)
-        pointer.button(button, False)
+    @abstractmethod
+    def axis(self, axis: int, clicks: int) -> None:
+        """Wheel notches on one axis (:data:`AXIS_VERTICAL` or :data:`AXIS_HORIZONTAL`)."""
 
+    def click(self, x: float, y: float, button: int = 1, count: int = 1) -> None:
+        """Move to ``(x, y)``, then press and release ``button`` ``count`` times; a button the
+        seat has not is refused before the motion is sent."""
+        evdev_button(button)
+        self.move(x, y)
+        for _ in range(count):
+            self.button(button, True)
+            self.button(button, False)
 
-def wheel(axis: Callable[[int, int], None], clicks_y: int, clicks_x: int = 0) -> None:
-    """Scroll by wheel notches (positive: down / right): ``axis(axis, notches)`` for each axis that
-    moves, vertical first."""
-    for which, clicks in ((AXIS_VERTICAL, clicks_y), (AXIS_HORIZONTAL, clicks_x)):
-        if clicks:
-            axis(which, clicks)
+    def wheel(self, clicks_y: int, clicks_x: int = 0) -> None:
+        """Scroll by wheel notches (positive: down / right): each axis that moves, vertical first."""
+        for which, clicks in ((AXIS_VERTICAL, clicks_y), (AXIS_HORIZONTAL, clicks_x)):
+            if clicks:
+                self.axis(which, clicks)

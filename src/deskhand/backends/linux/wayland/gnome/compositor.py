@@ -62,7 +62,7 @@ def _blit(canvas: bytearray, size: tuple[int, int], pixels: tuple[bytes, int, in
         canvas[(row * width + x0) * 4 : (row * width + x1) * 4] = src[s0 : s0 + (x1 - x0) * 4]
 
 
-class GnomeInput:
+class GnomeInput(_pointer.PointerDevice):
     """The session's pointer and keyboard: one RemoteDesktop session (``compositor.Input``)."""
 
     def __init__(self, remote: RemoteInput, shell: ShellWindows) -> None:
@@ -78,13 +78,7 @@ class GnomeInput:
     def button(self, button: int, down: bool) -> None:
         self.pending.append(self.remote.button(button, down))
 
-    def click(self, x: float, y: float, button: int = 1, count: int = 1) -> None:
-        _pointer.click(self, x, y, button, count)
-
-    def wheel(self, clicks_y: int, clicks_x: int = 0) -> None:
-        _pointer.wheel(self._axis, clicks_y, clicks_x)
-
-    def _axis(self, axis: int, clicks: int) -> None:
+    def axis(self, axis: int, clicks: int) -> None:
         self.pending.append(self.remote.axis(axis, clicks))
 
     def chord(self, modifiers: Sequence[str], key: str) -> None:

@@ -40,7 +40,7 @@ FIX_FAKE_INPUT: Final = (
 )
 
 
-class FakeInput:
+class FakeInput(_pointer.PointerDevice):
     """One authenticated fake-input device for the session; tracks what it holds."""
 
     def __init__(self, client: Client, application: str = "deskhand") -> None:
@@ -91,14 +91,7 @@ class FakeInput:
         self.fake.request("button", code, _PRESSED if down else _RELEASED)
         (self.buttons.add if down else self.buttons.discard)(button)
 
-    def click(self, x: float, y: float, button: int = 1, count: int = 1) -> None:
-        _pointer.click(self, x, y, button, count)
-
-    def wheel(self, clicks_y: int, clicks_x: int = 0) -> None:
-        """Scroll by wheel notches (positive: down / right)."""
-        _pointer.wheel(self._axis, clicks_y, clicks_x)
-
-    def _axis(self, axis: int, clicks: int) -> None:
+    def axis(self, axis: int, clicks: int) -> None:
         self.fake.request("axis", axis, _pointer.WHEEL_STEP * clicks)
 
     # -- keyboard ----------------------------------------------------------------------------

@@ -46,7 +46,7 @@ def key_keysym(key: str) -> int:
     return value
 
 
-class Devices:
+class Devices(_pointer.PointerDevice):
     """A virtual pointer and a virtual keyboard on the client's seat, with deskhand's keymap."""
 
     def __init__(self, client: Client) -> None:
@@ -90,14 +90,7 @@ class Devices:
         self.pointer.request("frame")
         (self.buttons.add if down else self.buttons.discard)(button)
 
-    def click(self, x: float, y: float, button: int = 1, count: int = 1) -> None:
-        _pointer.click(self, x, y, button, count)
-
-    def wheel(self, clicks_y: int, clicks_x: int = 0) -> None:
-        """Scroll by wheel notches (positive: down / right)."""
-        _pointer.wheel(self._axis, clicks_y, clicks_x)
-
-    def _axis(self, axis: int, clicks: int) -> None:
+    def axis(self, axis: int, clicks: int) -> None:
         self.pointer.request("axis_source", _AXIS_SOURCE_WHEEL)
         self.pointer.request("axis_discrete", _now_ms(), axis, _pointer.WHEEL_STEP * clicks, clicks)
         self.pointer.request("frame")
