@@ -81,6 +81,11 @@ def char_keysym(ch: str) -> int:
     return 0x01000000 | cp
 
 
+def modifier_keysym(name: str) -> int:
+    """The keysym of modifier ``name`` (a key of :data:`MODIFIERS`): its left key's."""
+    return _MOD_KEYSYMS[MODIFIERS[name][0]]
+
+
 class Keymap:
     """Keysyms to keycodes, and the keymap text that says so."""
 
@@ -126,7 +131,7 @@ class Keymap:
         return self.codes[keysym] - 8
 
     def modifier_keysym(self, name: str) -> int:
-        return _MOD_KEYSYMS[MODIFIERS[name][0]]
+        return modifier_keysym(name)
 
     def text(self) -> str:
         """The keymap in libxkbcommon's text format (version 1)."""

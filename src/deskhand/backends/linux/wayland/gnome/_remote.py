@@ -27,7 +27,7 @@ from typing import Final
 from jeepney import DBusAddress, MatchRule, message_bus
 
 from deskhand.backends.linux.wayland import _pointer
-from deskhand.backends.linux.wayland._keymap import MODIFIERS, char_keysym
+from deskhand.backends.linux.wayland._keymap import MODIFIERS, char_keysym, modifier_keysym
 from deskhand.backends.linux.wayland.compositor import Held
 from deskhand.backends.linux.wayland.gnome._bus import Bus, BusError, Call
 from deskhand.core.errors import BackendUnavailable
@@ -47,7 +47,6 @@ FIX_REMOTE: Final = (
     "GNOME's remote desktop API (org.gnome.Mutter.RemoteDesktop) did not start a session: it needs PipeWire and "
     "WirePlumber running in the session (apt-get install --no-install-recommends pipewire wireplumber)"
 )
-_KEYSYM_MODS: Final = {"shift": 0xFFE1, "ctrl": 0xFFE3, "alt": 0xFFE9, "super": 0xFFEB}
 #: XF86Launch9 (on every evdev keymap, as F18's key): the shell extension grabs it as an accelerator
 #: and counts it (``Marks``); sent after a burst, it says when Mutter has handed the burst to the
 #: clients. Mutter consumes a grabbed key's press only: its release reaches the focused window (a
@@ -170,7 +169,7 @@ class RemoteInput:
 
     def chord(self, modifiers: Sequence[str], keysym: int) -> list[Call]:
         """Modifiers pressed in order, the key pressed and released, the modifiers released."""
-        mods = [_KEYSYM_MODS[m] for m in modifiers if m in MODIFIERS]  # fn has no key
+        mods = [modifier_keysym(m) for m in modifiers if m in MODIFIERS]  # fn has no key
         return [
             *(self.key(m, True) for m in mods),
             self.key(keysym, True),
