@@ -205,15 +205,6 @@ def test_a_keymap_says_which_key_types_a_keysym_and_which_keys_hold_the_modifier
     assert {"shift", "ctrl", "alt", "super"} <= set(table.modifiers)
 
 
-def test_an_app_that_needs_x11_is_named_with_why_and_where_it_runs() -> None:
-    from deskhand.backends.linux.x11_only import wayland_notice  # noqa: PLC0415
-
-    for selector in ("vlc", "VLC media player", "/usr/bin/vlc", "org.videolan.VLC"):
-        notice = wayland_notice(selector)
-        assert notice is not None and "Qt's Wayland platform" in notice and "X11 desktop" in notice, selector
-    assert wayland_notice("mousepad") is None and wayland_notice("vlcx") is None
-
-
 def test_a_window_whose_frame_outgrows_it_is_said_to_draw_decorations() -> None:
     """Chromium on sway: a 945 x 1060 frame for a 913 x 1018 window (its shadow)."""
     from deskhand.backends.linux.wayland_executor import decorations_notice  # noqa: PLC0415

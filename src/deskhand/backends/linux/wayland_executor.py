@@ -54,13 +54,12 @@ from deskhand.backends.linux.observe.discovery import argv0_of
 from deskhand.backends.linux.observe.handles import checked_element
 from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.observe.tree import Seen, TreeObserver
-from deskhand.backends.linux.toolkits import x11_only_note
 from deskhand.backends.linux.wayland.compositor import Compositor, View
 from deskhand.backends.linux.wayland.registry import open_compositor
 from deskhand.backends.linux.x11.capture import encode
 from deskhand.backends.linux.x11.shm import Pixels
 from deskhand.backends.linux.x11.windows import WindowInfo
-from deskhand.backends.linux.x11_only import wayland_notice
+from deskhand.backends.linux.x11_only import x11_only_note
 from deskhand.core import screenshot
 from deskhand.core.axtree.model import AppTree, Element
 from deskhand.core.axtree.observer import Observer
@@ -235,7 +234,7 @@ class WaylandExecutor:
         except NativeError as err:  # an app that cannot run natively here: say why, and where it runs
             if err.code != "target_not_running":
                 raise
-            note = wayland_notice(selector) or x11_only_note(selector)
+            note = x11_only_note(selector)
             if note is None:
                 raise
             raise NativeError(err.code, f"{err.message} {note}", dispatched=False) from err
