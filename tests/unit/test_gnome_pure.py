@@ -25,6 +25,7 @@ from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree.model import Element
 from deskhand.core.geometry import Rect
 from deskhand.desktop import _gnome
+from deskhand.desktop._started import Started
 from deskhand.desktop.compositors import kind
 
 
@@ -127,7 +128,7 @@ def test_the_desktop_installs_and_enables_the_extension_and_names_gnome(tmp_path
     assert target.name == meta["uuid"] == _gnome.UUID and "43" in meta["shell-version"]
     assert "dev.deskhand.Shell" in (target / "extension.js").read_text()
     assert f"enabled-extensions=['{_gnome.UUID}']" in _gnome._SETTINGS
-    env = _gnome.Gnome(cast(Any, None), tmp_path, tmp_path / "wayland-0").client_env()
+    env = Started(cast(Any, None), tmp_path, tmp_path / "wayland-0", _gnome.EXPORTS).client_env()
     assert compositor_name(env) == "gnome" and "gnome" in COMPOSITORS
     assert env["QT_WAYLAND_DISABLE_WINDOWDECORATION"] == "1"
     assert kind("gnome").buses_first and kind("gnome").program == "gnome-shell"
