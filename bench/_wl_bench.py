@@ -6,9 +6,12 @@ observation's image from a captured frame."""
 from __future__ import annotations
 
 import json
+import shutil
 import statistics
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from bench._poll import poll
@@ -62,13 +65,29 @@ def until_logged(log: Path, send: Callable[[], object], kind: str, **match: obje
     return times
 
 
-def launch_fixture(vd: VirtualDesktop, tmp: str) -> tuple[LaunchedApp, Path]:
-    """The GTK fixture (``tests/apps/gtk_fixture.py``) started in ``vd``, once it logs that it is
-    ready, and its event log."""
-    log = Path(tmp) / "events.jsonl"
-    app = vd.launch(["/usr/bin/python3", str(FIXTURE)], env={"DESKHAND_EVENT_LOG": str(log)})
-    poll(lambda: log.exists() and '"ready"' in log.read_text(), what="the fixture's window")
-    return app, log
+def installed(*programs: str, fix: str) -> bool:
+    """Whether every one of ``programs`` is installed; if not, the bench says it is skipped and why."""
+    missing = [p for p in programs if shutil.which(p) is None]
+    if missing:
+        print(f"skipped: {', '.join(missing)} not installed ({fix})")
+    return not missing
+
+
+def start_stop(compositor: str, label: str) -> None:
+    """Print how long a desktop with ``compositor`` takes to start and stop, ``STARTS`` times."""
+    starts = timed(lambda: VirtualDesktop(compositor=compositor, size=SIZE).start().stop(), STARTS)
+    print(f"  {label} desktop start+stop, {STARTS} runs: {stats(starts)}")
+
+
+@contextmanager
+def fixture_desktop(compositor: str) -> Iterator[tuple[VirtualDesktop, LaunchedApp, Path, str]]:
+    """A desktop with ``compositor`` and the GTK fixture (``tests/apps/gtk_fixture.py``) in it, once
+    the fixture logs that it is ready; the fixture's event log, and a scratch dir."""
+    with VirtualDesktop(compositor=compositor, size=SIZE) as vd, tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "events.jsonl"
+        app = vd.launch(["/usr/bin/python3", str(FIXTURE)], env={"DESKHAND_EVENT_LOG": str(log)})
+        poll(lambda: log.exists() and '"ready"' in log.read_text(), what="the fixture's window")
+        yield vd, app, log, tmp
 
 
 def jpeg(frame: Frame) -> bytes:

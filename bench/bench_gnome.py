@@ -17,13 +17,11 @@ What users would call instead: ``org.gnome.Shell.Screenshot`` answers only allow
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Callable
 
 from bench._poll import poll
-from bench._wl_bench import SIZE, STARTS, jpeg, launch_fixture, row, stats, timed, until_logged
+from bench._wl_bench import fixture_desktop, installed, jpeg, row, start_stop, timed, until_logged
 from deskhand.backends.linux.wayland.gnome._clipboard import GnomeClipboard
 from deskhand.backends.linux.wayland.gnome.compositor import Gnome
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
@@ -51,13 +49,10 @@ def _centers(vd: VirtualDesktop, pid: int, patterns: list[str]) -> list[tuple[fl
 
 
 def main() -> int:
-    if shutil.which("gnome-shell") is None:
-        print("skipped: gnome-shell not installed (apt-get install --no-install-recommends gnome-shell pipewire)")
+    if not installed("gnome-shell", fix="apt-get install --no-install-recommends gnome-shell pipewire"):
         return 0
-    starts = timed(lambda: VirtualDesktop(compositor="gnome", size=SIZE).start().stop(), STARTS)
-    print(f"  GNOME desktop start+stop (buses, system bus, PipeWire, GNOME Shell, extension): {stats(starts)}")
-    with VirtualDesktop(compositor="gnome", size=SIZE) as vd, tempfile.TemporaryDirectory() as tmp:
-        app, log = launch_fixture(vd, tmp)
+    start_stop("gnome", "GNOME (buses, system bus, PipeWire, GNOME Shell, extension)")
+    with fixture_desktop("gnome") as (vd, app, log, tmp):
         gnome = Gnome(vd.env)
         try:
             view = poll(

@@ -16,25 +16,20 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import tempfile
 
 from bench._poll import poll
-from bench._wl_bench import SIZE, STARTS, jpeg, launch_fixture, row, stats, timed, until_logged
+from bench._wl_bench import fixture_desktop, installed, jpeg, row, start_stop, timed, until_logged
 from deskhand.backends.linux.wayland.kwin.compositor import KWin
-from deskhand.desktop import VirtualDesktop
 
 TEXT = "kwin bench 012345678"[:20]
 
 
 def main() -> int:
-    if shutil.which("kwin_wayland") is None:
-        print("skipped: kwin_wayland not installed (apt-get install kwin-wayland)")
+    if not installed("kwin_wayland", fix="apt-get install kwin-wayland"):
         return 0
-    starts = timed(lambda: VirtualDesktop(compositor="kwin", size=SIZE).start().stop(), STARTS)
-    print(f"  KWin desktop start+stop (dbus+KWin+AT-SPI), {STARTS} runs: {stats(starts)}")
-    with VirtualDesktop(compositor="kwin", size=SIZE) as vd, tempfile.TemporaryDirectory() as tmp:
+    start_stop("kwin", "KWin (dbus+KWin+AT-SPI)")
+    with fixture_desktop("kwin") as (vd, app, log, _tmp):
         env = vd.app_env()
-        app, log = launch_fixture(vd, tmp)
         kwin = KWin(vd.env)
         try:
             view = poll(lambda: next((v for v in kwin.views() if v.pid == app.pid), None), what="the view")

@@ -16,20 +16,17 @@ Skipped (with the reason) where sway, grim or wtype is not installed.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 from bench import _wayland_act
 from bench._poll import poll
-from bench._wl_bench import RUNS, SIZE, STARTS, jpeg, launch_fixture, logged, row, stats, timed
+from bench._wl_bench import RUNS, fixture_desktop, installed, jpeg, logged, row, start_stop, timed
 from deskhand.backends.linux.wayland._client import Client
 from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
 from deskhand.backends.linux.wayland.wlroots.devices import Devices
 from deskhand.backends.linux.wayland.wlroots.screencopy import capture
-from deskhand.desktop import VirtualDesktop
 
 REGION = (100, 100, 400, 300)
 TEXT = "wayland bench 0123456"[:20]
@@ -41,15 +38,11 @@ def _last_text(log: Path) -> str:
 
 
 def main() -> int:
-    missing = [tool for tool in ("sway", "grim", "wtype") if shutil.which(tool) is None]
-    if missing:
-        print(f"skipped: {', '.join(missing)} not installed (apt-get install sway grim wtype)")
+    if not installed("sway", "grim", "wtype", fix="apt-get install sway grim wtype"):
         return 0
-    starts = timed(lambda: VirtualDesktop(wayland=True, size=SIZE).start().stop(), STARTS)
-    print(f"  Wayland desktop start+stop (sway+dbus+AT-SPI), {STARTS} runs: {stats(starts)}")
-    with VirtualDesktop(wayland=True, size=SIZE) as vd, tempfile.TemporaryDirectory() as tmp:
+    start_stop("sway", "Wayland (sway+dbus+AT-SPI)")
+    with fixture_desktop("sway") as (vd, app, log, tmp):
         env = vd.app_env()
-        app, log = launch_fixture(vd, tmp)
         with Client(vd.env) as client:
             devices = Devices(client)
             out = str(Path(tmp) / "out.png")
