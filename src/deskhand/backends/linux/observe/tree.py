@@ -103,10 +103,12 @@ class TreeObserver:
         unchanged_since: Callable[[str, float], bool] | None = None,
         window_relative: bool = False,
     ) -> TreeRead:
-        """The app's tree (None: its toolkit has no accessibility), notices about it, and its key
-        window (``seen``: the app's windows and key window, read by the capture worker while the
-        tree is read). With ``unchanged_since(bus, began)``, the last complete read is taken
-        again when it says the app has not changed since that read began (module docstring).
+        """The app's tree (None: its toolkit has no accessibility), notices about it (a truncated
+        read; on Wayland, a key window whose frame outgrows it placed by a guess,
+        ``placement.decorations_notice``), and its key window (``seen``: the app's windows and key
+        window, read by the capture worker while the tree is read). With
+        ``unchanged_since(bus, began)``, the last complete read is taken again when it says the app
+        has not changed since that read began (module docstring).
         ``window_relative``: every window's bounds are relative to it (a Wayland client's).
 
         Raises:
