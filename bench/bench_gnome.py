@@ -16,60 +16,17 @@ What users would call instead: ``org.gnome.Shell.Screenshot`` answers only allow
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import statistics
 import subprocess
-import tempfile
-import time
 from collections.abc import Callable
-from pathlib import Path
 
 from bench._poll import poll
+from bench._wl_bench import fixture_desktop, installed, jpeg, row, start_stop, timed, until_logged
 from deskhand.backends.linux.wayland.gnome.compositor import Gnome
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
-from deskhand.backends.linux.x11.capture import encode
-from deskhand.backends.linux.x11.shm import Pixels
-from deskhand.core import screenshot
 from deskhand.desktop import VirtualDesktop
 
-RUNS = 10
-STARTS = 3
-SIZE = (1280, 800, 24)
 TEXT = "gnome bench 01234567"
-FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "apps" / "gtk_fixture.py"
-
-
-def _stats(times: list[float]) -> str:
-    return f"median {statistics.median(times):7.1f} ms  (min {min(times):.1f}, max {max(times):.1f})"
-
-
-def _timed(fn: Callable[[], object], runs: int = RUNS) -> list[float]:
-    times = []
-    for _ in range(runs):
-        t0 = time.monotonic()
-        fn()
-        times.append((time.monotonic() - t0) * 1000)
-    return times
-
-
-def _logged(log: Path, since: float, kind: str, **match: object) -> float | None:
-    for e in map(json.loads, log.read_text().splitlines()):
-        if e.get("type") == kind and e["t"] >= since and all(e.get(k) == v for k, v in match.items()):
-            return float(e["t"])
-    return None
-
-
-def _until(log: Path, send: Callable[[], None], kind: str, **match: object) -> list[float]:
-    """Milliseconds from sending to the fixture logging the effect, ``RUNS`` times."""
-    times = []
-    for _ in range(RUNS):
-        t0 = time.monotonic()
-        send()
-        seen = poll(lambda t0=t0: _logged(log, t0, kind, **match), timeout_s=3, what=kind)
-        times.append((seen - t0) * 1000)
-    return times
 
 
 def _centers(vd: VirtualDesktop, pid: int, patterns: list[str]) -> list[tuple[float, float]]:
@@ -91,34 +48,24 @@ def _centers(vd: VirtualDesktop, pid: int, patterns: list[str]) -> list[tuple[fl
 
 
 def main() -> int:
-    if shutil.which("gnome-shell") is None:
-        print("skipped: gnome-shell not installed (apt-get install --no-install-recommends gnome-shell pipewire)")
+    if not installed("gnome-shell", fix="apt-get install --no-install-recommends gnome-shell pipewire"):
         return 0
-    starts = _timed(lambda: VirtualDesktop(compositor="gnome", size=SIZE).start().stop(), STARTS)
-    print(f"  GNOME desktop start+stop (buses, system bus, PipeWire, GNOME Shell, extension): {_stats(starts)}")
-    with VirtualDesktop(compositor="gnome", size=SIZE) as vd, tempfile.TemporaryDirectory() as tmp:
-        log = Path(tmp) / "events.jsonl"
-        app = vd.launch(["/usr/bin/python3", str(FIXTURE)], env={"DESKHAND_EVENT_LOG": str(log)})
-        poll(lambda: log.exists() and '"ready"' in log.read_text(), what="the fixture's window")
+    start_stop("gnome", "GNOME (buses, system bus, PipeWire, GNOME Shell, extension)")
+    with fixture_desktop("gnome") as (vd, app, log, tmp):
         gnome = Gnome(vd.env)
         try:
             view = poll(
                 lambda: next((v for v in gnome.views() if v.pid == app.pid and v.visible), None), what="the view"
             )
             print("windows (deskhand's extension over the session bus)")
-            print(f"  {'views()':<52} {_stats(_timed(gnome.views))}")
-            focused = _timed(lambda: (gnome.focus(view.id), gnome.views()))
-            print(f"  {'focus + views() (activate, read back)':<52} {_stats(focused)}")
+            row("views()", timed(gnome.views))
+            row("focus + views() (activate, read back)", timed(lambda: (gnome.focus(view.id), gnome.views())))
             print("screenshot (the window's own pixels)")
-            label = f"capture_view {view.rect[2]}x{view.rect[3]} (PNG, decoded, cut)"
-            print(f"  {label:<52} {_stats(_timed(lambda: gnome.capture_view([], view)))}")
-
-            def shot_jpeg() -> bytes:
-                frame = gnome.capture_view([], view)
-                fitted = screenshot.fitted_size(frame.width, frame.height)
-                return encode(Pixels(frame.data, frame.width, frame.height), fitted.width, fitted.height)
-
-            print(f"  {'capture_view + fit + JPEG (an observation image)':<52} {_stats(_timed(shot_jpeg))}")
+            row(
+                f"capture_view {view.rect[2]}x{view.rect[3]} (PNG, decoded, cut)",
+                timed(lambda: gnome.capture_view([], view)),
+            )
+            row("capture_view + fit + JPEG (an observation image)", timed(lambda: jpeg(gnome.capture_view([], view))))
             d = gnome.input
             apply, name = _centers(vd, app.pid, ["push button Apply", "text \\(settable, string\\) Name"])
             print("input through RemoteDesktop, until the app logs the effect")
@@ -127,7 +74,7 @@ def main() -> int:
                 d.click(*apply)
                 d.flush()
 
-            print(f"  {'click Apply':<52} {_stats(_until(log, click_apply, 'clicked', name='Apply'))}")
+            row("click Apply", until_logged(log, click_apply, "clicked", name="Apply"))
             d.click(*name)
             d.flush()
 
@@ -141,18 +88,17 @@ def main() -> int:
 
                 return send
 
-            label = f"select all, delete, type {len(TEXT)} characters"
-            print(f"  {label:<52} {_stats(_until(log, typed(TEXT), 'text', text=TEXT))}")
+            row(f"select all, delete, type {len(TEXT)} characters", until_logged(log, typed(TEXT), "text", text=TEXT))
             committed = "Grüße ✓ 0123456789"
             label = f"select all, delete, commit {len(committed)} characters (IM)"
-            print(f"  {label:<52} {_stats(_until(log, typed(committed), 'text', text=committed))}")
+            row(label, until_logged(log, typed(committed), "text", text=committed))
             d.chord(["ctrl"], "a")
             d.chord(["ctrl"], "c")  # the fixture's text is the clipboard now
             d.flush()
             clip = gnome.clipboard()
             try:
                 poll(lambda: clip.snapshot() or None, timeout_s=3, what="the fixture's copy")
-                print(f"  {'clipboard snapshot, every type (SelectionRead)':<52} {_stats(_timed(clip.snapshot))}")
+                row("clipboard snapshot, every type (SelectionRead)", timed(clip.snapshot))
             finally:
                 clip.close(hand_off=False)
             peer = subprocess.run(

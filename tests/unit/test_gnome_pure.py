@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import pytest
 
-from deskhand.backends.linux.observe.placement import content_origin
+from deskhand.backends.linux.observe.placement import Origin, content_origin
 from deskhand.backends.linux.observe.tree import _match_window
 from deskhand.backends.linux.wayland._doctor import is_wayland_session
 from deskhand.backends.linux.wayland.compositor import Held, View
@@ -25,6 +25,7 @@ from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree.model import Element
 from deskhand.core.geometry import Rect
 from deskhand.desktop import _gnome
+from deskhand.desktop._started import Started
 from deskhand.desktop.compositors import kind
 
 
@@ -112,8 +113,8 @@ def test_a_shadowed_surface_places_window_relative_bounds_at_the_surface_or_the_
     assert info.gtk_margins == (26, 26, 23, 29)
     gtk3 = Element(role="AXWindow", frame=Rect(0, 0, 692, 569))  # GTK 3: the whole surface
     gtk4 = Element(role="AXWindow", frame=Rect(0, 0, 640, 517))  # GTK 4: the frame
-    assert content_origin(gtk3, info) == (293, 13)
-    assert content_origin(gtk4, info) == (319, 36)
+    assert content_origin(gtk3, info) == Origin((293, 13), "surface", (692, 569))
+    assert content_origin(gtk4, info) == Origin((319, 36), "margins", (640, 517))
 
 
 def test_window_relative_bounds_match_the_one_window_of_their_size_or_the_only_window() -> None:
@@ -135,7 +136,7 @@ def test_the_desktop_installs_and_enables_the_extension_and_names_gnome(tmp_path
     assert target.name == meta["uuid"] == _gnome.UUID and "43" in meta["shell-version"]
     assert "dev.deskhand.Shell" in (target / "extension.js").read_text()
     assert f"enabled-extensions=['{_gnome.UUID}']" in _gnome._SETTINGS
-    env = _gnome.Gnome(cast(Any, None), tmp_path, tmp_path / "wayland-0").client_env()
+    env = Started(cast(Any, None), tmp_path, tmp_path / "wayland-0", _gnome.EXPORTS).client_env()
     assert compositor_name(env) == "gnome" and "gnome" in COMPOSITORS
     assert env["QT_WAYLAND_DISABLE_WINDOWDECORATION"] == "1"
     assert kind("gnome").buses_first and kind("gnome").program == "gnome-shell"

@@ -15,7 +15,7 @@ from deskhand.backends.linux.atspi.mapping import AtspiRef, element_tree
 from deskhand.backends.linux.atspi.nodes import inline_cell
 from deskhand.backends.linux.atspi.roles import EDITABLE, FOCUSABLE, FOCUSED, MANAGES_DESCENDANTS
 from deskhand.backends.linux.atspi.walk import Walker
-from deskhand.backends.linux.observe.placement import content_origin
+from deskhand.backends.linux.observe.placement import Origin, content_origin
 from deskhand.backends.linux.observe.tree import app_tree
 from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree.model import Element
@@ -219,9 +219,10 @@ def test_a_wayland_window_inset_in_its_surface_is_placed_by_its_view() -> None:
     view = Rect(100, 50, 1280, 972)
     xwin = WindowInfo(5, 5, 7, "Firefox", view, view, True, 0, gtk_margins=(0, 0, 0, 0))
     root = Element("AXWindow", frame=Rect(26, 23, 1280, 972))
-    assert content_origin(root, xwin, surface=True) == (74, 27)
+    assert content_origin(root, xwin, surface=True) == Origin((74, 27), "inset", (1280, 972))
     assert content_origin(root, xwin) is None  # X11: bounds off (0, 0) are on the screen already
-    assert content_origin(Element("AXWindow", frame=Rect(0, 0, 1280, 972)), xwin, surface=True) == (100, 50)
+    whole = Element("AXWindow", frame=Rect(0, 0, 1280, 972))
+    assert content_origin(whole, xwin, surface=True) == Origin((100, 50), "surface", (1280, 972))
 
 
 def test_gtk4_window_relative_bounds_are_placed_on_the_screen() -> None:
@@ -230,8 +231,7 @@ def test_gtk4_window_relative_bounds_are_placed_on_the_screen() -> None:
     xwin = WindowInfo(1, 1, 7, "Calculator", client, client, True, 0)
     button = Element("AXButton", title="7", frame=Rect(16, 300, 55, 40))
     root = Element("AXWindow", title="Calculator", frame=Rect(0, 0, 355, 498), children=[button])
-    origin = content_origin(root, xwin)
-    assert origin == (225, 145)
+    assert content_origin(root, xwin) == Origin((225, 145), "guess", (355, 498))  # even margins
     assert content_origin(Element("AXWindow", frame=Rect(225, 145, 355, 498)), xwin) is None  # on screen already
     snap = snapshot(
         node("/w", 23, "Calculator", children=["/b"], extents=(0, 0, 355, 498)),
@@ -239,10 +239,10 @@ def test_gtk4_window_relative_bounds_are_placed_on_the_screen() -> None:
     )
     snap.window_relative = True
     app = RunningApp(ProcessIdentity(7, "gnome-calculator", "/usr/bin/gnome-calculator", 1.0), "Calculator")
-    origins: dict[int, tuple[int, int]] = {}
+    origins: dict[int, Origin] = {}
     tree = app_tree(app, snap, xwin, [xwin], origins=origins)
     assert tree.windows[0].root.children[0].frame == Rect(241, 445, 55, 40)
-    assert origins == {1: (225, 145)}
+    assert origins == {1: Origin((225, 145), "guess", (355, 498))}
 
 
 def test_gtk4_each_window_is_placed_by_its_own_origin_and_margins() -> None:
@@ -262,12 +262,12 @@ def test_gtk4_each_window_is_placed_by_its_own_origin_and_margins() -> None:
     snap.windows = ["/w1", "/w2"]
     snap.window_relative = True
     app = RunningApp(ProcessIdentity(7, "gnome-calculator", "/usr/bin/gnome-calculator", 1.0), "Calculator")
-    origins: dict[int, tuple[int, int]] = {}
+    origins: dict[int, Origin] = {}
     by_path: dict[str, tuple[int, int]] = {}
     tree = app_tree(app, snap, other, [main, other], origins=origins, by_path=by_path)
     frames = {w.title: w.root.children[0].frame for w in tree.windows}
     assert frames == {"Main": Rect(115, 75, 30, 30), "Prefs": Rect(617, 414, 40, 20)}
-    assert origins == {1: (105, 55), 2: (612, 408)}
+    assert {w: (o.at, o.by) for w, o in origins.items()} == {1: ((105, 55), "guess"), 2: ((612, 408), "margins")}
     assert by_path["/b1"] == (105, 55) and by_path["/b2"] == (612, 408)
 
 

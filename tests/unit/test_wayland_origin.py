@@ -5,7 +5,7 @@ sway with Evince: the frame 652x652 for a 600x600 view, its header bar at (26, 2
 
 from __future__ import annotations
 
-from deskhand.backends.linux.observe.placement import content_origin
+from deskhand.backends.linux.observe.placement import Origin, content_origin
 from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree.model import Element
 from deskhand.core.geometry import Rect
@@ -20,24 +20,24 @@ def test_a_csd_window_s_surface_starts_where_its_children_say() -> None:
     header = Element("AXGroup", frame=Rect(26, 23, 600, 46))
     body = Element("AXSplitGroup", frame=Rect(26, 69, 600, 554))
     root = Element("AXWindow", frame=Rect(0, 0, 652, 652), children=[header, body])
-    assert content_origin(root, _view(300, 200, 600, 600)) == (274, 177)
+    assert content_origin(root, _view(300, 200, 600, 600)) == Origin((274, 177), "span", (652, 652))
 
 
 def test_without_children_spanning_the_view_the_margins_are_even() -> None:
     header = Element("AXGroup", frame=Rect(26, 23, 600, 46))  # alone: 46 px tall, not the view's 600
     root = Element("AXWindow", frame=Rect(0, 0, 652, 652), children=[header])
-    assert content_origin(root, _view(300, 200, 600, 600)) == (274, 174)
+    assert content_origin(root, _view(300, 200, 600, 600)) == Origin((274, 174), "guess", (652, 652))
 
 
 def test_a_window_without_margins_is_at_the_view() -> None:
     """GTK 4 and GTK 3 windows without client-side decorations: bounds the view's size."""
     root = Element("AXWindow", frame=Rect(0, 0, 600, 600), children=[Element("AXGroup", frame=Rect(0, 0, 600, 600))])
-    assert content_origin(root, _view(300, 200, 600, 600)) == (300, 200)
+    assert content_origin(root, _view(300, 200, 600, 600)) == Origin((300, 200), "surface", (600, 600))
 
 
 def test_a_window_answered_at_its_surface_margins_is_placed_by_them() -> None:
     """Gecko (Thunderbird) on sway: its window at (26, 23), the view's size; its elements move back."""
     root = Element("AXWindow", frame=Rect(26, 23, 1280, 1080))
-    assert content_origin(root, _view(0, 0, 1280, 1080), surface=True) == (-26, -23)
+    assert content_origin(root, _view(0, 0, 1280, 1080), surface=True) == Origin((-26, -23), "inset", (1280, 1080))
     on_screen = Element("AXWindow", frame=Rect(300, 200, 600, 600))  # bounds on the screen already
     assert content_origin(on_screen, _view(300, 200, 600, 600), surface=True) is None

@@ -205,27 +205,24 @@ def test_a_keymap_says_which_key_types_a_keysym_and_which_keys_hold_the_modifier
     assert {"shift", "ctrl", "alt", "super"} <= set(table.modifiers)
 
 
-def test_an_app_that_needs_x11_is_named_with_why_and_where_it_runs() -> None:
-    from deskhand.backends.linux.x11_only import wayland_notice  # noqa: PLC0415
-
-    for selector in ("vlc", "VLC media player", "/usr/bin/vlc", "org.videolan.VLC"):
-        notice = wayland_notice(selector)
-        assert notice is not None and "Qt's Wayland platform" in notice and "X11 desktop" in notice, selector
-    assert wayland_notice("mousepad") is None and wayland_notice("vlcx") is None
-
-
-def test_a_window_whose_frame_outgrows_it_is_said_to_draw_decorations() -> None:
-    """Chromium on sway: a 945 x 1060 frame for a 913 x 1018 window (its shadow)."""
-    from deskhand.backends.linux.wayland_executor import decorations_notice  # noqa: PLC0415
-    from deskhand.core.axtree.model import AppTree, Element, WindowTree  # noqa: PLC0415
+def test_a_window_whose_frame_outgrows_it_is_said_to_draw_decorations_when_placed_by_a_guess() -> None:
+    """Chromium on sway: a 945 x 1060 frame for a 913 x 1018 window (its shadow). The notice reads
+    how placement found the content's origin: a guess says so; children spanning the window or a
+    surface given by the compositor (GNOME) place it, and it says nothing."""
+    from deskhand.backends.linux.observe.placement import content_origin, decorations_notice  # noqa: PLC0415
+    from deskhand.backends.linux.wayland_executor import window_info  # noqa: PLC0415
+    from deskhand.core.axtree.model import Element  # noqa: PLC0415
     from deskhand.core.geometry import Rect  # noqa: PLC0415
 
     view = _ipc.View(7, 42, "chromium", "Pick", (0, 0, 913, 1018), True, True, True, "xdg_shell")
 
-    def tree(w: float, h: float) -> AppTree:
-        frame = Rect(0, 0, w, h)
-        return AppTree("chromium", "Chromium", 42, [WindowTree(7, "Pick", Element("AXWindow", frame=frame), frame)])
+    def notice(w: float, h: float, *children: Rect, on: View = view) -> str | None:
+        root = Element("AXWindow", frame=Rect(0, 0, w, h), children=[Element("AXGroup", frame=c) for c in children])
+        return decorations_notice(content_origin(root, window_info(on, 0), surface=True), on.rect[2:])
 
-    notice = decorations_notice(tree(945, 1060), view)
-    assert notice is not None and "945x1060" in notice and "913x1018" in notice and "32x42 px" in notice
-    assert decorations_notice(tree(913, 1018), view) is None and decorations_notice(tree(914, 1019), view) is None
+    said = notice(945, 1060, Rect(16, 10, 913, 80))
+    assert said is not None and "945x1060" in said and "913x1018" in said and "32x42 px" in said
+    assert notice(913, 1018) is None and notice(914, 1019) is None  # no shadow, or within 2 px
+    assert notice(945, 1060, Rect(16, 10, 913, 80), Rect(16, 90, 913, 938)) is None  # spans it: placed
+    gnome = View(7, 42, "app", "Title", (319, 36, 640, 517), True, True, True, "xdg_shell", surface=(293, 13, 692, 569))
+    assert notice(692, 569, Rect(26, 23, 100, 40), on=gnome) is None  # the surface places it

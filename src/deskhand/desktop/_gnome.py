@@ -23,13 +23,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
-import tempfile
-import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 from typing import Final
 
 from jeepney import DBusAddress, new_method_call
@@ -38,9 +35,7 @@ from jeepney.wrappers import DBusErrorResponse, unwrap_msg
 
 from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop._buses import Spawn
-from deskhand.desktop._procs import MARKER_ENV
-from deskhand.desktop._spawn import Child
-from deskhand.desktop._startup import tail as log_tail
+from deskhand.desktop._started import Started, own_env, poll_ready, private_dir, wait_for_window
 
 UUID: Final = "deskhand@deskhand.dev"
 EXTENSION_PACKAGE: Final = "deskhand.backends.linux.wayland.gnome"
@@ -49,8 +44,6 @@ FIX_GNOME: Final = (
     "install GNOME Shell 43 or newer with PipeWire: "
     "apt-get install --no-install-recommends gnome-shell pipewire wireplumber"
 )
-#: The shell's environment: nothing of the caller's but PATH and the locale.
-_KEEP_ENV: Final = ("PATH", "LANG", "LC_ALL")
 _SYSTEM_BUS_CONFIG: Final = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
@@ -91,28 +84,17 @@ idle-activation-enabled=false
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Gnome:
-    """A started shell: its process, its own dir, and its Wayland socket."""
-
-    proc: Child
-    runtime_dir: Path
-    display: Path
-
-    def client_env(self) -> dict[str, str]:
-        """What a client needs: the Wayland socket by absolute path, the desktop named GNOME (the
-        backend picks its compositor so), native Wayland toolkits, Qt without its own title bar."""
-        return {
-            "WAYLAND_DISPLAY": str(self.display),
-            "XDG_SESSION_TYPE": "wayland",
-            "XDG_CURRENT_DESKTOP": "GNOME",
-            "DESKHAND_COMPOSITOR": "gnome",
-            "GDK_BACKEND": "wayland",
-            "QT_QPA_PLATFORM": "wayland",
-            # Mutter draws no decorations and Qt draws its own title bar above the content its
-            # AT-SPI coordinates start at; without it a Qt window's frame is its content
-            "QT_WAYLAND_DISABLE_WINDOWDECORATION": "1",
-        }
+#: What a client needs besides a Wayland desktop's own (``_started.Started.client_env``): the
+#: desktop named GNOME (the backend picks its compositor so), Qt without its own title bar.
+EXPORTS: Final = MappingProxyType(
+    {
+        "XDG_CURRENT_DESKTOP": "GNOME",
+        "DESKHAND_COMPOSITOR": "gnome",
+        # Mutter draws no decorations and Qt draws its own title bar above the content its
+        # AT-SPI coordinates start at; without it a Qt window's frame is its content
+        "QT_WAYLAND_DISABLE_WINDOWDECORATION": "1",
+    }
+)
 
 
 def install_extension(data_home: Path) -> Path:
@@ -139,19 +121,17 @@ def _prepare(root: Path) -> dict[str, Path]:
 
 def start(
     spawn: Spawn, desktop_id: str, size: tuple[int, int], base_env: dict[str, str], *, log: Path, deadline: float
-) -> Gnome:
+) -> Started:
     """Start the shell for desktop ``desktop_id`` on the session bus in ``base_env``
     (``DBUS_SESSION_BUS_ADDRESS``, started first), logging to ``log``."""
     session = base_env.get("DBUS_SESSION_BUS_ADDRESS")
     if not session:
         raise BackendUnavailable("desktop: GNOME Shell needs the desktop's session bus, started before it")
-    root = Path(tempfile.mkdtemp(prefix=f"deskhand-gnome-{desktop_id}-"))
-    try:
+    with private_dir(f"deskhand-gnome-{desktop_id}-") as root:
         dirs = _prepare(root)
-        env: dict[str, str] = {k: base_env[k] for k in _KEEP_ENV if k in base_env}
+        env = own_env(base_env, desktop_id)
         env.update(
             {
-                MARKER_ENV: desktop_id,
                 "XDG_RUNTIME_DIR": str(dirs["run"]),
                 "XDG_DATA_HOME": str(dirs["data"]),
                 "XDG_CONFIG_HOME": str(dirs["config"]),
@@ -164,49 +144,40 @@ def start(
         )
         if "AT_SPI_BUS_ADDRESS" in base_env:
             env["AT_SPI_BUS_ADDRESS"] = base_env["AT_SPI_BUS_ADDRESS"]
-        spawn("gnome-sysbus", ["dbus-daemon", "--nofork", "--nosyslog", f"--config-file={root / 'system-bus.conf'}"],
-              env=env)  # fmt: skip
-        _wait_path(root / "system_bus_socket", deadline, "the private system bus", log)
+        sysbus = spawn("gnome-sysbus", ["dbus-daemon", "--nofork", "--nosyslog",
+                                        f"--config-file={root / 'system-bus.conf'}"], env=env)  # fmt: skip
+        socket = root / "system_bus_socket"
+        poll_ready(
+            lambda: socket if socket.exists() else None, alive=lambda: sysbus.poll() is None, deadline=deadline,
+            failure=f"desktop: the private system bus did not start ({FIX_GNOME})", log=log, step_s=0.01,
+        )  # fmt: skip
         spawn("pipewire", ["pipewire"], env=env)
         spawn("wireplumber", ["wireplumber"], env=env)
         shell_env = {**env, "GSETTINGS_BACKEND": "keyfile"}
         argv = ["gnome-shell", "--headless", "--wayland", "--no-x11", f"--virtual-monitor={size[0]}x{size[1]}"]
         proc = spawn("gnome", argv, env=shell_env)
         display = wait_ready(dirs["run"], session, alive=lambda: proc.poll() is None, deadline=deadline, log=log)
-    except BaseException:
-        shutil.rmtree(root, ignore_errors=True)
-        raise
-    return Gnome(proc, root, display)
-
-
-def _wait_path(path: Path, deadline: float, what: str, log: Path) -> None:
-    while not path.exists():
-        if time.monotonic() >= deadline:
-            raise BackendUnavailable(f"desktop: {what} did not start ({FIX_GNOME}){log_tail(log)}")
-        time.sleep(0.01)
+    return Started(proc, root, display, EXPORTS)
 
 
 def wait_ready(run_dir: Path, session: str, *, alive: Callable[[], bool], deadline: float, log: Path) -> Path:
     """Poll until the shell's Wayland socket exists, deskhand's extension answers on the session
     bus and the overview is closed; the socket."""
-    conn = None
-    try:
-        while True:
-            display = run_dir / "wayland-0"
-            if display.exists():
-                if conn is None:
-                    conn = open_dbus_connection(bus=session)
-                if _extension_ready(conn):
-                    return display
-            if not alive() or time.monotonic() >= deadline:
-                break
-            time.sleep(0.02)
-    finally:
-        if conn is not None:
-            conn.close()
-    raise BackendUnavailable(
-        f"desktop: GNOME Shell did not start with deskhand's extension ({FIX_GNOME}){log_tail(log)}"
-    )
+    display = run_dir / "wayland-0"
+    with contextlib.ExitStack() as stack:
+        conns: list[DBusConnection] = []
+
+        def ready() -> Path | None:
+            if not display.exists():
+                return None
+            if not conns:
+                conns.append(stack.enter_context(open_dbus_connection(bus=session)))
+            return display if _extension_ready(conns[0]) else None
+
+        return poll_ready(
+            ready, alive=alive, deadline=deadline, log=log,
+            failure=f"desktop: GNOME Shell did not start with deskhand's extension ({FIX_GNOME})",
+        )  # fmt: skip
 
 
 def _extension_ready(conn: DBusConnection) -> bool:
@@ -221,13 +192,12 @@ def _extension_ready(conn: DBusConnection) -> bool:
 def wait_for_view(env: Mapping[str, str], pid: int, timeout_s: float) -> int:
     """Poll the extension's window list until ``pid`` has a window; the pid."""
     shell = DBusAddress("/dev/deskhand/Shell", bus_name=SHELL_NAME, interface=SHELL_NAME)
-    deadline = time.monotonic() + timeout_s
     with open_dbus_connection(bus=env["DBUS_SESSION_BUS_ADDRESS"]) as conn:
-        while True:
+
+        def shown() -> set[int]:  # shown: placed
             with contextlib.suppress(DBusErrorResponse, OSError, TimeoutError):
                 (raw,) = unwrap_msg(conn.send_and_get_reply(new_method_call(shell, "Windows"), timeout=1.0))
-                if any(int(w["pid"]) == pid and w["showing"] for w in json.loads(raw)):  # shown: placed
-                    return pid
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"pid {pid} has no window on GNOME Shell within {timeout_s} s")
-            time.sleep(0.01)
+                return {int(w["pid"]) for w in json.loads(raw) if w["showing"]}
+            return set()
+
+        return wait_for_window(shown, pid, timeout_s, on="GNOME Shell")

@@ -27,20 +27,17 @@ import secrets
 import shutil
 import struct
 import tempfile
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from types import MappingProxyType
+from typing import Final
 
 from jeepney import DBusAddress, MatchRule, MessageType, new_method_call, new_method_return
 from jeepney.io.blocking import open_dbus_connection
 
 from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop._buses import Spawn
-from deskhand.desktop._procs import MARKER_ENV
-from deskhand.desktop._spawn import Child
-from deskhand.desktop._startup import tail as log_tail
+from deskhand.desktop._started import Started, own_env, poll_ready, private_dir, wait_for_window
 
 PROGRAM: Final = "kwin_wayland"
 FIX_KWIN: Final = "install KWin 5.27 or newer: apt-get install --no-install-recommends kwin-wayland"
@@ -100,27 +97,13 @@ def kwin_argv(binary: str, size: tuple[int, int]) -> tuple[list[str], bool]:
     return ([loader, binary, *args], True) if loader else ([binary, *args], False)
 
 
-@dataclass(frozen=True, slots=True)
-class KWinStarted:
-    """A started KWin: its process, runtime dir and socket."""
-
-    proc: Child
-    runtime_dir: Path
-    display: Path
-
-    def client_env(self) -> dict[str, str]:
-        return {
-            "WAYLAND_DISPLAY": str(self.display),
-            "XDG_SESSION_TYPE": "wayland",
-            "XDG_CURRENT_DESKTOP": "KDE",
-            "GDK_BACKEND": "wayland",
-            "QT_QPA_PLATFORM": "wayland",
-        }
+#: What a client needs besides a Wayland desktop's own (``_started.Started.client_env``).
+EXPORTS: Final = MappingProxyType({"XDG_CURRENT_DESKTOP": "KDE"})
 
 
 def start(
     spawn: Spawn, desktop_id: str, size: tuple[int, int], base_env: dict[str, str], *, log: Path, deadline: float
-) -> KWinStarted:
+) -> Started:
     """Start KWin for desktop ``desktop_id`` on the session bus in ``base_env``."""
     binary = shutil.which(PROGRAM)
     if binary is None:
@@ -128,17 +111,16 @@ def start(
     bus = base_env.get("DBUS_SESSION_BUS_ADDRESS")
     if not bus:
         raise BackendUnavailable("desktop: KWin needs the desktop's session bus before it starts")
-    runtime_dir = Path(tempfile.mkdtemp(prefix=f"deskhand-kwin-{desktop_id}-"))
-    try:
+    with private_dir(f"deskhand-kwin-{desktop_id}-") as runtime_dir:
         config = runtime_dir / "config"
         config.mkdir(mode=0o700)
         for name, text in _CONFIG.items():
             (config / name).write_text(text)
         argv, via_loader = kwin_argv(binary, size)
-        env: dict[str, str] = {k: base_env[k] for k in _KEEP_ENV if k in base_env}
+        env = own_env(base_env, desktop_id, _KEEP_ENV)
         env.update({
             "XDG_RUNTIME_DIR": str(runtime_dir), "XDG_CONFIG_HOME": str(config),
-            "DBUS_SESSION_BUS_ADDRESS": bus, "QT_QPA_PLATFORM": "wayland-org.kde.kwin.qpa", MARKER_ENV: desktop_id,
+            "DBUS_SESSION_BUS_ADDRESS": bus, "QT_QPA_PLATFORM": "wayland-org.kde.kwin.qpa",
         })  # fmt: skip
         if base_env.get(TRUST_ENV, "1") != "0":
             env.update({"KWIN_WAYLAND_NO_PERMISSION_CHECKS": "1", "KWIN_SCREENSHOT_NO_PERMISSION_CHECKS": "1"})
@@ -146,21 +128,13 @@ def start(
             env["KWIN_FORCE_OWN_QPA"] = "1"
         proc = spawn("kwin", argv, env=env)
         display = runtime_dir / SOCKET
-        _wait_ready(display, bus, alive=lambda: proc.poll() is None, deadline=deadline, log=log)
-    except BaseException:
-        shutil.rmtree(runtime_dir, ignore_errors=True)
-        raise
-    return KWinStarted(proc, runtime_dir, display)
-
-
-def _wait_ready(display: Path, bus: str, *, alive: Any, deadline: float, log: Path) -> None:
-    """Poll until KWin listens on its socket and answers for its scripting on the bus."""
-    while True:
-        if display.exists() and _has_scripting(bus):
-            return
-        if not alive() or time.monotonic() >= deadline:
-            raise BackendUnavailable(f"desktop: KWin did not start ({FIX_KWIN}){log_tail(log)}")
-        time.sleep(0.02)
+        # ready when KWin listens on its socket and answers for its scripting on the bus
+        poll_ready(
+            lambda: display if display.exists() and _has_scripting(bus) else None,
+            alive=lambda: proc.poll() is None, deadline=deadline, failure=f"desktop: KWin did not start ({FIX_KWIN})",
+            log=log,
+        )  # fmt: skip
+    return Started(proc, runtime_dir, display, EXPORTS)
 
 
 def _has_scripting(bus: str) -> bool:
@@ -210,10 +184,6 @@ def window_pids(bus: str, scratch: Path, timeout_s: float = 2.0) -> set[int]:
 
 def wait_for_view(env: Mapping[str, str], pid: int, timeout_s: float) -> int:
     """Poll KWin until ``pid`` has a window; the pid."""
-    deadline = time.monotonic() + timeout_s
     scratch = Path(env.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
-    while pid not in window_pids(env["DBUS_SESSION_BUS_ADDRESS"], scratch):
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"pid {pid} has no window on KWin within {timeout_s} s")
-        time.sleep(0.02)
-    return pid
+    bus = env["DBUS_SESSION_BUS_ADDRESS"]
+    return wait_for_window(lambda: window_pids(bus, scratch), pid, timeout_s, on="KWin", step_s=0.02)

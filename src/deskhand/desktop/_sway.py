@@ -22,8 +22,6 @@ import shutil
 import socket
 import struct
 import subprocess
-import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +29,7 @@ from typing import Any, Final
 
 from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop._buses import Spawn
-from deskhand.desktop._procs import MARKER_ENV
-from deskhand.desktop._spawn import Child
-from deskhand.desktop._startup import tail as log_tail
+from deskhand.desktop._started import Started, own_env, poll_ready, private_dir, wait_for_window
 
 USER_ENV: Final = "DESKHAND_WAYLAND_USER"
 DEFAULT_USER: Final = "deskhand"
@@ -46,8 +42,6 @@ FIX_USER: Final = (
 _IPC_HEADER: Final = struct.Struct("=6sII")
 _IPC_GET_OUTPUTS: Final = 3
 _IPC_GET_TREE: Final = 4
-#: The compositor's environment: nothing of the caller's but PATH and the locale.
-_KEEP_ENV: Final = ("PATH", "LANG", "LC_ALL")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,14 +85,6 @@ def _create_user(name: str) -> pwd.struct_passwd:
         ) from None
 
 
-def make_runtime_dir(desktop_id: str, user: SwayUser) -> Path:
-    """A fresh 0700 directory owned by ``user`` for sway's sockets and configuration."""
-    path = Path(tempfile.mkdtemp(prefix=f"deskhand-wayland-{desktop_id}-"))
-    if (user.uid, user.gid) != (os.geteuid(), os.getegid()):
-        os.chown(path, user.uid, user.gid)
-    return path
-
-
 def write_config(runtime_dir: Path, width: int, height: int, user: SwayUser) -> Path:
     path = runtime_dir / "config"
     path.write_text(
@@ -125,8 +111,8 @@ def sway_argv(user: SwayUser, config: Path) -> list[str]:
     return [setpriv, f"--reuid={user.uid}", f"--regid={user.gid}", "--clear-groups", "--", *argv]
 
 
-def sway_env(runtime_dir: Path, marker: tuple[str, str], base: dict[str, str]) -> dict[str, str]:
-    env: dict[str, str] = {k: base[k] for k in _KEEP_ENV if k in base}
+def sway_env(runtime_dir: Path, desktop_id: str, base: dict[str, str]) -> dict[str, str]:
+    env = own_env(base, desktop_id)
     env.update(
         {
             "XDG_RUNTIME_DIR": str(runtime_dir),
@@ -135,7 +121,6 @@ def sway_env(runtime_dir: Path, marker: tuple[str, str], base: dict[str, str]) -
             "WLR_RENDERER": "pixman",
             "WLR_LIBINPUT_NO_DEVICES": "1",
             "WLR_HEADLESS_OUTPUTS": "1",
-            marker[0]: marker[1],
         }
     )
     return env
@@ -150,14 +135,14 @@ def wait_ready(
     runtime_dir: Path, width: int, height: int, *, alive: Callable[[], bool], deadline: float, log: Path
 ) -> Path:
     """Poll until sway listens on both sockets and its output has the asked size; the Wayland socket."""
-    while True:
+
+    def ready() -> Path | None:
         display = wayland_socket(runtime_dir)
-        if display is not None and _output_size(runtime_dir / IPC_SOCKET) == (width, height):
-            return display
-        if not alive() or time.monotonic() >= deadline:
-            break
-        time.sleep(0.01)
-    raise BackendUnavailable(f"desktop: sway did not start ({FIX_SWAY}){log_tail(log)}")
+        return display if display is not None and _output_size(runtime_dir / IPC_SOCKET) == (width, height) else None
+
+    return poll_ready(
+        ready, alive=alive, deadline=deadline, failure=f"desktop: sway did not start ({FIX_SWAY})", log=log, step_s=0.01
+    )
 
 
 def _recv(sock: socket.socket, n: int) -> bytes | None:
@@ -212,49 +197,21 @@ def view_pids(path: Path) -> set[int]:
 
 def wait_for_view(path: Path, pid: int, timeout_s: float) -> int:
     """Poll sway's tree until ``pid`` has a window; the pid (an app is on the bus before it maps)."""
-    deadline = time.monotonic() + timeout_s
-    while pid not in view_pids(path):
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"pid {pid} has no window on sway within {timeout_s} s")
-        time.sleep(0.01)
-    return pid
+    return wait_for_window(lambda: view_pids(path), pid, timeout_s, on="sway")
 
 
 def start(
     spawn: Spawn, desktop_id: str, size: tuple[int, int], base_env: dict[str, str], *, log: Path, deadline: float
-) -> Sway:
-    """Start sway for desktop ``desktop_id``, logging to ``log`` (its runtime dir goes again if it fails)."""
+) -> Started:
+    """Start sway for desktop ``desktop_id``, logging to ``log`` (its runtime dir goes again if it fails).
+    Its runtime dir is a fresh 0700 directory owned by the user sway runs as (module docstring)."""
     user = compositor_user()
-    runtime_dir = make_runtime_dir(desktop_id, user)
-    try:
+    with private_dir(f"deskhand-wayland-{desktop_id}-") as runtime_dir:
+        if (user.uid, user.gid) != (os.geteuid(), os.getegid()):
+            os.chown(runtime_dir, user.uid, user.gid)
         config = write_config(runtime_dir, size[0], size[1], user)
-        env = sway_env(runtime_dir, (MARKER_ENV, desktop_id), base_env)
-        proc = spawn("sway", sway_argv(user, config), env=env)
+        proc = spawn("sway", sway_argv(user, config), env=sway_env(runtime_dir, desktop_id, base_env))
         display = wait_ready(
             runtime_dir, size[0], size[1], alive=lambda: proc.poll() is None, deadline=deadline, log=log
         )
-    except BaseException:
-        shutil.rmtree(runtime_dir, ignore_errors=True)
-        raise
-    return Sway(proc, user, runtime_dir, display, runtime_dir / IPC_SOCKET)
-
-
-@dataclass(frozen=True, slots=True)
-class Sway:
-    """A started compositor: its process, user, runtime dir and sockets."""
-
-    proc: Child
-    user: SwayUser
-    runtime_dir: Path
-    display: Path
-    ipc: Path
-
-    def client_env(self) -> dict[str, str]:
-        """What a client needs to reach it: the sockets by absolute path, native Wayland toolkits."""
-        return {
-            "WAYLAND_DISPLAY": str(self.display),
-            "SWAYSOCK": str(self.ipc),
-            "XDG_SESSION_TYPE": "wayland",
-            "GDK_BACKEND": "wayland",
-            "QT_QPA_PLATFORM": "wayland",
-        }
+    return Started(proc, runtime_dir, display, {"SWAYSOCK": str(runtime_dir / IPC_SOCKET)})

@@ -3,7 +3,8 @@
 ``VirtualDesktop(wayland=True, compositor=NAME)``, ``deskhand desktop start --compositor NAME``
 (``DESKHAND_COMPOSITOR``) and the SDK's ``Computer.virtual(wayland=True, compositor=NAME)`` look
 the name up here. A row says how the compositor starts (its module's ``start``, which returns a
-:class:`Started`), how an app's window is waited for, and what to install when it is missing.
+:class:`Started`, one record for every compositor: its process, runtime dir and what a client
+needs), how an app's window is waited for, and what to install when it is missing.
 The backend finds the same compositor from the desktop's exports (``SWAYSOCK``,
 ``XDG_CURRENT_DESKTOP``; ``backends.linux.wayland.registry``).
 """
@@ -14,25 +15,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Final, Protocol
+from typing import Final
 
 from deskhand.desktop import _gnome, _kwin, _sway
-from deskhand.desktop._spawn import Child
+from deskhand.desktop._started import Started
 
 __all__ = ("COMPOSITORS", "DEFAULT", "Kind", "Started", "kind")
 
 DEFAULT: Final = "sway"
-
-
-class Started(Protocol):
-    """A started compositor: its process, its own runtime dir (removed on teardown), what a client
-    needs to reach it."""
-
-    @property
-    def proc(self) -> Child: ...
-    @property
-    def runtime_dir(self) -> Path: ...
-    def client_env(self) -> dict[str, str]: ...
 
 
 #: ``start(spawn, desktop_id, (width, height), base_env, log=..., deadline=...)``

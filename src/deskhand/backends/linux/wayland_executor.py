@@ -54,18 +54,17 @@ from deskhand.backends.linux.observe.discovery import argv0_of
 from deskhand.backends.linux.observe.handles import checked_element
 from deskhand.backends.linux.observe.settle import Settling
 from deskhand.backends.linux.observe.tree import Seen, TreeObserver
-from deskhand.backends.linux.toolkits import x11_only_note
 from deskhand.backends.linux.wayland.compositor import Compositor, View
 from deskhand.backends.linux.wayland.registry import open_compositor
 from deskhand.backends.linux.x11.capture import encode
 from deskhand.backends.linux.x11.shm import Pixels
 from deskhand.backends.linux.x11.windows import WindowInfo
-from deskhand.backends.linux.x11_only import wayland_notice
+from deskhand.backends.linux.x11_only import x11_only_note
 from deskhand.core import screenshot
-from deskhand.core.axtree.model import AppTree, Element
+from deskhand.core.axtree.model import Element
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.errors import NativeError
-from deskhand.core.geometry import Point, Rect, span
+from deskhand.core.geometry import Point, Rect
 
 __all__ = ["WaylandExecutor"]
 
@@ -81,31 +80,6 @@ COVERED_NOTICE: Final = (
 
 #: After the ``waitForChangeMs`` notice: what a change is on Wayland.
 WAITED_NOTE: Final = " (On Wayland only the app's accessibility events count: its drawing is not seen.)"
-
-#: The state's notice when the key window's accessible frame is larger than the window on the
-#: screen: the app draws decorations (a shadow) around it and does not say where its content starts.
-DECORATIONS_NOTICE: Final = (
-    "This window draws its own decorations: its accessible frame is {fw}x{fh}, the window on the screen "
-    "{vw}x{vh}, so the positions of its elements may be off by up to {dw}x{dh} px. A click by handle on "
-    "a small target may miss it: check its effect, or use keys."
-)
-
-
-def decorations_notice(tree: AppTree, key: View) -> str | None:
-    """The notice for ``key`` when its tree's frame outgrows it (Chromium's client-side shadow:
-    945x1060 for a 913x1018 window) unless its children span the window exactly, which places
-    it; None otherwise. Firefox places its frame at the inset, which
-    ``observe.placement.content_origin`` takes off."""
-    win = next((w for w in tree.windows if w.window_id == key.id), None)
-    if win is None or win.frame is None:
-        return None
-    (fw, fh), (vw, vh) = (round(win.frame.width), round(win.frame.height)), key.rect[2:]
-    if fw - vw <= 2 and fh - vh <= 2:
-        return None
-    inner = span(ch.frame for ch in win.root.children if ch.frame is not None and ch.frame.width and ch.frame.height)
-    if inner is not None and (round(inner.width), round(inner.height)) == (vw, vh):
-        return None  # its content spans the window exactly: placed by it (``content_origin``)
-    return DECORATIONS_NOTICE.format(fw=fw, fh=fh, vw=vw, vh=vh, dw=max(0, fw - vw), dh=max(0, fh - vh))
 
 
 def window_info(view: View, stacking: int) -> WindowInfo:
@@ -235,7 +209,7 @@ class WaylandExecutor:
         except NativeError as err:  # an app that cannot run natively here: say why, and where it runs
             if err.code != "target_not_running":
                 raise
-            note = wayland_notice(selector) or x11_only_note(selector)
+            note = x11_only_note(selector)
             if note is None:
                 raise
             raise NativeError(err.code, f"{err.message} {note}", dispatched=False) from err
@@ -299,8 +273,6 @@ class WaylandExecutor:
         tree, notices, _key = self.trees.read(app, identity, seen, window_relative=True, unchanged_since=unchanged)
         if tree is None:
             raise NativeError("ax_failed", f"{app.display_name} (pid {app.pid}) is not on the accessibility bus.")
-        if (inset := decorations_notice(tree, key)) is not None:
-            notices.append(inset)
         obs = self.observer.observe(
             tree, app_key=app.view, identity=identity, key_window_id=key.id, disable_diff=disable_diff
         )

@@ -30,7 +30,7 @@ from deskhand.backends.linux import procfs
 from deskhand.backends.linux.atspi import mapping, transients
 from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline, Snapshot, registry_gone_text
 from deskhand.backends.linux.atspi.enums import Role, State, role_set
-from deskhand.backends.linux.observe.placement import content_origin, shift
+from deskhand.backends.linux.observe.placement import Origin, content_origin, decorations_notice, shift
 from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree.model import AppTree, Element, WindowTree, detach_menu_bar
 from deskhand.core.errors import NativeError
@@ -72,7 +72,7 @@ class Mapped(NamedTuple):
     key: WindowInfo | None
     wins: tuple[WindowInfo, ...]
     tree: AppTree
-    origin: tuple[int, int] | None
+    origin: Origin | None
     by_path: dict[str, tuple[int, int]]
 
 
@@ -103,10 +103,12 @@ class TreeObserver:
         unchanged_since: Callable[[str, float], bool] | None = None,
         window_relative: bool = False,
     ) -> TreeRead:
-        """The app's tree (None: its toolkit has no accessibility), notices about it, and its key
-        window (``seen``: the app's windows and key window, read by the capture worker while the
-        tree is read). With ``unchanged_since(bus, began)``, the last complete read is taken
-        again when it says the app has not changed since that read began (module docstring).
+        """The app's tree (None: its toolkit has no accessibility), notices about it (a truncated
+        read; on Wayland, a key window whose frame outgrows it placed by a guess,
+        ``placement.decorations_notice``), and its key window (``seen``: the app's windows and key
+        window, read by the capture worker while the tree is read). With
+        ``unchanged_since(bus, began)``, the last complete read is taken again when it says the app
+        has not changed since that read began (module docstring).
         ``window_relative``: every window's bounds are relative to it (a Wayland client's).
 
         Raises:
@@ -151,7 +153,7 @@ class TreeObserver:
         if len(own) < len(xwins):
             tree = self._with_children(app, tree, key, xwins)
         if origin is not None:
-            self.atspi.origins[bus] = origin
+            self.atspi.origins[bus] = origin.at
         else:
             self.atspi.origins.pop(bus, None)
         if by_path:
@@ -164,6 +166,9 @@ class TreeObserver:
                 f"The accessibility tree is incomplete: {app.display_name} stopped answering; deskhand "
                 f"waited {waited} s (the app may be busy or hung)."
             )
+        if snap.surface_relative and key is not None:  # Wayland: a key window placed by a guess says so
+            inset = decorations_notice(origin, (round(key.frame.width), round(key.frame.height)))
+            notices.extend([inset] if inset else [])
         return tree, notices, key
 
     def _with_children(
@@ -190,14 +195,14 @@ class TreeObserver:
 
     def _map(
         self, app: RunningApp, snap: Snapshot, key: WindowInfo | None, xwins: list[WindowInfo]
-    ) -> tuple[AppTree, tuple[int, int] | None, dict[str, tuple[int, int]]]:
-        """``app_tree`` of the read, the key window's origin and each element's window origin
+    ) -> tuple[AppTree, Origin | None, dict[str, tuple[int, int]]]:
+        """``app_tree`` of the read, the key window's origin (``placement.Origin``) and each element's window origin
         (by path); the last ones again when the read and the windows are those they came from."""
         wins = tuple(xwins)
         last = self._mapped.get(app.pid)
         if last is not None and last.snap is snap and last.key == key and last.wins == wins and not snap.timed_out:
             return last.tree, last.origin, last.by_path
-        origins: dict[int, tuple[int, int]] = {}
+        origins: dict[int, Origin] = {}
         by_path: dict[str, tuple[int, int]] = {}
         tree = app_tree(app, snap, key, xwins, origins=origins, by_path=by_path)
         origin = origins.get(key.id) if key is not None else None
@@ -240,12 +245,12 @@ def app_tree(
     key: WindowInfo | None,
     xwins: list[WindowInfo],
     *,
-    origins: dict[int, tuple[int, int]] | None = None,
+    origins: dict[int, Origin] | None = None,
     by_path: dict[str, tuple[int, int]] | None = None,
 ) -> AppTree:
     """The core's tree of ``snap``, each window matched to its X window. An app whose bounds are
     window-relative (GTK 4) has each matched window's elements placed on the screen, and that
-    window's origin put in ``origins`` (by X window id) and, for each of its elements, in
+    window's origin, with how it was found, put in ``origins`` (by X window id) and, for each of its elements, in
     ``by_path`` (by object path: the actor places an element by its own window's origin)."""
     trees: list[WindowTree] = []
     focused: Element | None = None
@@ -274,11 +279,11 @@ def app_tree(
         wid = xwin.id if xwin else 0
         origin = content_origin(root, xwin, snap.surface_relative) if snap.window_relative and xwin else None
         if origin is not None:
-            paths = shift(root, *origin)
+            paths = shift(root, *origin.at)
             if origins is not None:
                 origins[wid] = origin
             if by_path is not None:
-                by_path.update(dict.fromkeys(paths, origin))
+                by_path.update(dict.fromkeys(paths, origin.at))
         if key is not None and wid == key.id and menu_bar is None:
             menu_bar = detach_menu_bar(root)
         focused = focused or focus

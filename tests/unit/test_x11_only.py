@@ -1,5 +1,5 @@
-"""Which installed apps draw only on X11 (``backends.linux.toolkits``), read from real files:
-a binary's ELF ``DT_NEEDED`` entries, a wrapper script that runs Java."""
+"""Which apps draw only on X11 (``backends.linux.x11_only``): named (VLC), or read from real files
+(a binary's ELF ``DT_NEEDED`` entries, a wrapper script that runs Java); one lookup says why."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from deskhand.backends.linux.inventory import DesktopApp
-from deskhand.backends.linux.toolkits import needed_libraries, toolkit_without_wayland, x11_only_note
+from deskhand.backends.linux.x11_only import needed_libraries, toolkit_without_wayland, x11_only_note
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ELF binaries")
 
@@ -44,3 +44,11 @@ def test_a_java_wrapper_is_x11_only_and_the_note_names_the_app(tmp_path: Path) -
     assert x11_only_note(java, apps) == note  # by its path too
     assert x11_only_note("tool", apps) is None
     assert x11_only_note("nothing", apps) is None
+
+
+def test_an_app_that_needs_x11_is_named_with_why_and_where_it_runs() -> None:
+    for selector in ("vlc", "VLC media player", "/usr/bin/vlc", "org.videolan.VLC"):
+        notice = x11_only_note(selector, [])
+        assert notice is not None and "Qt's Wayland platform" in notice and "X11 desktop" in notice, selector
+        assert notice.startswith("It cannot run natively on this Wayland desktop, which has no XWayland: VLC 3")
+    assert x11_only_note("mousepad", []) is None and x11_only_note("vlcx", []) is None
