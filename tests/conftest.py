@@ -26,10 +26,10 @@ def _under(path: Path, dirs: tuple[Path, ...]) -> bool:
     return any(path.is_relative_to(d) for d in dirs)
 
 
-#: Tests that drive apps no one here wrote on a loaded machine: one that fails runs once more
+#: Tests that drive real apps, desktops and clusters on a loaded machine: one that fails runs once more
 #: (pytest-rerunfailures), and the matrix and task reports list it. ``DESKHAND_RERUNS=0`` turns
 #: this off (to count how often a test fails).
-_RERUN_DIRS = tuple(TESTS_DIR / d for d in ("linux", "realapps", "tasks", "wayland"))
+_RERUN_DIRS = tuple(TESTS_DIR / d for d in ("linux", "realapps", "tasks", "wayland", "faults", "fleet"))
 _RERUNS = int(os.environ.get("DESKHAND_RERUNS", "1"))
 
 

@@ -297,8 +297,8 @@ def test_a_desktop_failing_its_check_is_replaced_not_handed_out(local_cluster: L
     ready = [d for d in host_state(node_id)["desktops"] if d in records]
     broken = ready[0]
     (app,) = [p for p in records[broken]["processes"] if p["role"].startswith("app:")]
+    before = pool.stats().replaced  # read first: the pool's own checks may replace it at any time now
     os.kill(int(app["pid"]), signal.SIGKILL)  # its app is gone: the desktop no longer passes its check
-    before = pool.stats().replaced
     leases = [pool.lease() for _ in range(SIZE)]
     try:
         assert broken not in {lease.desktop_id for lease in leases}

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from deskhand.core.errors import ArgumentError, BackendUnavailable, DeskhandError
+from deskhand.desktop import _procs
 from deskhand.fleet.audit import Audit, audit
 from deskhand.fleet.spec import PoolSpec
 
@@ -85,6 +86,9 @@ class Slot:
         if not readiness.ready:
             failed = [name for name, ok in readiness.as_dict().items() if not ok]
             raise BackendUnavailable(f"fleet: desktop {self.id} is not ready: {', '.join(failed)} failed")
+        if gone := [pid for pid in self.app_pids if not _procs.alive(pid)]:
+            # before the bus: the registry lists an app that was killed until it sees its name go
+            raise BackendUnavailable(f"fleet: desktop {self.id}: apps {gone} are not running")
         with desktop.a11y() as bus:
             missing = [pid for pid in self.app_pids if bus.find_pid(pid) is None]
         if missing:
