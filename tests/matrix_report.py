@@ -43,8 +43,11 @@ _TASKS: dict[str, list[str]] = defaultdict(list)
 #: Per test id, what its last attempt recorded: its matrix cells, its task row, its outcome and its
 #: xfail reason (a test rerun after a failure, ``tests/conftest.py``, counts by its last attempt).
 _LAST: dict[str, tuple[tuple[tuple[str, str, str], ...], str | None, str, str | None]] = {}
-#: Test ids that ran more than once (the report lists them under its table).
-_RERUN: list[str] = []
+#: Test ids that ran more than once -> why the run before failed (listed under the tables and
+#: in the terminal summary).
+_RERUN: dict[str, str] = {}
+#: Per test id, the failure of its last failed run.
+_FAILURE: dict[str, str] = {}
 _KEY = pytest.StashKey[Path | None]()
 _TASK_KEY = pytest.StashKey[Path | None]()
 BEGIN = "<!-- matrix:begin -->"
@@ -84,9 +87,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         if task is not None and task.args:
             row = task.args[0] if column == DISPLAYS["x11"] else f"{task.args[0]} ({column})"
         if item.nodeid in _LAST and item.nodeid not in _RERUN:
-            _RERUN.append(item.nodeid)
+            _RERUN[item.nodeid] = _FAILURE.get(item.nodeid, "")
         why = str(report.wasxfail) if got in ("xfail", "xpass") else None
         _LAST[item.nodeid] = (cells, row, got, why)
+    if report.failed:
+        crash = getattr(report.longrepr, "reprcrash", None)
+        _FAILURE[item.nodeid] = str(getattr(crash, "message", "") or report.longreprtext[-300:]).splitlines()[0][:300]
     return report
 
 
@@ -105,8 +111,15 @@ def _reruns_note() -> str:
     if not _RERUN:
         return ""
     return "\nRun a second time after a failure (each cell counts the last run):\n\n" + "".join(
-        f"- `{nodeid}`\n" for nodeid in _RERUN
+        f"- `{nodeid}`: {why}\n" if why else f"- `{nodeid}`\n" for nodeid, why in _RERUN.items()
     )
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _RERUN:
+        terminalreporter.section("run a second time after a failure (the first failure)")
+        for nodeid, why in _RERUN.items():
+            terminalreporter.line(f"{nodeid}: {why}")
 
 
 def _outcome(report: pytest.TestReport) -> str:
