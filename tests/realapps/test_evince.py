@@ -78,6 +78,7 @@ def test_a_page_is_gone_to_through_the_page_entry(evince: object, mex: MatrixExe
 
 @pytest.mark.matrix("Evince", "search result")
 def test_a_search_result_clicked_by_handle_shows_its_page(evince: object, mex: MatrixExecutor) -> None:
+    state_with(mex, evince, r"page-label-entry, Value: \d+$")  # keys go to an observed window (alone, too)
     mex.press_key(evince, "ctrl+f")
     state_with(mex, evince, r"text \(settable, string\) Search")
     mex.type_text(evince, "Page")
