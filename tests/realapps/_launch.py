@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from _apps import Apps
+from _display import MatrixExecutor
 
 from deskhand.backends.base import AppState, RunningApp
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
 
 POLL_S = 0.05
@@ -70,7 +70,7 @@ def wait_for(check: Callable[[], bool], what: str, timeout_s: float = 20.0) -> N
         time.sleep(POLL_S)  # polling with a deadline
 
 
-def state_with(ex: LinuxExecutor, app: RunningApp, pattern: str, *, full: bool = True, timeout_s: float = 20.0) -> str:
+def state_with(ex: MatrixExecutor, app: RunningApp, pattern: str, *, full: bool = True, timeout_s: float = 20.0) -> str:
     """The first state whose text matches ``pattern`` (polled with a deadline)."""
     deadline = time.monotonic() + timeout_s
     while True:
@@ -81,7 +81,7 @@ def state_with(ex: LinuxExecutor, app: RunningApp, pattern: str, *, full: bool =
         time.sleep(POLL_S)
 
 
-def placed(ex: LinuxExecutor, app: RunningApp, pattern: str, timeout_s: float = 20.0) -> tuple[AppState, str]:
+def placed(ex: MatrixExecutor, app: RunningApp, pattern: str, timeout_s: float = 20.0) -> tuple[AppState, str]:
     """A full state with a screenshot in which the element matching ``pattern`` has its frame
     (a page still laying out, or a read cut short, has none yet), and its handle."""
     deadline = time.monotonic() + timeout_s
@@ -97,7 +97,7 @@ def placed(ex: LinuxExecutor, app: RunningApp, pattern: str, timeout_s: float = 
         time.sleep(0.05)  # polling the app's state with a deadline
 
 
-def _ready(ex: LinuxExecutor, pid: int, pattern: str, timeout_s: float) -> RunningApp:
+def _ready(ex: MatrixExecutor, pid: int, pattern: str, timeout_s: float) -> RunningApp:
     """The app of ``pid`` once its state matches ``pattern`` (polled with a deadline)."""
     deadline = time.monotonic() + timeout_s
     while True:
@@ -113,8 +113,8 @@ def _ready(ex: LinuxExecutor, pid: int, pattern: str, timeout_s: float) -> Runni
 
 @contextlib.contextmanager
 def chromium_app(
-    apps: Apps, ex: LinuxExecutor, pages: dict[str, str], first: str
-) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
+    apps: Apps, ex: MatrixExecutor, pages: dict[str, str], first: str
+) -> Iterator[tuple[MatrixExecutor, RunningApp, PageLog]]:
     server = PageLog(pages)
     try:
         running = apps.chromium(server.url(first))
@@ -128,8 +128,8 @@ def chromium_app(
 
 @contextlib.contextmanager
 def firefox_app(
-    apps: Apps, ex: LinuxExecutor, pages: dict[str, str], first: str
-) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
+    apps: Apps, ex: MatrixExecutor, pages: dict[str, str], first: str
+) -> Iterator[tuple[MatrixExecutor, RunningApp, PageLog]]:
     server = PageLog(pages)
     try:
         running = apps.firefox(server.url(first))
@@ -142,7 +142,7 @@ def firefox_app(
 
 
 @contextlib.contextmanager
-def mousepad_app(apps: Apps, ex: LinuxExecutor) -> Iterator[tuple[LinuxExecutor, RunningApp]]:
+def mousepad_app(apps: Apps, ex: MatrixExecutor) -> Iterator[tuple[MatrixExecutor, RunningApp]]:
     running = apps.mousepad()
     try:
         yield ex, _ready(ex, running.pid, r"text \(settable, string\)", 30.0)
@@ -151,7 +151,7 @@ def mousepad_app(apps: Apps, ex: LinuxExecutor) -> Iterator[tuple[LinuxExecutor,
 
 
 @contextlib.contextmanager
-def writer_app(apps: Apps, ex: LinuxExecutor) -> Iterator[tuple[LinuxExecutor, RunningApp]]:
+def writer_app(apps: Apps, ex: MatrixExecutor) -> Iterator[tuple[MatrixExecutor, RunningApp]]:
     """LibreOffice Writer; the app is ``soffice.bin``, which the ``soffice`` launcher starts."""
     running = apps.soffice("writer")
     try:

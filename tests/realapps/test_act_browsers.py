@@ -11,7 +11,8 @@ listener), and the tests read that log.
 * typing into Firefox's address bar and a field, and pasting into a textarea: each confirmed, and
   the form Firefox posts holds the text.
 
-One desktop and one instance of each browser for the module (issue 12 items 3, 4, 6, 9).
+One instance of each browser per display server (X11, and sway, where both run natively on
+Wayland) for the module (issue 12 items 3, 4, 6, 9).
 """
 
 from __future__ import annotations
@@ -30,15 +31,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _apps import require_accessibility
+from _display import MatrixExecutor, transform_of
 
 from deskhand.backends.base import RunningApp
-from deskhand.backends.linux.executor import LinuxExecutor
-from deskhand.core.errors import BackendUnavailable
 from deskhand.desktop import LaunchedApp, VirtualDesktop
 from proc_support import descendants, processes
 
-pytestmark = pytest.mark.desktop
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
 _log = logging.getLogger(__name__)
 
 A11Y_ENV = {
@@ -160,19 +159,9 @@ def poll(fn: Any, timeout_s: float = 10.0, what: str = "condition") -> Any:
 
 
 @pytest.fixture(scope="module")
-def desktop() -> Iterator[VirtualDesktop]:
-    if shutil.which("Xvfb") is None:
-        pytest.skip("Xvfb is not installed")
-    vd = VirtualDesktop()
-    try:
-        vd.start()
-    except BackendUnavailable as exc:
-        pytest.skip(f"no desktop: {exc.message}")
-    try:
-        require_accessibility(vd)  # the desktop switched it on at start
-        yield vd
-    finally:
-        vd.stop()
+def desktop(matrix_desktop: VirtualDesktop) -> VirtualDesktop:
+    """The display server's desktop (``matrix_desktop``: X11's session desktop, or sway's)."""
+    return matrix_desktop
 
 
 @pytest.fixture(scope="module")
@@ -185,12 +174,9 @@ def server() -> Iterator[PageServer]:
 
 
 @pytest.fixture(scope="module")
-def ex(desktop: VirtualDesktop) -> Iterator[LinuxExecutor]:
-    executor = LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"])
-    try:
-        yield executor
-    finally:
-        executor.close()
+def ex(mex: MatrixExecutor) -> MatrixExecutor:
+    """The display server's executor (``mex``)."""
+    return mex
 
 
 def home(tmp: Path) -> dict[str, str]:
@@ -209,26 +195,14 @@ class Browser:
         self.log = log
 
 
-def _titled(desktop: VirtualDesktop, pid: int, title: str) -> bool:
-    from Xlib import display as xdisplay  # noqa: PLC0415
-
-    d = xdisplay.Display(desktop.env["DISPLAY"])
-    try:
-        root = d.screen().root
-        clients = root.get_full_property(d.intern_atom("_NET_CLIENT_LIST"), 0)
-        for wid in clients.value if clients else ():
-            win = d.create_resource_object("window", wid)
-            got = win.get_full_property(d.intern_atom("_NET_WM_PID"), 0)
-            name = win.get_full_property(d.intern_atom("_NET_WM_NAME"), 0)
-            if got and got.value[0] == pid and name and title in name.value.decode(errors="replace"):
-                return True
-        return False
-    finally:
-        d.close()
+def _titled(ex: MatrixExecutor, pid: int, title: str) -> bool:
+    """Whether a window of ``pid`` has ``title`` in its title (X11's _NET_WM_NAME, or the
+    compositor's view title): no observation of the app."""
+    return any(title in w.title for w in ex.list_windows(pid))
 
 
 def _start(
-    desktop: VirtualDesktop, ex: LinuxExecutor, argv: list[str], env: dict[str, str], log: Path, title: str
+    desktop: VirtualDesktop, ex: MatrixExecutor, argv: list[str], env: dict[str, str], log: Path, title: str
 ) -> Browser:
     """Launch and wait until the page's document is in the app's tree.
 
@@ -236,14 +210,17 @@ def _start(
     X): a Chromium asked during its start drops the page's document from its tree for good.
     """
     proc = desktop.launch(argv, env=env, log_path=log)
-    poll(lambda: _titled(desktop, proc.pid, title), 60.0, f"{argv[0]}'s window titled {title!r}")
+    poll(lambda: _titled(ex, proc.pid, title), 60.0, f"{argv[0]}'s window titled {title!r}")
 
     def loaded() -> RunningApp | None:
         if not proc.running():
             raise AssertionError(f"{argv[0]} exited: {log.read_text(errors='replace')[-1500:]}")
         try:
             app = ex.resolve(str(proc.pid))
-            ok = bool(ex.key_window(app)) and "document web" in ex.get_app_state(app, disable_diff=True).text
+            ok = (
+                any(w.is_key for w in ex.list_windows(app.pid))
+                and "document web" in ex.get_app_state(app, disable_diff=True).text
+            )
         except Exception:
             return None
         return app if ok else None
@@ -253,13 +230,14 @@ def _start(
 
 @pytest.fixture(scope="module")
 def chromium(
-    desktop: VirtualDesktop, ex: LinuxExecutor, server: PageServer, tmp_path_factory: Any
+    desktop: VirtualDesktop, ex: MatrixExecutor, server: PageServer, tmp_path_factory: Any
 ) -> Iterator[Browser]:
     binary = shutil.which("chromium")
     if binary is None:
         pytest.skip("chromium is not installed")
     tmp = tmp_path_factory.mktemp("chromium")
-    argv = [binary, *CHROMIUM_FLAGS, f"--user-data-dir={tmp / 'profile'}", server.url("/form")]
+    native = ["--ozone-platform=wayland"] if desktop.wayland else []
+    argv = [binary, *CHROMIUM_FLAGS, *native, f"--user-data-dir={tmp / 'profile'}", server.url("/form")]
     b = _start(desktop, ex, argv, home(tmp), tmp / "chromium.log", "form")
     try:
         yield b
@@ -268,7 +246,9 @@ def chromium(
 
 
 @pytest.fixture(scope="module")
-def firefox(desktop: VirtualDesktop, ex: LinuxExecutor, server: PageServer, tmp_path_factory: Any) -> Iterator[Browser]:
+def firefox(
+    desktop: VirtualDesktop, ex: MatrixExecutor, server: PageServer, tmp_path_factory: Any
+) -> Iterator[Browser]:
     binary = shutil.which("firefox-esr") or shutil.which("firefox")
     if binary is None:
         pytest.skip("firefox is not installed")
@@ -277,7 +257,7 @@ def firefox(desktop: VirtualDesktop, ex: LinuxExecutor, server: PageServer, tmp_
     profile.mkdir()
     prefs = "".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in FIREFOX_PREFS.items())
     (profile / "user.js").write_text(prefs)
-    env = {**home(tmp), "MOZ_CRASHREPORTER_DISABLE": "1"}
+    env = {**home(tmp), "MOZ_CRASHREPORTER_DISABLE": "1", **({"MOZ_ENABLE_WAYLAND": "1"} if desktop.wayland else {})}
     argv = [binary, "--no-remote", "--profile", str(profile), "--width", "1000", "--height", "800", server.url("/long")]
     b = _start(desktop, ex, argv, env, tmp / "firefox.log", "long")
     try:
@@ -286,7 +266,7 @@ def firefox(desktop: VirtualDesktop, ex: LinuxExecutor, server: PageServer, tmp_
         b.proc.stop()
 
 
-def _handle(ex: LinuxExecutor, app: RunningApp, role: str, pattern: str = "") -> str:
+def _handle(ex: MatrixExecutor, app: RunningApp, role: str, pattern: str = "") -> str:
     import re  # noqa: PLC0415
 
     def find() -> str | None:
@@ -298,9 +278,13 @@ def _handle(ex: LinuxExecutor, app: RunningApp, role: str, pattern: str = "") ->
 
 
 @pytest.mark.matrix("Chromium", "paste")
+# X11 only for now: on sway the second paste (after a click by handle on the input) left the input
+# empty in 2 of 4 runs (the focus was on neither field; deskhand said no editing signal arrived):
+# not yet understood, so not in the sway column.
+@pytest.mark.displays("x11")
 # -- paste (item 4) ---------------------------------------------------------------------------
 def test_paste_into_chromium_fields_is_confirmed_and_submitted(
-    desktop: VirtualDesktop, ex: LinuxExecutor, chromium: Browser, server: PageServer
+    desktop: VirtualDesktop, ex: MatrixExecutor, chromium: Browser, server: PageServer
 ) -> None:
     app = chromium.app
     ex.get_app_state(app)
@@ -318,10 +302,10 @@ def test_paste_into_chromium_fields_is_confirmed_and_submitted(
     assert form["line"] == "hello chromium"
     assert form["area"].replace("\r\n", "\n") == "two\nlines pasted"
     # the answer page has loaded (its title), so the next test's keys do not race its navigation
-    poll(lambda: _titled(desktop, chromium.proc.pid, "sent"), 15.0, "the answer page loaded")
+    poll(lambda: _titled(ex, chromium.proc.pid, "sent"), 15.0, "the answer page loaded")
 
 
-def _entries(ex: LinuxExecutor, app: RunningApp) -> list[str]:
+def _entries(ex: MatrixExecutor, app: RunningApp) -> list[str]:
     import re  # noqa: PLC0415
 
     seen = [""]
@@ -339,7 +323,7 @@ def _entries(ex: LinuxExecutor, app: RunningApp) -> list[str]:
 
 
 # -- wheel scroll (item 6) --------------------------------------------------------------------
-def _scroll_case(ex: LinuxExecutor, b: Browser, server: PageServer, pages: float) -> None:
+def _scroll_case(ex: MatrixExecutor, b: Browser, server: PageServer, pages: float) -> None:
     """Scroll the long page by ``pages`` at the middle of the window; the page's own scrollY moved
     by the request within 15 %, and the outcome's measured distance agrees with the page."""
     app = b.app
@@ -361,8 +345,8 @@ def _scroll_case(ex: LinuxExecutor, b: Browser, server: PageServer, pages: float
     assert abs(achieved - page_moved) <= 0.05 * requested + 2, seen
 
 
-def _window_size(ex: LinuxExecutor, app: RunningApp) -> tuple[float, float]:
-    t = ex.transform(app)
+def _window_size(ex: MatrixExecutor, app: RunningApp) -> tuple[float, float]:
+    t = transform_of(ex, app)
     assert t is not None
     return float(t.image_width), float(t.image_height)
 
@@ -381,7 +365,7 @@ def _page_scroll_y(server: PageServer, ua: str, after: float) -> int:
 @pytest.mark.matrix("Chromium", "scroll")
 @pytest.mark.parametrize("pages", [0.5, 1.5])
 def test_wheel_scroll_in_chromium_lands_on_the_request(
-    ex: LinuxExecutor, chromium: Browser, server: PageServer, pages: float
+    ex: MatrixExecutor, chromium: Browser, server: PageServer, pages: float
 ) -> None:
     app = chromium.app
     if not server.of_kind("scroll", chromium.ua):
@@ -396,7 +380,7 @@ def test_wheel_scroll_in_chromium_lands_on_the_request(
 @pytest.mark.matrix("Firefox ESR", "scroll")
 @pytest.mark.parametrize("pages", [0.5, 1.5])
 def test_wheel_scroll_in_firefox_lands_on_the_request(
-    ex: LinuxExecutor, firefox: Browser, server: PageServer, pages: float
+    ex: MatrixExecutor, firefox: Browser, server: PageServer, pages: float
 ) -> None:
     poll(lambda: server.of_kind("scroll", firefox.ua), 30.0, "the long page loaded in Firefox")
     _scroll_case(ex, firefox, server, pages)
@@ -405,7 +389,7 @@ def test_wheel_scroll_in_firefox_lands_on_the_request(
 @pytest.mark.matrix("Chromium", "address bar")
 # -- the omnibox burst (item 9) ---------------------------------------------------------------
 def test_an_omnibox_burst_loads_each_page_and_chromium_stays_up(
-    desktop: VirtualDesktop, ex: LinuxExecutor, chromium: Browser, server: PageServer
+    desktop: VirtualDesktop, ex: MatrixExecutor, chromium: Browser, server: PageServer
 ) -> None:
     """ctrl+l, the URL typed (with characters the keymap lacks: temporary keycodes) and Return,
     three times with no observation between: the server sees each page asked for, Chromium lives.
@@ -416,7 +400,7 @@ def test_an_omnibox_burst_loads_each_page_and_chromium_stays_up(
     app = chromium.app
     for i in range(3):
         if i > 0:
-            poll(lambda i=i: _titled(desktop, chromium.proc.pid, f"other{i - 1}"), 15.0, "the page before, loaded")
+            poll(lambda i=i: _titled(ex, chromium.proc.pid, f"other{i - 1}"), 15.0, "the page before, loaded")
         ex.press_key(app, "ctrl+l")
         typed = ex.type_text(app, server.url(f"/other?n={i}&w=caf\u00e9\u00f1{i}"))
         ex.press_key(app, "Return")
@@ -435,7 +419,7 @@ def test_an_omnibox_burst_loads_each_page_and_chromium_stays_up(
 @pytest.mark.matrix("Firefox ESR", "address bar", "paste")
 # -- text entry in Firefox (items 3, 4) -------------------------------------------------------
 def test_type_and_paste_into_firefox_fields_are_confirmed_and_submitted(
-    ex: LinuxExecutor, firefox: Browser, server: PageServer
+    ex: MatrixExecutor, firefox: Browser, server: PageServer
 ) -> None:
     """The address bar (ctrl+l, the URL typed, Return), then a paste into the textarea and typing
     (with a character the keymap lacks) into the input: each is confirmed, and the form Firefox
@@ -474,7 +458,7 @@ def test_type_and_paste_into_firefox_fields_are_confirmed_and_submitted(
 @pytest.mark.matrix("Firefox ESR", "click")
 # -- a click right after a page load (issue 12) -----------------------------------------------
 def test_a_firefox_click_by_handle_right_after_a_page_load_submits_the_form(
-    desktop: VirtualDesktop, ex: LinuxExecutor, firefox: Browser, server: PageServer
+    desktop: VirtualDesktop, ex: MatrixExecutor, firefox: Browser, server: PageServer
 ) -> None:
     """Load the form page, observe until its Send button is in the tree and click it by handle at
     once, three times: each click posts the form. Firefox's buttons offer EditableText, so they
@@ -487,7 +471,7 @@ def test_a_firefox_click_by_handle_right_after_a_page_load_submits_the_form(
         # first page): ctrl+l during a navigation loses the selection when the navigation commits,
         # and the URL typed then is appended to the new page's (one run asked for /submithttp://...).
         done = ("sent",) if i else ("sent", "long")
-        poll(lambda done=done: any(_titled(desktop, firefox.proc.pid, t) for t in done), 15.0, "a page loaded")
+        poll(lambda done=done: any(_titled(ex, firefox.proc.pid, t) for t in done), 15.0, "a page loaded")
         ex.press_key(app, "ctrl+l")
         typed = ex.type_text(app, server.url(f"/form?click={i}"))
         ex.press_key(app, "Return")
@@ -508,7 +492,7 @@ def test_a_firefox_click_by_handle_right_after_a_page_load_submits_the_form(
 @pytest.mark.matrix("Firefox ESR", "address bar")
 # -- ctrl+l while the page's process is busy (issue 12) -----------------------------------------
 def test_a_url_typed_while_firefox_page_process_is_stalled_arrives_whole_and_is_confirmed(
-    desktop: VirtualDesktop, ex: LinuxExecutor, firefox: Browser, server: PageServer
+    desktop: VirtualDesktop, ex: MatrixExecutor, firefox: Browser, server: PageServer
 ) -> None:
     """Firefox hands ctrl+l to the page's process first and moves the focus to its address bar
     only when that process gives the key back. Here the page processes are stopped for 3 s when
@@ -516,7 +500,7 @@ def test_a_url_typed_while_firefox_page_process_is_stalled_arrives_whole_and_is_
     keys went into the page and the rest into the address bar, and typing said "confirmed"), so
     the whole URL is typed into the address bar, and the page Firefox asks for is that URL."""
     app = firefox.app
-    poll(lambda: any(_titled(desktop, firefox.proc.pid, t) for t in ("sent", "long", "form")), 15.0, "a page loaded")
+    poll(lambda: any(_titled(ex, firefox.proc.pid, t) for t in ("sent", "long", "form")), 15.0, "a page loaded")
     pages = _processes_under(firefox.proc.pid, b"-isForBrowser")
     assert pages, "Firefox runs no page process"
     ex.get_app_state(app)
@@ -547,7 +531,7 @@ def _processes_under(pid: int, needle: bytes) -> list[int]:
 @pytest.mark.matrix("Chromium", "click", "type")
 # -- a key right after a click by handle on a field (issue 12) -----------------------------------
 def test_keys_after_a_click_on_a_chromium_field_wait_for_the_field_to_have_the_focus(
-    desktop: VirtualDesktop, ex: LinuxExecutor, chromium: Browser, server: PageServer
+    desktop: VirtualDesktop, ex: MatrixExecutor, chromium: Browser, server: PageServer
 ) -> None:
     """Chromium clicks a field by an accessible action, which its page's process applies later.
     Here that process is stopped for 2 s around the click: the keys sent next wait until the field
@@ -557,7 +541,7 @@ def test_keys_after_a_click_on_a_chromium_field_wait_for_the_field_to_have_the_f
     ex.press_key(app, "ctrl+l")
     ex.type_text(app, server.url("/form?late-focus"))
     ex.press_key(app, "Return")
-    poll(lambda: _titled(desktop, chromium.proc.pid, "form"), 15.0, "the form page")
+    poll(lambda: _titled(ex, chromium.proc.pid, "form"), 15.0, "the form page")
     line, area = _entries(ex, app)[:2]
     pages = _processes_under(chromium.proc.pid, b"--type=renderer")
     assert pages, "Chromium runs no page process"

@@ -13,19 +13,18 @@ from typing import Any
 
 import pytest
 from _apps import Apps
+from _display import MatrixExecutor
 from _observe import HANDLE, handle, state_with
 from _office import convert
 
-from deskhand.backends.linux.executor import LinuxExecutor
-
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 #: Calc's Name Box: the cell (or range) that has the cursor.
 NAME_BOX = r"text \(settable, string\) Value: "
 
 
 @pytest.fixture(scope="module")
-def calc(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def calc(apps: Apps, mex: MatrixExecutor, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("calc-fresh")
     seed = tmp / "grid.csv"
     seed.write_text("a1,b1,c1,d1\na2,b2,c2,d2\na3,b3,c3,d3\n")
@@ -35,7 +34,7 @@ def calc(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFactor
 
 
 @pytest.mark.matrix("LibreOffice Calc", "first click after launch")
-def test_the_first_click_after_launch_lands_on_the_cell_asked_for(calc: dict[str, Any], mex: LinuxExecutor) -> None:
+def test_the_first_click_after_launch_lands_on_the_cell_asked_for(calc: dict[str, Any], mex: MatrixExecutor) -> None:
     app = calc["app"]
     state = state_with(mex, app, r"table cell C2, Value: c2")
     mex.click(app, element=handle(state, r"table cell C2"))
@@ -45,7 +44,7 @@ def test_the_first_click_after_launch_lands_on_the_cell_asked_for(calc: dict[str
 
 
 @pytest.mark.matrix("LibreOffice Calc", "no duplicate lines")
-def test_a_selected_range_is_listed_once(calc: dict[str, Any], mex: LinuxExecutor) -> None:
+def test_a_selected_range_is_listed_once(calc: dict[str, Any], mex: MatrixExecutor) -> None:
     app = calc["app"]
     state = state_with(mex, app, r"table cell B2, Value: b2")
     mex.click(app, element=handle(state, r"table cell B2"))
@@ -63,7 +62,7 @@ def test_a_selected_range_is_listed_once(calc: dict[str, Any], mex: LinuxExecuto
 
 @pytest.mark.matrix("LibreOffice Calc", "menu item handles")
 def test_an_open_menus_items_keep_their_handles_and_the_earlier_one_clicks(
-    calc: dict[str, Any], mex: LinuxExecutor
+    calc: dict[str, Any], mex: MatrixExecutor
 ) -> None:
     app = calc["app"]
     state_with(mex, app, r"table cell A1")

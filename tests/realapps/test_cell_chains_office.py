@@ -27,15 +27,15 @@ from typing import Any
 import pytest
 from _apps import Apps
 from _cells import run_cells
+from _display import MatrixExecutor
 from _observe import state_with
 from test_cell_chains import FIND
 
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.desktop import VirtualDesktop
 from proc_support import cpu_hogs
 from tasks._odf import content, make_odt, q, spans, text_styles
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 TEXT = "Set in another face."
 # The fonts set differ from the default paragraph style's (DejaVu Serif: setting it adds no style)
@@ -58,7 +58,7 @@ BACK_IN_DOCUMENT = (
 
 
 @pytest.fixture(scope="module")
-def writer(apps: Apps, mex: LinuxExecutor, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def writer(apps: Apps, mex: MatrixExecutor, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     doc = make_odt(tmp_path_factory.mktemp("chains") / "chain.odt", [TEXT])
     running = apps.soffice("writer", doc)
     state_with(mex, mex.resolve(str(running.pid)), FONT_FIELD, timeout_s=90.0)
@@ -114,10 +114,10 @@ def _results(text: str) -> list[dict[str, Any]]:
     ids=["run1", "run2", "run3", "two_cpu_hogs"],
 )
 def test_writer_font_name_box_click_type_return_save_in_one_cell(
-    writer: dict[str, Any], a11y_desktop: VirtualDesktop, font: str, load: bool
+    writer: dict[str, Any], matrix_desktop: VirtualDesktop, font: str, load: bool
 ) -> None:
     pid, doc = writer["pid"], writer["doc"]
-    _select_text(a11y_desktop, pid)
+    _select_text(matrix_desktop, pid)
     mtime = doc.stat().st_mtime_ns
     cell = (
         f'var app = await cua.getApp("{pid}");\n{FIND}'
@@ -131,7 +131,7 @@ def test_writer_font_name_box_click_type_return_save_in_one_cell(
         "nodeRepl.write(JSON.stringify(r));"
     )
     with cpu_hogs(load):
-        [result] = run_cells(a11y_desktop, [cell])
+        [result] = run_cells(matrix_desktop, [cell])
         assert not result.is_error, result.text
         try:
             saved_font(doc, mtime, font)
@@ -182,14 +182,14 @@ def _dialog_cell(pid: int, font: str, then: str) -> str:
     ids=["run1", "run2", "run3", "two_cpu_hogs"],
 )
 def test_writer_dialog_ok_by_handle_then_a_bounded_look_then_ctrl_s_saves_in_one_cell(
-    writer: dict[str, Any], a11y_desktop: VirtualDesktop, font: str, load: bool
+    writer: dict[str, Any], matrix_desktop: VirtualDesktop, font: str, load: bool
 ) -> None:
     pid, doc = writer["pid"], writer["doc"]
-    _select_text(a11y_desktop, pid)
-    _open_character_dialog(a11y_desktop, pid)
+    _select_text(matrix_desktop, pid)
+    _open_character_dialog(matrix_desktop, pid)
     mtime = doc.stat().st_mtime_ns
     with cpu_hogs(load):
-        [result] = run_cells(a11y_desktop, [_dialog_cell(pid, font, BACK_IN_DOCUMENT)])
+        [result] = run_cells(matrix_desktop, [_dialog_cell(pid, font, BACK_IN_DOCUMENT)])
         assert not result.is_error, result.text
         saved_font(doc, mtime, font)
     results = _results(result.text)
@@ -198,17 +198,18 @@ def test_writer_dialog_ok_by_handle_then_a_bounded_look_then_ctrl_s_saves_in_one
 
 @pytest.mark.matrix("LibreOffice Writer", "cell chain", "dialog OK", "refusal names the calls sent")
 def test_writer_ctrl_s_right_after_the_dialog_closed_is_refused_and_says_what_was_and_was_not_sent(
-    writer: dict[str, Any], a11y_desktop: VirtualDesktop
+    writer: dict[str, Any], matrix_desktop: VirtualDesktop
 ) -> None:
     pid, doc = writer["pid"], writer["doc"]
-    _select_text(a11y_desktop, pid)
-    _open_character_dialog(a11y_desktop, pid)
+    _select_text(matrix_desktop, pid)
+    _open_character_dialog(matrix_desktop, pid)
     mtime = doc.stat().st_mtime_ns
-    [result] = run_cells(a11y_desktop, [_dialog_cell(pid, "Liberation Sans Narrow", "")])
+    [result] = run_cells(matrix_desktop, [_dialog_cell(pid, "Liberation Sans Narrow", "")])
     assert result.is_error, result.text
     text = result.text
     assert "stale_window" in text or "key window changed" in text, text
-    gone = r"observed key window 0x[0-9a-f]+, which is gone \(now window 0x[0-9a-f]+ \('chain\.odt"
+    wid = r"\d+" if matrix_desktop.wayland else r"0x[0-9a-f]+"  # a compositor's view id, or an X window's
+    gone = rf"observed key window {wid}, which is gone \(now window {wid} \('chain\.odt"
     assert re.search(gone, text), text
     assert "Not sent: press_key('ctrl+s')." in text, text
     assert re.search(r"set_value\(g\d+:\d+\), click\(g\d+:\d+\) were sent", text), text
@@ -216,6 +217,6 @@ def test_writer_ctrl_s_right_after_the_dialog_closed_is_refused_and_says_what_wa
     assert doc.stat().st_mtime_ns == mtime  # ctrl+s never went out
     # the way on, as the refusal says: observe the document, then the keys again
     way_on = f'var app = await cua.getApp("{pid}");\n{BACK_IN_DOCUMENT}await app.pressKey("ctrl+s");'
-    [again] = run_cells(a11y_desktop, [way_on])
+    [again] = run_cells(matrix_desktop, [way_on])
     assert not again.is_error, again.text
     saved_font(doc, mtime, "Liberation Sans Narrow")  # the OK click had applied it; the save came now

@@ -13,13 +13,15 @@ from collections.abc import Iterator
 
 import pytest
 from _apps import Apps
+from _display import MatrixExecutor
 from _launch import PageLog, chromium_app, placed, state_with, wait_for
 
 from deskhand.backends.base import RunningApp
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
+from deskhand.desktop import VirtualDesktop
+from display_support import executor_for
 
-pytestmark = pytest.mark.desktop
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
 
 # Both pages put their button at the same spot, so a click at page A's button's old position
 # would land on page B's (the ghost click this guards against).
@@ -49,12 +51,12 @@ PAGES = {
 
 
 @pytest.fixture(scope="module")
-def browser(apps: Apps, mex: LinuxExecutor) -> Iterator[tuple[LinuxExecutor, RunningApp, PageLog]]:
+def browser(apps: Apps, mex: MatrixExecutor) -> Iterator[tuple[MatrixExecutor, RunningApp, PageLog]]:
     with chromium_app(apps, mex, PAGES, "/a") as got:
         yield got
 
 
-def go(ex: LinuxExecutor, app: RunningApp, url: str) -> None:
+def go(ex: MatrixExecutor, app: RunningApp, url: str) -> None:
     """Navigate the way a user does: focus the omnibox, type the address, press Enter."""
     ex.press_key(app, "ctrl+l")
     ex.type_text(app, url)
@@ -69,7 +71,7 @@ def handle_of(text: str, pattern: str) -> str:
 
 @pytest.mark.matrix("Chromium", "fresh tree")
 def test_a_navigation_shows_the_new_document_in_the_next_state(
-    browser: tuple[LinuxExecutor, RunningApp, PageLog],
+    browser: tuple[MatrixExecutor, RunningApp, PageLog],
 ) -> None:
     ex, app, pages = browser
     go(ex, app, pages.url("/a"))
@@ -92,7 +94,7 @@ def test_a_navigation_shows_the_new_document_in_the_next_state(
 
 @pytest.mark.matrix("Chromium", "fresh tree")
 def test_a_handle_whose_page_was_replaced_is_stale_and_nothing_is_clicked(
-    browser: tuple[LinuxExecutor, RunningApp, PageLog],
+    browser: tuple[MatrixExecutor, RunningApp, PageLog],
 ) -> None:
     ex, app, pages = browser
     clicks_before = pages.count("/clicked")
@@ -117,7 +119,7 @@ def test_a_handle_whose_page_was_replaced_is_stale_and_nothing_is_clicked(
     assert pages.gets[-1] == "/clicked?b=b" or "/clicked?b=b" in pages.gets, pages.gets
 
 
-def test_a_select_shows_its_selected_option_as_value(browser: tuple[LinuxExecutor, RunningApp, PageLog]) -> None:
+def test_a_select_shows_its_selected_option_as_value(browser: tuple[MatrixExecutor, RunningApp, PageLog]) -> None:
     ex, app, pages = browser
     go(ex, app, pages.url("/select"))
     state = state_with(ex, app, r"combo box Fruit")
@@ -125,13 +127,15 @@ def test_a_select_shows_its_selected_option_as_value(browser: tuple[LinuxExecuto
     assert line.endswith("Value: Banana"), line
 
 
-def _titled(ex: LinuxExecutor, app: RunningApp, title: str) -> bool:
-    kw = ex.key_window(app)
-    return kw is not None and kw.title.startswith(title)
+def _titled(ex: MatrixExecutor, app: RunningApp, title: str) -> bool:
+    key = next((w for w in ex.list_windows(app.pid) if w.is_key), None)
+    return key is not None and key.title.startswith(title)
 
 
 @pytest.mark.matrix("Chromium", "fresh tree")
-def test_after_a_reload_the_old_handles_are_stale(browser: tuple[LinuxExecutor, RunningApp, PageLog]) -> None:
+def test_after_a_reload_the_old_handles_are_stale(
+    browser: tuple[MatrixExecutor, RunningApp, PageLog], matrix_desktop: VirtualDesktop
+) -> None:
     """A reload replaces every object of the page: a handle from before it clicks nothing."""
     ex, app, pages = browser
     go(ex, app, pages.url("/b"))
@@ -144,7 +148,7 @@ def test_after_a_reload_the_old_handles_are_stale(browser: tuple[LinuxExecutor, 
     wait_for(lambda: pages.count("/b") > visits, "the reload's request")
     # Another observer watches for the new document, leaving this executor's snapshot (and
     # the old handle in it) as it was.
-    watcher = LinuxExecutor(display=ex.x.name, a11y_address=ex.atspi.address)
+    watcher = executor_for(matrix_desktop)
     try:
         watched = watcher.resolve(str(app.pid))
         wait_for(lambda: _document_path(watcher, watched) not in (before, None), "the reloaded document")
@@ -162,7 +166,7 @@ def test_after_a_reload_the_old_handles_are_stale(browser: tuple[LinuxExecutor, 
     assert pages.count("/clicked") == clicks + 1, pages.gets
 
 
-def _document_path(ex: LinuxExecutor, app: RunningApp) -> str | None:
+def _document_path(ex: MatrixExecutor, app: RunningApp) -> str | None:
     """The object path of the page's document as the app reports it now."""
     state = ex.get_app_state(app, disable_diff=True).text
     m = re.search(r"(g\d+:\d+) document web Trial Article", state)

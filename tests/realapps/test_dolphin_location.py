@@ -24,7 +24,7 @@ from _cells import run_cell
 from deskhand.desktop import VirtualDesktop
 from proc_support import cpu_hogs
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 #: Two folders with names long enough for a completion to catch up with the keys, and their files.
 FOLDERS = {"tutorial-materials-folder": "material-one.txt", "second-target-folder": "zeta-notes.txt"}
@@ -63,7 +63,7 @@ def _lists(desktop: VirtualDesktop, pid: int, name: str, timeout_s: float = 20.0
 
 
 @pytest.fixture(scope="module")
-def dolphin(apps: Apps, tmp_path_factory: pytest.TempPathFactory, a11y_desktop: VirtualDesktop) -> tuple[int, Path]:
+def dolphin(apps: Apps, tmp_path_factory: pytest.TempPathFactory, matrix_desktop: VirtualDesktop) -> tuple[int, Path]:
     root = tmp_path_factory.mktemp("dolphin-location")
     (root / "start").mkdir()
     (root / "start" / "first.txt").write_text("first\n")
@@ -71,7 +71,7 @@ def dolphin(apps: Apps, tmp_path_factory: pytest.TempPathFactory, a11y_desktop: 
         (root / folder).mkdir()
         (root / folder / name).write_text(name)
     pid = apps.dolphin(root / "start").pid
-    _lists(a11y_desktop, pid, "first.txt", timeout_s=60.0)
+    _lists(matrix_desktop, pid, "first.txt", timeout_s=60.0)
     return pid, root
 
 
@@ -79,13 +79,13 @@ def dolphin(apps: Apps, tmp_path_factory: pytest.TempPathFactory, a11y_desktop: 
 @pytest.mark.parametrize("load", [False, True], ids=["idle", "two_cpu_hogs"])
 @pytest.mark.parametrize("typed", ["return", "newline"])
 def test_dolphin_ctrl_l_path_return_in_one_cell_opens_the_folder(
-    dolphin: tuple[int, Path], a11y_desktop: VirtualDesktop, typed: str, load: bool
+    dolphin: tuple[int, Path], matrix_desktop: VirtualDesktop, typed: str, load: bool
 ) -> None:
     pid, root = dolphin
     for run in range(RUNS):
         folder, name = list(FOLDERS.items())[run % 2]
         with cpu_hogs(load):
-            result = run_cell(a11y_desktop, _cell(pid, root / folder, typed))
+            result = run_cell(matrix_desktop, _cell(pid, root / folder, typed))
         assert not result.is_error, result.text
         found = re.search(r"TYPED(.*?)END", result.text, re.S)
         assert found is not None, result.text
@@ -93,4 +93,4 @@ def test_dolphin_ctrl_l_path_return_in_one_cell_opens_the_folder(
         # read back in the location bar's line edit: all of it arrived, or it says how much did
         assert outcome["effect"] in ("confirmed", "partial"), (run, outcome)
         assert outcome["effect"] == "confirmed", (run, outcome)
-        _lists(a11y_desktop, pid, name)  # Dolphin's view lists the folder's file
+        _lists(matrix_desktop, pid, name)  # Dolphin's view lists the folder's file

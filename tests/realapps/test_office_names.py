@@ -10,16 +10,16 @@ import time
 
 import pytest
 from _apps import Apps, need
+from _display import MatrixExecutor
 from _observe import handle, state_with
 
-from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.core.errors import NativeError
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 
 @pytest.mark.matrix("LibreOffice Writer", "display name")
-def test_the_display_name_follows_the_start_center_to_writer(apps: Apps, mex: LinuxExecutor) -> None:
+def test_the_display_name_follows_the_start_center_to_writer(apps: Apps, mex: MatrixExecutor) -> None:
     profile = apps.tmp / "lo-profile-names"
     apps.run(
         [need("soffice"), "--norestore", "--nologo", "--nolockcheck", f"-env:UserInstallation={profile.as_uri()}"],

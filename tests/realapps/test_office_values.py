@@ -14,12 +14,11 @@ from typing import Any
 
 import pytest
 from _apps import Apps
+from _display import MatrixExecutor
 from _observe import handle, state_with
 from _office import convert
 
-from deskhand.backends.linux.executor import LinuxExecutor
-
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
 
 _TABLE_NS = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 _OFFICE_NS = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
@@ -61,7 +60,9 @@ def _table_shape(odt: Path) -> tuple[int, int] | None:
 
 
 @pytest.mark.matrix("LibreOffice Writer", "dialog spin setValue", "save")
-def test_insert_table_spin_buttons_set_by_value_make_a_3_by_4_table(office: dict[str, Any], mex: LinuxExecutor) -> None:
+def test_insert_table_spin_buttons_set_by_value_make_a_3_by_4_table(
+    office: dict[str, Any], mex: MatrixExecutor
+) -> None:
     tmp = office["tmp"]
     seed = tmp / "table.txt"
     seed.write_text("\n")
@@ -92,7 +93,7 @@ def test_insert_table_spin_buttons_set_by_value_make_a_3_by_4_table(office: dict
 
 
 @pytest.mark.matrix("LibreOffice Calc", "dialog spin setValue", "save")
-def test_format_cells_decimal_places_set_by_value_is_saved(office: dict[str, Any], mex: LinuxExecutor) -> None:
+def test_format_cells_decimal_places_set_by_value_is_saved(office: dict[str, Any], mex: MatrixExecutor) -> None:
     tmp = office["tmp"]
     seed = tmp / "numbers.csv"
     seed.write_text("1.5\n")

@@ -226,3 +226,18 @@ def test_a_window_whose_frame_outgrows_it_is_said_to_draw_decorations_when_place
     assert notice(945, 1060, Rect(16, 10, 913, 80), Rect(16, 90, 913, 938)) is None  # spans it: placed
     gnome = View(7, 42, "app", "Title", (319, 36, 640, 517), True, True, True, "xdg_shell", surface=(293, 13, 692, 569))
     assert notice(692, 569, Rect(26, 23, 100, 40), on=gnome) is None  # the surface places it
+
+
+def test_keys_for_an_observed_window_that_closed_are_refused_naming_the_key_window_now_and_the_way_on() -> None:
+    """A dialog closed by its OK button, then a key: the refusal says the observed key window is
+    gone, which window has the focus now, and how to go on (as X11's does), and nothing is sent."""
+    from deskhand.backends.linux.act.wl_session import WaylandSession  # noqa: PLC0415
+
+    document = View(7, 4242, "soffice", "chain.odt - LibreOffice Writer", (0, 0, 800, 600), True, True, True, "")
+    compositor = SimpleNamespace(input=None, views=lambda: [document], focus=lambda _id: pytest.fail("focus asked"))
+    session = WaylandSession(cast(Any, None), cast(Any, compositor))
+    with pytest.raises(NativeError) as err:
+        session.focus(cast(Any, SimpleNamespace(pid=4242)), 9)  # the dialog's view, gone
+    assert err.value.code == "stale_window" and err.value.dispatched is False
+    assert "observed key window 9, which is gone (now window 7 ('chain.odt - LibreOffice Writer'))" in err.value.message
+    assert "await app.getAXState({waitForChangeMs: 1000})" in err.value.message

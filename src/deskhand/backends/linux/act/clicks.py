@@ -27,7 +27,7 @@ its ``ElementPrimitives`` over AT-SPI and maps its result to the reply.
   (``core.clicktiers.synthetic_click``): LibreOffice places a new window's elements 25 px too
   high until the first pointer event reaches it (Calc's first click on C2 selected C1).
 * An element observed without a frame (Firefox right after a page load, its layout not done)
-  has its frame read at click time (``ElementClicks._frame_now``): Firefox's buttons offer
+  has its frame read at click time (``frame_now``, on X11 and Wayland): Firefox's buttons offer
   EditableText, so they are clicked for real and need one.
 * A ``DoAction`` or ``SelectChild`` that timed out or failed on the bus is ``unknown``; one the app
   answered false is ``refused`` (``A11y.perform``).
@@ -51,14 +51,21 @@ from deskhand.backends.linux.act.barrier import Barrier
 from deskhand.backends.linux.act.pointer import Bursts, Pointer
 from deskhand.backends.linux.act.seam import ActSession
 from deskhand.backends.linux.act.session import LinuxSession
-from deskhand.backends.linux.atspi.element import CELL_PRESS_ACTIONS, MENU_ACTIONS, PRESS_ACTIONS, ROW_ROLES, Ref
+from deskhand.backends.linux.atspi.element import (
+    CELL_PRESS_ACTIONS,
+    MENU_ACTIONS,
+    PRESS_ACTIONS,
+    ROW_ROLES,
+    A11y,
+    Ref,
+)
 from deskhand.backends.linux.atspi.enums import Role, State, role_set
 from deskhand.core import clicktiers
 from deskhand.core import deadline as call_deadline
 from deskhand.core.clicktiers import Outcome
 from deskhand.core.geometry import Point, Rect
 
-__all__ = ("AtspiElement", "ElementClicks")
+__all__ = ("AtspiElement", "ElementClicks", "frame_now")
 
 #: An element observed without a frame: how long its frame is waited for at click time, polled.
 FRAME_WAIT_S: Final = 1.0
@@ -235,14 +242,19 @@ class ElementClicks:
         return Rect(float(ext[0]), float(ext[1]), float(ext[2]), float(ext[3])) if ext is not None else None
 
     def _frame_now(self, ref: Ref) -> Rect | None:
-        """The frame of an element observed without one (read while a page was being laid out,
-        right after its load), read now, and again until it has a size for up to ``FRAME_WAIT_S``
-        within the call's deadline; None if it never gets one (then the tiers say so)."""
-        deadline = time.monotonic() + call_deadline.bound(FRAME_WAIT_S)
-        while True:
-            ext = self._s.a11y.extents(ref)
-            if ext is not None and ext[2] > 0 and ext[3] > 0:
-                return Rect(float(ext[0]), float(ext[1]), float(ext[2]), float(ext[3]))
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(FRAME_POLL_S)
+        return frame_now(self._s.a11y, ref)
+
+
+def frame_now(a11y: A11y, ref: Ref) -> Rect | None:
+    """The frame of an element observed without one (read while a page was being laid out,
+    right after its load), read now, and again until it has a size for up to ``FRAME_WAIT_S``
+    within the call's deadline; None if it never gets one (then the tiers say so). X11's and
+    Wayland's element clicks both take it."""
+    deadline = time.monotonic() + call_deadline.bound(FRAME_WAIT_S)
+    while True:
+        ext = a11y.extents(ref)
+        if ext is not None and ext[2] > 0 and ext[3] > 0:
+            return Rect(float(ext[0]), float(ext[1]), float(ext[2]), float(ext[3]))
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(FRAME_POLL_S)

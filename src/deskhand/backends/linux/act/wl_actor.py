@@ -24,7 +24,7 @@ from deskhand.backends.base import ActionResult, Handle, MouseButton, PasteForma
 from deskhand.backends.linux.act import outcomes
 from deskhand.backends.linux.act.barrier import Barrier
 from deskhand.backends.linux.act.base import Actor
-from deskhand.backends.linux.act.clicks import AtspiElement
+from deskhand.backends.linux.act.clicks import HOVER_PING_S, AtspiElement, frame_now
 from deskhand.backends.linux.act.focus import Focus
 from deskhand.backends.linux.act.keys import FOCUS_SETTLE_S, READBACK_S, field_of
 from deskhand.backends.linux.act.paste import paste_into
@@ -38,7 +38,7 @@ from deskhand.core import barrier, clicktiers, effects
 from deskhand.core import deadline as call_deadline
 from deskhand.core import pointer as corepointer
 from deskhand.core.errors import NativeError
-from deskhand.core.geometry import Point
+from deskhand.core.geometry import Point, Rect
 from deskhand.core.keys import parse_keys
 from deskhand.core.paste import Clipboard
 
@@ -83,6 +83,8 @@ class WaylandKeys:
         self._s.bind_keyboard(app)
         self.focus.open()  # before the keys: the focus change they may cause is not missed
         bus = self.focus.bus(app)
+        if bus is not None:  # a browser's shortcut (ctrl+l) moves the focus out of the page late
+            self.focus.settle(bus)
         focused = self._settled_focus(bus)
         before = self.focus.text(focused)
         key = self._s.bind_keyboard(app)  # proven again right before the burst (the reads took a while)
@@ -102,8 +104,12 @@ class WaylandKeys:
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
         chords = parse_keys(key)  # bad keys are refused before any gate
         self._s.bind_keyboard(app)
+        self.focus.open()  # before the key: the focus change it may cause must not be missed
+        self.focus.after_click(app)  # a click's focus lands first (a browser's page applies it late)
         d = self._s.devices
         self._s.post([partial(d.chord, c.ordered_modifiers(), c.key) for c in chords])
+        # as on X11: typing next waits for a browser's shortcut to move the focus (``Focus.settle``)
+        self.focus.key_posted([(c.ordered_modifiers(), c.key.lower()) for c in chords])
         return ActionResult()
 
     def _settled_focus(self, bus: str | None) -> Ref | None:
@@ -138,8 +144,15 @@ class WaylandKeys:
         return self.focus.now(bus) if bus is not None else None
 
     def focused_after_input(self, app: RunningApp, window: int) -> Ref | None:
-        del window  # the compositor handled every event sent (each burst ends in a roundtrip)
-        return self.focused_text(app)
+        """The paste's target once the focus a click or a key moved has settled (``Focus.settle``,
+        as on X11); the compositor handled every event sent (each burst ends in a roundtrip)."""
+        del window
+        bus = self.focus.bus(app)
+        if bus is None:
+            return None
+        self.focus.open()
+        self.focus.settle(bus)
+        return self.focus.now(bus)
 
     def paste_clipboard(self) -> Clipboard:
         if self._clipboard is None:
@@ -168,10 +181,16 @@ class _Bursts:
         self._app = app
 
     def hover(self, at: Point) -> None:
+        """A motion one pixel beside the point (inside the window), then to it: a pointer that
+        comes onto a surface gives its client an enter and no motion, and LibreOffice places a new
+        window's cells right only once a motion reaches it (measured on sway: Calc's cells stayed
+        26 px too high for 3 s after a lone hover, and moved within 20 ms of a second motion)."""
         s = self._actor.session
-        s.bind_pointer(self._app, at, self._actor.clicked_target(), window=self._actor.clicked_window())
+        view = s.bind_pointer(self._app, at, self._actor.clicked_target(), window=self._actor.clicked_window())
         d = s.devices
-        s.post([lambda: d.move(at.x, at.y)])
+        vx, _vy, vw, _vh = view.rect
+        beside = at.x + 1 if at.x + 1 < vx + vw else at.x - 1
+        s.post([lambda: d.move(beside, at.y), lambda: d.move(at.x, at.y)])
 
     def click(self, at: Point, button: MouseButton, count: int) -> None:
         # the element clicked goes along: a menu's item is on a popup, outside the window's rect
@@ -214,8 +233,8 @@ class WaylandActor(Actor):
         centre (an open GTK expander's centre is its child's, not its header's), in the window
         the element was observed in."""
         found, ref = self.session.ref(app, element)
-        if found.frame is None:
-            raise NativeError("stale_element", "The element has no bounds on the screen.", dispatched=False)
+        # observed without one (a page still laid out): read at click time, as on X11
+        frame = found.frame if found.frame is not None else frame_now(self.session.a11y, ref)
         wait = self._clicked_at + MENU_SHELL_TIMEOUT_S - time.monotonic()
         if wait > 0 and self.session.a11y.role(ref) in _MENU_ROLES:
             time.sleep(call_deadline.bound(wait))  # the toolkit's timer (above), bounded by the call's deadline
@@ -223,9 +242,10 @@ class WaylandActor(Actor):
         primitives = AtspiElement(self.session, app, lambda: self.barrier.handled(app, "a11y_action"))
         bursts = _Bursts(self, app)
         try:
-            done = clicktiers.click_element(primitives, bursts, ref, found.frame, button=button, count=count)
+            reframe = partial(self._frame_after_hover, app, ref)
+            done = clicktiers.click_element(primitives, bursts, ref, frame, button=button, count=count, reframe=reframe)
             if button == "left" and count == 1:
-                done = clicktiers.ensure_focus(primitives, bursts, ref, found.frame, done)
+                done = clicktiers.ensure_focus(primitives, bursts, ref, frame, done)
         finally:
             self._clicked_window = None
         moved: dict[str, object] = {"focus_moved_by": done.route} if done.action is not None and done.route in (
@@ -235,8 +255,24 @@ class WaylandActor(Actor):
             return ActionResult({"route": "synthetic", "x": at.x, "y": at.y, "button": button, "count": count, **moved})
         return ActionResult({"route": done.route, **moved})
 
+    def _frame_after_hover(self, app: RunningApp, ref: Ref) -> Rect | None:
+        """The element's frame once the app has handled the pre-click hover (the barrier's round
+        trip through the app), or None when it does not answer in ``HOVER_PING_S``: LibreOffice
+        places a new window's cells too high until a pointer event reaches it, on sway as on X11
+        (``act.clicks``; Calc's first click on C2 selected column C's header)."""
+        if not self.session.round_trip(app, 0, time.monotonic() + call_deadline.bound(HOVER_PING_S)):
+            return None
+        ext = self.session.a11y.extents(ref)
+        return Rect(float(ext[0]), float(ext[1]), float(ext[2]), float(ext[3])) if ext is not None else None
+
     def clicked_target(self) -> Ref | None:
         return self._clicked_ref
+
+    def _clicked(self, result: ActionResult, *, target: Ref | None = None) -> ActionResult:
+        """The next key waits for the focus this click may move (``act.focus.Focus.input_posted``),
+        as on X11: Chromium applies a click on a field from its page's process, after the click."""
+        self._keys.focus.input_posted(target=target)
+        return result
 
     def clicked_window(self) -> int | None:
         """The window of the element being clicked by handle (None outside ``click_element``)."""

@@ -104,17 +104,24 @@ def _above(views: list[View], view: View, at: Point) -> bool:
     return any(v.visible and _holds(v, at) for v in views[views.index(view) + 1 :])
 
 
+def _focused(views: list[View], pid: int) -> View | None:
+    return next((v for v in views if v.pid == pid and v.focused), None)
+
+
 def _refused(code: str, message: str) -> NativeError:
     return NativeError(code, message, dispatched=False)
 
 
-def _key_changed(observed: int, now: View) -> NativeError:
-    """Keys never go to a window the agent did not see: the app's key window is another one now
-    (X11's ``LinuxSession.bind_keyboard`` says the same)."""
+def _key_changed(observed: int, now: View | None, *, gone: bool = False) -> NativeError:
+    """Keys never go to a window the agent did not see: the app's key window is another one now,
+    or none (``gone``: the observed one closed, as a dialog does on its OK); X11's
+    ``LinuxSession.bind_keyboard`` says the same, with the way on."""
+    what = f"window {now.id} ({now.title!r})" if now is not None else "no window"
+    then = "is gone" if gone else "is no longer the key window"
     return _refused(
         "stale_window",
         f"The app's key window changed since it was observed: keys go only to the observed key window {observed}, "
-        f"which is no longer the key window (now window {now.id} ({now.title!r})); this call sent nothing. "
+        f"which {then} (now {what}); this call sent nothing. "
         "To go on, observe the app (get_app_state; in a js cell, in the same cell too: "
         "await app.getAXState({waitForChangeMs: 1000}) until the window you expect is the key window), "
         "then send the keys again.",
@@ -207,10 +214,12 @@ class WaylandSession:
             views = self.compositor.views()
             view = next((v for v in views if v.id == view_id), None)
             if view is None or view.pid != app.pid:
+                if at is None:  # keys: say where the key window is now, and the way on
+                    raise _key_changed(view_id, _focused(views, app.pid), gone=True)
                 raise _refused("stale_window", "The observed window is gone; observe the app again.")
             if view.focused and (at is None or not _above(views, view, at)):
                 return view
-            now = next((v for v in views if v.pid == app.pid and v.focused), None)
+            now = _focused(views, app.pid)
             if now is not None and now.id != (key or view_id):  # the app's own new key window (a dialog)
                 raise _key_changed(view_id, now) if at is None else _refused(
                     "target_window_changed", "The target window changed before the action; observe the app again."
