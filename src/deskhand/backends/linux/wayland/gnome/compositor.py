@@ -4,10 +4,11 @@ shell extension, input through Mutter's RemoteDesktop, the clipboard through the
 * Views: ``rect`` is the window's frame (what the user sees: a GTK window's client-side title bar
   included, its shadow excluded); ``surface`` is the client's whole buffer, which a Wayland
   client's AT-SPI coordinates are relative to. Stacking is bottom to top.
-* Capture is per window (``Capture``: the window actor's own pixels, cut to the frame), so a
+* A window is captured by itself (``Capture``: the window actor's own pixels, cut to the frame), so a
   covered window is captured as it is, not as the screen shows it; the app's open popups (menus,
   combo lists: windows of their own on Wayland) are drawn over it where they lie. A window with
-  nothing drawn (minimized) is ``capture_failed``.
+  nothing drawn (minimized) is ``capture_failed``. A rect of the screen is captured as it shows
+  (``CaptureArea``: the shell's own screenshot).
 * Input (``GnomeInput``): events are queued and sent as one pipelined burst at ``flush``, followed
   by a marker key the shell extension consumes and counts: Mutter hands input to the clients from
   its input thread after its calls return, so ``flush`` returns once the marker was consumed.
@@ -203,9 +204,10 @@ class Gnome:
         self.shell.frame()
 
     def capture(self, rect: tuple[int, int, int, int] | None = None) -> Frame:
-        raise NativeError(
-            "capture_failed", "GNOME: deskhand captures one window at a time, not the screen", dispatched=False
-        )
+        """What the screen shows in ``rect`` (None: all of it), through the shell's screenshot."""
+        data, width, height = decode_bgrx(self.shell.capture_area(rect))
+        x, y = rect[:2] if rect is not None else (0, 0)
+        return Frame(data, width, height, x, y)
 
     def capture_view(self, views: Sequence[View], target: View) -> Frame:
         """``target``'s own pixels, covered or not (the window actor's image), cut to its frame."""
