@@ -74,10 +74,10 @@ def test_keys_pressed_then_another_app_acted_on_reach_only_the_first(
     ex.click(app_a, element=name_a)
     first.events.wait_for("focus", name="Name")
     since = time.monotonic()
-    for _ in range(5):
+    for _ in range(3):  # without the marker, 29 of 30 bursts went astray on GNOME
         ex.press_key(app_a, "a b c d e f")
         ex.click(app_b, element=name_b)  # focuses the other app at once
-    first.events.wait_for("text", name="Name", text="abcdef" * 5, since=since)
+    first.events.wait_for("text", name="Name", text="abcdef" * 3, since=since)
     assert not second.events.of_type("text", since=since)
 
 
