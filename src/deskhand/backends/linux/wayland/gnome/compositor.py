@@ -86,10 +86,14 @@ class GnomeInput:
     def chord(self, modifiers: Sequence[str], key: str) -> None:
         self.pending += self.remote.chord(modifiers, key_keysym(key))
 
+    def keyed(self, text: str) -> bool:
+        """Whether ``text`` goes as keys (every character on the layout); else it is committed whole."""
+        return all(typable(ch) for ch in text)
+
     def type_text(self, text: str) -> None:
         """Keys when the layout has every character; else the whole text committed through the
         shell's input method to the focused window (module docstring)."""
-        if all(typable(ch) for ch in text):
+        if self.keyed(text):
             self.pending += self.remote.type_keys(text)
             return
         self.flush()  # anything queued before goes first (a commit is not ordered after queued keys)
