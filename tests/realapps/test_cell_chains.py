@@ -217,10 +217,13 @@ def test_gedit_typing_into_a_dialog_the_cell_has_not_observed_is_refused_and_say
     cell = (
         f'var app = await cua.getApp("{pid}");\n'
         "await app.pressKey('ctrl+shift+s');\n"
-        f"await app.typeText({str(tmp_path / 'never.txt')!r});"
+        f"nodeRepl.write(JSON.stringify(await app.typeText({str(tmp_path / 'never.txt')!r})));"
     )
     [result] = run_cells(matrix_desktop, [cell])
-    assert result.is_error, result.text
+    if not result.is_error:  # what the typing said, and where the app is now (once on GNOME: no dialog)
+        look = f'var app = await cua.getApp("{pid}");\nnodeRepl.write(await app.getAXState({{emit: false}}));'
+        [after] = run_cells(matrix_desktop, [look])
+        raise AssertionError(f"{result.text[-600:]}\n-- then --\n{after.text[-1500:]}")
     text = result.text
     assert "this call sent nothing" in text or "The target window changed" in text, text
     assert "press_key('ctrl+shift+s') was sent" in text, text
