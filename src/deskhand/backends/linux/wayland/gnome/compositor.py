@@ -40,6 +40,9 @@ __all__ = ("Gnome", "GnomeInput")
 #: How long a burst may take to reach the clients (the marker's count moving).
 DELIVERY_TIMEOUT_S: Final = 2.0
 _POLL_S: Final = 0.001
+#: How long a commit waits for the focused window's text input to be on.
+TEXT_INPUT_WAIT_S: Final = 0.5
+_TEXT_INPUT_POLL_S: Final = 0.01
 
 
 def _view(w: ShellWindow) -> View:
@@ -97,14 +100,26 @@ class GnomeInput:
             self.pending += self.remote.type_keys(text)
             return
         self.flush()  # anything queued before goes first (a commit is not ordered after queued keys)
-        focused = next((w for w in self.shell.windows() if w.focused), None)
-        if focused is None or not self.shell.commit_text(focused.id, text):
+        if not self._commit(text):
             raise NativeError(
                 "feature_unavailable",
                 "GNOME: the text has characters that are not on the keyboard layout, and the focused window "
                 "takes no input-method text (text-input-v3); paste it instead",
                 dispatched=None,
             )
+
+    def _commit(self, text: str) -> bool:
+        """Commit ``text`` to the focused window once it has a text-input focus, polled for up to
+        ``TEXT_INPUT_WAIT_S``: a client turns its text input on after it takes the focus (Qt 6 once
+        had not yet, right after its entry logged the focus); the shell commits only then."""
+        deadline = time.monotonic() + TEXT_INPUT_WAIT_S
+        while True:
+            focused = next((w for w in self.shell.windows() if w.focused), None)
+            if focused is not None and self.shell.commit_text(focused.id, text):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(_TEXT_INPUT_POLL_S)  # polling the shell's text-input focus, with a deadline
 
     def release_all(self) -> None:
         self.pending.clear()
