@@ -11,6 +11,9 @@ to) belongs to one session's view of one process. Checked with real Mousepad pro
   own Mousepad, observe and type at once: every document holds exactly its session's line;
 * two sessions on one Mousepad: each gets its own full tree and diffs, its handles stay good
   after the other observed, and a handle of one session is no handle in the other.
+
+Each runs on X11 and on each Wayland compositor deskhand drives (``displays``): the Wayland
+executor keeps its observation state per session and process too.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -25,12 +29,38 @@ import pytest
 from http_support import HttpServed, client, document, js, launch_mousepad, texts, wait_text
 from serve_support import Served, text_of
 
-pytestmark = pytest.mark.desktop
+from deskhand.desktop import VirtualDesktop
+from display_support import MatrixExecutor, executor_for
+
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway", "kwin", "gnome")]
 
 #: the first handle of the document's line in a tree text
 _DOC_HANDLE = re.compile(r"(g\d+:\d+) text \(settable, string\)")
 
 _WRITE_STATE = "nodeRepl.write(await app.getAXState({emit: false}));"
+
+
+@pytest.fixture(scope="module")
+def desktop(display_desktop: VirtualDesktop) -> VirtualDesktop:
+    """The desktop of the module's display server (``tests/displays.py``)."""
+    return display_desktop
+
+
+@pytest.fixture
+def ex(desktop: VirtualDesktop) -> Iterator[MatrixExecutor]:
+    executor = executor_for(desktop)
+    try:
+        yield executor
+    finally:
+        executor.close()
+
+
+def _env(desktop: VirtualDesktop) -> dict[str, str]:
+    """The server's environment: the desktop's, without an X display on a Wayland one."""
+    env = {**os.environ, **desktop.env}
+    if desktop.compositor is not None:
+        env.pop("DISPLAY", None)
+    return env
 
 
 def _bind_observe(var: str, pid: int) -> str:
@@ -40,7 +70,7 @@ def _bind_observe(var: str, pid: int) -> str:
 def test_one_session_types_into_each_of_two_processes_of_one_app(launch, ex, desktop, tmp_path: Path) -> None:
     first, second = (launch_mousepad(launch, tmp_path, n) for n in (1, 2))
     docs = [document(ex, r.pid) for r in (first, second)]
-    served = Served({**os.environ, **desktop.env}, stderr_path=tmp_path / "serve.log")
+    served = Served(_env(desktop), stderr_path=tmp_path / "serve.log")
     try:
         observed = served.call_js(_bind_observe("a", first.pid) + _bind_observe("b", second.pid))
         assert not observed.get("isError"), text_of(observed)
@@ -62,7 +92,7 @@ def test_four_http_sessions_each_type_into_their_own_mousepad(launch, ex, deskto
     apps = [launch_mousepad(launch, tmp_path, n) for n in range(4)]
     docs = [document(ex, r.pid) for r in apps]
     lines = [f"session {n} wrote this" for n in range(4)]
-    server = HttpServed({**os.environ, **desktop.env}, tmp_path)
+    server = HttpServed(_env(desktop), tmp_path)
     errors: list[str] = []
 
     async def one(n: int) -> None:
@@ -87,7 +117,7 @@ def test_four_http_sessions_each_type_into_their_own_mousepad(launch, ex, deskto
 def test_two_sessions_on_one_app_keep_their_own_handles_and_diffs(launch, ex, desktop, tmp_path: Path) -> None:
     app = launch_mousepad(launch, tmp_path, 0)
     doc = document(ex, app.pid)
-    server = HttpServed({**os.environ, **desktop.env}, tmp_path)
+    server = HttpServed(_env(desktop), tmp_path)
     seen: dict[str, str] = {}
 
     async def run() -> None:

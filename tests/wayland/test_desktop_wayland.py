@@ -1,5 +1,5 @@
 """The embedded Wayland desktop: ``VirtualDesktop(wayland=True)``, ``deskhand desktop start --wayland``
-and ``--compositor kwin`` as a user runs them, on a real headless sway and KWin."""
+and ``--compositor kwin|gnome`` as a user runs them, on a real headless sway, KWin and GNOME Shell."""
 
 from __future__ import annotations
 
@@ -35,14 +35,17 @@ def _uid_of(pid: int) -> int:
 def test_the_compositor_runs_in_its_own_0700_dir_and_apps_run_native(
     wl_desktop: VirtualDesktop, wl_launch: WaylandLauncher
 ) -> None:
-    """sway runs unprivileged (it refuses root); KWin as the caller, on the desktop's bus, with
-    XDG_CURRENT_DESKTOP=KDE telling the backend which compositor it is."""
+    """sway runs unprivileged (it refuses root); KWin and GNOME Shell as the caller, on the
+    desktop's bus, with XDG_CURRENT_DESKTOP telling the backend which compositor it is (GNOME Shell
+    in the runtime dir of its own it is given, ``run`` in its folder)."""
     env = wl_desktop.env
     assert wl_desktop.compositor_dir is not None and wl_desktop.compositor is not None
+    kind = wl_desktop.compositor.name
     socket = Path(env["WAYLAND_DISPLAY"])
-    assert socket.is_absolute() and socket.parent == wl_desktop.compositor_dir and socket.is_socket()
-    kwin = wl_desktop.compositor.name == "kwin"
-    assert Path(env["SWAYSOCK"]).is_socket() if not kwin else env["XDG_CURRENT_DESKTOP"] == "KDE"
+    runtime = wl_desktop.compositor_dir / "run" if kind == "gnome" else wl_desktop.compositor_dir
+    assert socket.is_absolute() and socket.parent == runtime and socket.is_socket()
+    desktop_name = {"kwin": "KDE", "gnome": "GNOME"}
+    assert Path(env["SWAYSOCK"]).is_socket() if kind == "sway" else env["XDG_CURRENT_DESKTOP"] == desktop_name[kind]
     assert "DISPLAY" not in wl_desktop.app_env()
     assert (env["GDK_BACKEND"], env["QT_QPA_PLATFORM"], env["XDG_SESSION_TYPE"]) == ("wayland", "wayland", "wayland")
     assert wl_desktop._state is not None
@@ -50,7 +53,7 @@ def test_the_compositor_runs_in_its_own_0700_dir_and_apps_run_native(
     assert sway is not None
     info = wl_desktop.compositor_dir.stat()
     assert stat.S_IMODE(info.st_mode) == 0o700 and info.st_uid == _uid_of(sway)
-    if os.geteuid() == 0 and not kwin:  # sway refuses root: it runs as an unprivileged system user
+    if os.geteuid() == 0 and kind == "sway":  # sway refuses root: it runs as an unprivileged system user
         assert _uid_of(sway) != 0
         assert pwd.getpwuid(_uid_of(sway)).pw_name == os.environ.get("DESKHAND_WAYLAND_USER", "deskhand")
     app = wl_launch.gtk_fixture()
@@ -153,6 +156,35 @@ def test_kwin_start_doctor_stop_from_the_cli(trusted: bool) -> None:
             with pytest.raises(NativeError) as refused:
                 WaylandExecutor(client_env)
             assert refused.value.code == "not_trusted" and "X-KDE-Wayland-Interfaces" in refused.value.message
+    finally:
+        stopped = _deskhand("desktop", "stop", info["id"])
+    assert stopped.returncode == 0, stopped.stderr
+    assert not any(_procs.alive(p.pid, p.ticks) for p in state.processes)
+    assert not Path(state.compositor_dir).exists() and find_state(info["id"]) is None
+
+
+def test_gnome_start_doctor_stop_from_the_cli() -> None:
+    """``desktop start --compositor gnome``, then ``doctor``: deskhand's shell extension answers and
+    Mutter's remote desktop gives input, with no wlroots check; ``stop`` leaves no process or folder."""
+    reason = compositor_missing("gnome")
+    if reason is not None:
+        pytest.skip(reason)
+    started = _deskhand("desktop", "start", "--compositor", "gnome", "--size", "1024x768x24", "--json")
+    assert started.returncode == 0, started.stderr
+    info = json.loads(started.stdout)
+    state = find_state(info["id"])
+    try:
+        assert state is not None and state.compositor == "gnome" and state.compositor_dir
+        status = json.loads(_deskhand("desktop", "status", info["id"], "--json").stdout)
+        assert status["compositor"] == "gnome" and status["stale"] is False
+        client_env = {k: v for k, v in {**os.environ, **info["env"]}.items() if k != "DISPLAY"}
+        doctor = json.loads(_deskhand("doctor", "--json", env=client_env).stdout)
+        checks = {c["name"]: c for c in doctor["checks"]}
+        assert doctor["ok"] is True and checks["gnome_extension"]["ok"] and checks["gnome_input"]["ok"], doctor
+        assert "screencopy" not in checks and "sway_ipc" not in checks and "1024x768" in checks["wayland"]["detail"]
+        exports = _deskhand("desktop", "status", info["id"]).stdout
+        assert "unset DISPLAY" in exports and "export DESKHAND_COMPOSITOR=gnome" in exports
+        assert "XDG_CURRENT_DESKTOP=GNOME" in exports
     finally:
         stopped = _deskhand("desktop", "stop", info["id"])
     assert stopped.returncode == 0, stopped.stderr

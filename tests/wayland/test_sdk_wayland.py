@@ -1,6 +1,6 @@
-"""``Computer.virtual(wayland=True, compositor=...)``: the SDK binds apps native on a headless sway
-or KWin, observes them through AT-SPI and the compositor's capture and acts through the session's
-pointer and keyboard. Judged from the app's side: Mousepad's text through AT-SPI, the GTK
+"""``Computer.virtual(wayland=True, compositor=...)``: the SDK binds apps native on a headless sway,
+KWin or GNOME Shell, observes them through AT-SPI and the compositor's capture and acts through the
+session's pointer and keyboard. Judged from the app's side: Mousepad's text through AT-SPI, the GTK
 fixture's event log."""
 
 from __future__ import annotations
@@ -19,8 +19,13 @@ from desktop_support import APPS_DIR, SYSTEM_PYTHON, EventLog
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "linux"))
 from _act_support import mousepad_env
 
-#: What each compositor can type: KWin's fake input types with the session's layout (us here).
-WIDE = {"sway": ("Hello Wayland ✓ Grüße", "wayland ✓"), "kwin": ("Hello Wayland (1+1=2)", "wayland #2")}
+#: What each compositor can type: KWin's fake input types with the session's layout (us here);
+#: GNOME commits text the layout lacks through the shell's input method.
+WIDE = {
+    "sway": ("Hello Wayland ✓ Grüße", "wayland ✓"),
+    "kwin": ("Hello Wayland (1+1=2)", "wayland #2"),
+    "gnome": ("Hello Wayland ✓ Grüße", "wayland ✓"),
+}
 
 
 @pytest.fixture(params=COMPOSITORS)

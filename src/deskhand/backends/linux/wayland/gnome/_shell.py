@@ -124,6 +124,14 @@ class ShellWindows:
         info = json.loads(meta)
         return Shot(bytes(png), _rect(info["frame"]), _rect(info["buffer"]), int(info["width"]), int(info["height"]))
 
+    def capture_area(self, rect: tuple[int, int, int, int] | None) -> bytes:
+        """PNG bytes of what the screen shows in ``rect`` (None: the whole screen)."""
+        try:
+            (png,) = self._call("CaptureArea", "iiii", rect or (0, 0, 0, 0))
+        except BusError as err:
+            raise NativeError("capture_failed", f"gnome: {err.message}", dispatched=False) from err
+        return bytes(png)
+
     def commit_text(self, window_id: int, text: str) -> bool:
         """Commit ``text`` through the shell's input method to window ``window_id`` when it holds
         the focus and a text-input focus; False (nothing sent) otherwise."""

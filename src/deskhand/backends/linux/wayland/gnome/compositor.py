@@ -4,10 +4,11 @@ shell extension, input through Mutter's RemoteDesktop, the clipboard through the
 * Views: ``rect`` is the window's frame (what the user sees: a GTK window's client-side title bar
   included, its shadow excluded); ``surface`` is the client's whole buffer, which a Wayland
   client's AT-SPI coordinates are relative to. Stacking is bottom to top.
-* Capture is per window (``Capture``: the window actor's own pixels, cut to the frame), so a
+* A window is captured by itself (``Capture``: the window actor's own pixels, cut to the frame), so a
   covered window is captured as it is, not as the screen shows it; the app's open popups (menus,
   combo lists: windows of their own on Wayland) are drawn over it where they lie. A window with
-  nothing drawn (minimized) is ``capture_failed``.
+  nothing drawn (minimized) is ``capture_failed``. A rect of the screen is captured as it shows
+  (``CaptureArea``: the shell's own screenshot).
 * Input (``GnomeInput``): events are queued and sent as one pipelined burst at ``flush``, followed
   by a marker key the shell extension consumes and counts: Mutter hands input to the clients from
   its input thread after its calls return, so ``flush`` returns once the marker was consumed.
@@ -41,6 +42,9 @@ __all__ = ("Gnome", "GnomeInput")
 #: How long a burst may take to reach the clients (the marker's count moving).
 DELIVERY_TIMEOUT_S: Final = 2.0
 _POLL_S: Final = 0.001
+#: How long a commit waits for the focused window's text input to be on.
+TEXT_INPUT_WAIT_S: Final = 0.5
+_TEXT_INPUT_POLL_S: Final = 0.01
 
 
 def _view(w: ShellWindow) -> View:
@@ -84,21 +88,37 @@ class GnomeInput(_pointer.PointerDevice):
     def chord(self, modifiers: Sequence[str], key: str) -> None:
         self.pending += self.remote.chord(modifiers, key_keysym(key))
 
+    def keyed(self, text: str) -> bool:
+        """Whether ``text`` goes as keys (every character on the layout); else it is committed whole."""
+        return all(typable(ch) for ch in text)
+
     def type_text(self, text: str) -> None:
         """Keys when the layout has every character; else the whole text committed through the
         shell's input method to the focused window (module docstring)."""
-        if all(typable(ch) for ch in text):
+        if self.keyed(text):
             self.pending += self.remote.type_keys(text)
             return
         self.flush()  # anything queued before goes first (a commit is not ordered after queued keys)
-        focused = next((w for w in self.shell.windows() if w.focused), None)
-        if focused is None or not self.shell.commit_text(focused.id, text):
+        if not self._commit(text):
             raise NativeError(
                 "feature_unavailable",
                 "GNOME: the text has characters that are not on the keyboard layout, and the focused window "
                 "takes no input-method text (text-input-v3); paste it instead",
                 dispatched=None,
             )
+
+    def _commit(self, text: str) -> bool:
+        """Commit ``text`` to the focused window once it has a text-input focus, polled for up to
+        ``TEXT_INPUT_WAIT_S``: a client turns its text input on after it takes the focus (Qt 6 once
+        had not yet, right after its entry logged the focus); the shell commits only then."""
+        deadline = time.monotonic() + TEXT_INPUT_WAIT_S
+        while True:
+            focused = next((w for w in self.shell.windows() if w.focused), None)
+            if focused is not None and self.shell.commit_text(focused.id, text):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(_TEXT_INPUT_POLL_S)  # polling the shell's text-input focus, with a deadline
 
     def release_all(self) -> None:
         self.pending.clear()
@@ -202,9 +222,10 @@ class Gnome:
         self.shell.frame()
 
     def capture(self, rect: tuple[int, int, int, int] | None = None) -> Frame:
-        raise NativeError(
-            "capture_failed", "GNOME: deskhand captures one window at a time, not the screen", dispatched=False
-        )
+        """What the screen shows in ``rect`` (None: all of it), through the shell's screenshot."""
+        data, width, height = decode_bgrx(self.shell.capture_area(rect))
+        x, y = rect[:2] if rect is not None else (0, 0)
+        return Frame(data, width, height, x, y)
 
     def capture_view(self, views: Sequence[View], target: View) -> Frame:
         """``target``'s own pixels, covered or not (the window actor's image), cut to its frame."""
