@@ -200,6 +200,12 @@ def test_a_chord_broken_half_way_is_named_by_held_and_lifted_by_release_all(
     """The key after ctrl does not go out: ctrl stays down, ``held`` names it (its key, and on
     sway the modifier state the virtual keyboard latched beside it), the canvas saw it go down,
     and ``release_all`` lifts it (the canvas sees it go up)."""
+    if wl_comp.name == "GNOME Shell":
+        pytest.skip(
+            "GNOME sends queued input as one burst of D-Bus calls and lifts what it holds when one fails "
+            "(tests/unit/test_gnome_pure.py); a burst broken half way on a live bus leaves the session's "
+            "input failing (input_failed) until it is opened again, so it is not broken here"
+        )
     app, view = gtk
     ext = _extents(wl_desktop, app, "Canvas")
     since = time.monotonic()
