@@ -10,6 +10,7 @@ still fails.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import time
 from collections.abc import Iterator
@@ -189,6 +190,16 @@ def executor_for(desktop: VirtualDesktop, **kw: Any) -> MatrixExecutor:
     if desktop.wayland:
         return WaylandExecutor(desktop.env, **kw)
     return LinuxExecutor(display=desktop.env["DISPLAY"], a11y_address=desktop.env["AT_SPI_BUS_ADDRESS"], **kw)
+
+
+@contextlib.contextmanager
+def executor_on(desktop: VirtualDesktop, **kw: Any) -> Iterator[MatrixExecutor]:
+    """:func:`executor_for`, closed on leaving (a test's ``ex`` fixture)."""
+    executor = executor_for(desktop, **kw)
+    try:
+        yield executor
+    finally:
+        executor.close()
 
 
 def nothing_held(desktop: VirtualDesktop, ex: MatrixExecutor | None = None) -> tuple[tuple[int, ...], set[int | str]]:

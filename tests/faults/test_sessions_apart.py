@@ -30,7 +30,7 @@ from http_support import HttpServed, client, document, js, launch_mousepad, text
 from serve_support import Served, text_of
 
 from deskhand.desktop import VirtualDesktop
-from display_support import MatrixExecutor, executor_for
+from display_support import MatrixExecutor, executor_on
 
 pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway", "kwin", "gnome")]
 
@@ -48,11 +48,8 @@ def desktop(display_desktop: VirtualDesktop) -> VirtualDesktop:
 
 @pytest.fixture
 def ex(desktop: VirtualDesktop) -> Iterator[MatrixExecutor]:
-    executor = executor_for(desktop)
-    try:
+    with executor_on(desktop) as executor:
         yield executor
-    finally:
-        executor.close()
 
 
 def _env(desktop: VirtualDesktop) -> dict[str, str]:

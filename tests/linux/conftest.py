@@ -15,7 +15,7 @@ import pytest
 
 from deskhand.desktop import VirtualDesktop
 from desktop_support import EventLog, Launcher, Running
-from display_support import MatrixExecutor, executor_for
+from display_support import MatrixExecutor, executor_on
 
 __all__ = ["EventLog", "Launcher", "Running"]
 
@@ -28,8 +28,5 @@ def desktop(display_desktop: VirtualDesktop) -> VirtualDesktop:
 @pytest.fixture
 def ex(desktop: VirtualDesktop) -> Iterator[MatrixExecutor]:
     """The display server's executor on the desktop, closed after the test."""
-    executor = executor_for(desktop)
-    try:
+    with executor_on(desktop) as executor:
         yield executor
-    finally:
-        executor.close()
