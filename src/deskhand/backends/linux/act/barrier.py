@@ -69,11 +69,12 @@ ROUTE_SENT: Final[dict[str, Sent]] = {
 def sent_by(result: ActionResult, default: Sent, *, typed: Sent = "input") -> Sent:
     """What an action sent, by the route its result names (``default`` without one); a text typed
     through EditableText is ``a11y_entry`` until the barrier finds it was no single-line entry,
-    one typed by key events ``typed`` (the display's typist: ``Barrier.typed``)."""
+    one typed by key events or committed whole by an input method ``typed`` (the display's typist:
+    ``Barrier.typed``)."""
     route = result.structured.get("route")
     if not isinstance(route, str):
         return default
-    if route == "key_events":
+    if route in ("key_events", "input_method"):
         return typed
     return ROUTE_SENT.get(route, "input" if route in ("synthetic", "wheel") else default)
 

@@ -24,6 +24,7 @@ __all__ = ("with_outcome",)
 ROUTES: Final[dict[str, effects.Route]] = {
     "synthetic": "synthetic_events",
     "key_events": "synthetic_events",
+    "input_method": "synthetic_events",
     "select_row": "accessibility",
     "action": "accessibility",
     "descendant_action": "accessibility",

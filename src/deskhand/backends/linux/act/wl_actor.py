@@ -103,7 +103,8 @@ class WaylandKeys:
             self._s.post([partial(d.type_text, chunk)])
         wait = READBACK_S if before is not None else 0.0
         got = self.focus.read_back(bus, focused, before, text, wait_s=wait, cap_s=READBACK_S)
-        return ActionResult({"route": "key_events", "length": len(text)}, outcomes.typed(got, [], processed=False))
+        route = "key_events" if keyed else "input_method"  # GNOME: committed whole by the shell
+        return ActionResult({"route": route, "length": len(text)}, outcomes.typed(got, [], processed=False))
 
     def press_key(self, app: RunningApp, key: str) -> ActionResult:
         chords = parse_keys(key)  # bad keys are refused before any gate
