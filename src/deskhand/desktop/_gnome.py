@@ -30,10 +30,11 @@ from types import MappingProxyType
 from typing import Final
 
 from jeepney import DBusAddress, new_method_call
-from jeepney.io.blocking import DBusConnection, open_dbus_connection
+from jeepney.io.blocking import DBusConnection
 from jeepney.wrappers import DBusErrorResponse, unwrap_msg
 
 from deskhand.core.errors import BackendUnavailable
+from deskhand.dbusconn import open_bus
 from deskhand.desktop._buses import Spawn
 from deskhand.desktop._started import Started, own_env, poll_ready, private_dir, wait_for_window
 
@@ -171,7 +172,7 @@ def wait_ready(run_dir: Path, session: str, *, alive: Callable[[], bool], deadli
             if not display.exists():
                 return None
             if not conns:
-                conns.append(stack.enter_context(open_dbus_connection(bus=session)))
+                conns.append(stack.enter_context(open_bus(bus=session)))
             return display if _extension_ready(conns[0]) else None
 
         return poll_ready(
@@ -192,7 +193,7 @@ def _extension_ready(conn: DBusConnection) -> bool:
 def wait_for_view(env: Mapping[str, str], pid: int, timeout_s: float) -> int:
     """Poll the extension's window list until ``pid`` has a window; the pid."""
     shell = DBusAddress("/dev/deskhand/Shell", bus_name=SHELL_NAME, interface=SHELL_NAME)
-    with open_dbus_connection(bus=env["DBUS_SESSION_BUS_ADDRESS"]) as conn:
+    with open_bus(bus=env["DBUS_SESSION_BUS_ADDRESS"]) as conn:
 
         def shown() -> set[int]:  # shown: placed
             with contextlib.suppress(DBusErrorResponse, OSError, TimeoutError):

@@ -33,9 +33,9 @@ from types import MappingProxyType
 from typing import Final
 
 from jeepney import DBusAddress, MatchRule, MessageType, new_method_call, new_method_return
-from jeepney.io.blocking import open_dbus_connection
 
 from deskhand.core.errors import BackendUnavailable
+from deskhand.dbusconn import open_bus
 from deskhand.desktop._buses import Spawn
 from deskhand.desktop._started import Started, own_env, poll_ready, private_dir, wait_for_window
 
@@ -139,7 +139,7 @@ def start(
 
 def _has_scripting(bus: str) -> bool:
     try:
-        with open_dbus_connection(bus=bus) as conn:
+        with open_bus(bus=bus) as conn:
             dbus = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus",
                                interface="org.freedesktop.DBus")  # fmt: skip
             reply = conn.send_and_get_reply(new_method_call(dbus, "NameHasOwner", "s", ("org.kde.KWin",)), timeout=1)
@@ -162,7 +162,7 @@ def window_pids(bus: str, scratch: Path, timeout_s: float = 2.0) -> set[int]:
     runs them: loadScript, Scripting.start, the answer by callDBus, unloadScript)."""
     token = secrets.token_hex(8)
     kwin = DBusAddress("/Scripting", bus_name="org.kde.KWin", interface="org.kde.kwin.Scripting")
-    with open_dbus_connection(bus=bus) as conn:
+    with open_bus(bus=bus) as conn:
         path = scratch / f"pids-{token}.js"
         path.write_text(_PIDS % {"bus": json.dumps(conn.unique_name), "token": json.dumps(token)})
         try:

@@ -11,10 +11,11 @@ from types import TracebackType
 
 from jeepney import DBusAddress, DBusErrorResponse, Properties, new_method_call
 from jeepney.bus_messages import message_bus
-from jeepney.io.blocking import DBusConnection, open_dbus_connection
+from jeepney.io.blocking import DBusConnection
 from jeepney.wrappers import unwrap_msg
 
 from deskhand.core.errors import BackendUnavailable
+from deskhand.dbusconn import open_bus
 
 REGISTRY = "org.a11y.atspi.Registry"
 ROOT_PATH = "/org/a11y/atspi/accessible/root"
@@ -56,7 +57,7 @@ def a11y_address_from_session(session_address: str, timeout_s: float = 2.0, *, e
     """
     deadline = time.monotonic() + timeout_s
     try:
-        conn = open_dbus_connection(bus=session_address, auth_timeout=timeout_s)
+        conn = open_bus(bus=session_address, timeout_s=timeout_s)
     except (OSError, ValueError) as exc:
         raise SessionBusUnreachable(f"session D-Bus at {session_address} is unreachable: {exc}") from exc
     with conn:
@@ -73,7 +74,7 @@ def a11y_status(session_address: str, timeout_s: float = 1.0) -> dict[str, bool]
     Toolkits read ``IsEnabled`` at start to decide whether to load their accessibility bridge.
     """
     try:
-        conn = open_dbus_connection(bus=session_address, auth_timeout=timeout_s)
+        conn = open_bus(bus=session_address, timeout_s=timeout_s)
     except (OSError, ValueError) as exc:
         raise SessionBusUnreachable(f"session D-Bus at {session_address} is unreachable: {exc}") from exc
     with conn:
@@ -106,7 +107,7 @@ class A11yBus:
         self.address = address
         self.timeout_s = timeout_s
         try:
-            self.conn = open_dbus_connection(bus=address, auth_timeout=timeout_s)
+            self.conn = open_bus(bus=address, timeout_s=timeout_s)
         except (OSError, ValueError) as exc:
             raise BackendUnavailable(f"AT-SPI bus at {address} is unreachable: {exc}") from exc
 

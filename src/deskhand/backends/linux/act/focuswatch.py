@@ -21,10 +21,11 @@ from typing import Final, NamedTuple
 
 from jeepney import DBusAddress, new_method_call
 from jeepney.bus_messages import MatchRule, message_bus
-from jeepney.io.blocking import DBusConnection, open_dbus_connection
+from jeepney.io.blocking import DBusConnection
 from jeepney.low_level import HeaderFields, Message, MessageType
 
 from deskhand.core import deadline as call_deadline
+from deskhand.dbusconn import open_bus
 
 __all__ = ("FOCUS_EVENT", "FocusWatch", "Gained")
 
@@ -57,7 +58,7 @@ class FocusWatch:
         if self._conn is not None:
             return True
         try:
-            conn = open_dbus_connection(self._address)
+            conn = open_bus(self._address)
         except (OSError, ConnectionError, TimeoutError):
             return False
         try:

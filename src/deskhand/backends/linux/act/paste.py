@@ -29,7 +29,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Final, Protocol, cast
 
 from jeepney.bus_messages import MatchRule, message_bus
-from jeepney.io.blocking import DBusConnection, open_dbus_connection
+from jeepney.io.blocking import DBusConnection
 from jeepney.low_level import MessageType
 
 from deskhand.backends.base import ActionResult, PasteFormat, RunningApp
@@ -40,6 +40,7 @@ from deskhand.core import deadline as call_deadline
 from deskhand.core import effects
 from deskhand.core.errors import NativeError
 from deskhand.core.paste import READ_TIMEOUT_S, Clipboard, PastePayload, PasteReceipt, PasteTransaction
+from deskhand.dbusconn import open_bus
 
 __all__ = ("AtspiPasteTarget", "PasteSeam", "TextEvents", "X11Clipboard", "paste_into")
 
@@ -255,7 +256,7 @@ class TextEvents:
         self._scope = frozenset(scope) | {ref.path}
         self._seen = 0
         self._document = 0
-        self._conn: DBusConnection = open_dbus_connection(bus=address)
+        self._conn: DBusConnection = open_bus(bus=address)
         try:
             for member in DOCUMENT_EVENTS.values():
                 rule = MatchRule(type="signal", sender=ref.bus, interface=EVENT_INTERFACE, member=member)

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from jeepney import DBusAddress, new_method_call
-from jeepney.io.blocking import DBusConnection, open_dbus_connection
+from jeepney.io.blocking import DBusConnection
 
 from deskhand.backends.linux.atspi.calls import (
     ACCESSIBLE,
@@ -67,6 +67,7 @@ from deskhand.backends.linux.atspi.nodes import TEXT_VALUE_ROLES, Node, Snapshot
 from deskhand.backends.linux.atspi.popups import Popups
 from deskhand.backends.linux.atspi.tree import TreeReader
 from deskhand.core.errors import BackendUnavailable
+from deskhand.dbusconn import open_bus
 
 __all__ = (
     "ACCESSIBLE", "ACTION", "APPLICATION", "CALL_TIMEOUT_S", "CAPPED", "COMPONENT", "EDITABLE_TEXT", "PROPERTIES",
@@ -81,7 +82,7 @@ def bus_address() -> str:
     if env:
         return env
     try:
-        session = open_dbus_connection(bus="SESSION")
+        session = open_bus(bus="SESSION")
     except (OSError, KeyError, ValueError) as e:
         raise BackendUnavailable(
             f"No session D-Bus ({e}). Start one (dbus-launch) or run inside `deskhand desktop run`."
@@ -118,7 +119,7 @@ class AtspiConnection:
     def __init__(self, address: str | None = None) -> None:
         self.address = address or bus_address()
         try:
-            self._conn: DBusConnection = open_dbus_connection(bus=self.address)
+            self._conn: DBusConnection = open_bus(bus=self.address)
         except OSError as e:
             raise BackendUnavailable(f"Cannot connect to the AT-SPI bus at {self.address}: {e}") from e
         #: The bus connection as our exchanges use it (jeepney only opened it and said Hello),

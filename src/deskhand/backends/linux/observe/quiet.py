@@ -26,10 +26,11 @@ from typing import Any, Final
 
 from jeepney import DBusAddress, new_method_call
 from jeepney.bus_messages import MatchRule, message_bus
-from jeepney.io.blocking import open_dbus_connection
 from jeepney.low_level import HeaderFields
 from Xlib import display
 from Xlib.ext import damage
+
+from deskhand.dbusconn import open_bus
 
 __all__ = ("QUIET_S", "SETTLE_CAP_S", "Activity")
 
@@ -131,7 +132,7 @@ class Activity:
             self._seen.notify_all()
 
     def _read_bus(self, address: str) -> None:
-        with contextlib.suppress(Exception), open_dbus_connection(address) as conn:
+        with contextlib.suppress(Exception), open_bus(address) as conn:
             for iface in EVENT_INTERFACES:
                 conn.send_and_get_reply(message_bus.AddMatch(MatchRule(type="signal", interface=iface)), timeout=2.0)
             registry = DBusAddress("/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "org.a11y.atspi.Registry")

@@ -13,9 +13,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from jeepney import DBusAddress, HeaderFields, Message, MessageType, new_method_call
-from jeepney.io.blocking import DBusConnection, open_dbus_connection
+from jeepney.io.blocking import DBusConnection
 
 from deskhand.core.errors import BackendUnavailable, NativeError
+from deskhand.dbusconn import open_bus
 
 __all__ = ()
 
@@ -41,7 +42,7 @@ class Bus:
         #: given every message that answers none of our calls (a signal), instead of jeepney's filters
         self.on_other: Callable[[Message], None] | None = None
         try:
-            self.conn: DBusConnection = open_dbus_connection(bus=address, auth_timeout=timeout_s, enable_fds=enable_fds)
+            self.conn: DBusConnection = open_bus(bus=address, timeout_s=timeout_s, enable_fds=enable_fds)
         except (OSError, ValueError) as exc:
             raise BackendUnavailable(f"gnome: the session bus at {address} is unreachable: {exc}") from exc
 

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from jeepney import DBusAddress, MatchRule, MessageType, new_method_call, new_method_return
-from jeepney.io.blocking import DBusConnection, open_dbus_connection
+from jeepney.io.blocking import DBusConnection
 from jeepney.low_level import HeaderFields
 
 from deskhand.core.errors import BackendUnavailable
+from deskhand.dbusconn import open_bus
 
 __all__ = ("Scripting",)
 
@@ -52,7 +53,7 @@ class Scripting:
         if not bus_address:
             raise BackendUnavailable(f"kwin: no session bus; {FIX_KWIN_DBUS}")
         try:
-            self.conn: DBusConnection = open_dbus_connection(bus=bus_address, enable_fds=True)
+            self.conn: DBusConnection = open_bus(bus=bus_address, enable_fds=True)
         except (OSError, ValueError) as exc:
             raise BackendUnavailable(f"kwin: cannot reach the session bus ({exc}); {FIX_KWIN_DBUS}") from exc
         self.timeout_s = timeout_s
