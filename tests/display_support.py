@@ -25,6 +25,7 @@ from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.backends.linux.atspi.mapping import AtspiRef
 from deskhand.backends.linux.executor import LinuxExecutor
 from deskhand.backends.linux.wayland._client import Client
+from deskhand.backends.linux.wayland.kwin.fakeinput import FakeInput
 from deskhand.backends.linux.wayland.wlroots.devices import Devices
 from deskhand.backends.linux.wayland_executor import WaylandExecutor
 from deskhand.core.axtree.model import Element
@@ -213,10 +214,12 @@ def nothing_held(desktop: VirtualDesktop, ex: MatrixExecutor | None = None) -> t
 
 def pointer_to(desktop: VirtualDesktop, x: float, y: float) -> None:
     """Move the pointer to screen point (x, y) as the user's mouse would, outside deskhand: an
-    XTest motion on X11; on Wayland a virtual pointer of another client (one seat, one cursor)."""
+    XTest motion on X11; on Wayland a pointer device of another client (one seat, one cursor): a
+    wlroots virtual pointer, or on KWin a fake-input device of its own."""
     if desktop.wayland:
         with Client(desktop.env) as client:
-            devices = Devices(client)
+            kwin = desktop.compositor is not None and desktop.compositor.name == "kwin"
+            devices = FakeInput(client, "deskhand-tests") if kwin else Devices(client)
             try:
                 devices.move(x, y)
                 devices.flush()

@@ -17,7 +17,7 @@ from deskhand.backends.linux.x11.input import AppPing
 from deskhand.backends.linux.x11.keymap import char_keysym
 
 pytestmark = pytest.mark.desktop
-BOTH = pytest.mark.displays("x11", "sway")
+BOTH = pytest.mark.displays("x11", "sway", "kwin")
 
 
 @pytest.fixture(params=["gtk", "qt"])

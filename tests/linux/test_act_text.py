@@ -16,7 +16,7 @@ from deskhand.core.errors import NativeError
 from display_support import a11y_of, element_ref
 
 pytestmark = pytest.mark.desktop
-BOTH = pytest.mark.displays("x11", "sway")
+BOTH = pytest.mark.displays("x11", "sway", "kwin")
 
 
 @pytest.fixture(params=["gtk", "qt"])

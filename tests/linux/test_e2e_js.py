@@ -20,7 +20,7 @@ from deskhand.runtime import open_service
 from display_support import MatrixExecutor
 
 pytestmark = pytest.mark.desktop
-BOTH = pytest.mark.displays("x11", "sway")
+BOTH = pytest.mark.displays("x11", "sway", "kwin")
 
 
 def run_cells(env: dict[str, str], cells: list[str]) -> list:

@@ -77,7 +77,7 @@ def test_tk_canvas_window_is_listed_observed_and_driven_by_window_coordinates(
     assert [e["keysym"].lower() for e in keys] == ["a", "b"] and "shift" in keys[1]["modifiers"]
 
 
-@pytest.mark.displays("x11", "sway")
+@pytest.mark.displays("x11", "sway", "kwin")
 def test_gtk_window_verify_and_bad_windows_are_refused_before_dispatch(
     launch: Any, computer: Computer, desktop: Any
 ) -> None:

@@ -30,7 +30,7 @@ from deskhand.trace.viewer import write_viewer
 from desktop_support import Launcher
 
 pytestmark = pytest.mark.desktop
-BOTH = pytest.mark.displays("x11", "sway")
+BOTH = pytest.mark.displays("x11", "sway", "kwin")
 
 OUT = Path(__file__).resolve().parents[2] / "out"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
