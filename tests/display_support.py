@@ -80,6 +80,19 @@ def is_wayland(ex: MatrixExecutor) -> bool:
     return isinstance(ex, WaylandExecutor)
 
 
+def is_kwin(desktop: VirtualDesktop) -> bool:
+    return desktop.compositor is not None and desktop.compositor.name == "kwin"
+
+
+def typable(desktop: VirtualDesktop, wide: str, narrow: str) -> str:
+    """``wide`` where deskhand types any character (X11 and sway: a keymap of its own; GNOME: its
+    input method), else ``narrow``: KWin's fake input types with the session's layout (us here)
+    and refuses text it lacks before any key (``test_act_keys.py::
+    test_text_the_kwin_layout_lacks_is_refused_before_any_key``). For tests about typing, not
+    about wide characters."""
+    return narrow if is_kwin(desktop) else wide
+
+
 def frame_of(ex: MatrixExecutor, app: RunningApp, handle: str) -> Rect | None:
     """The screen frame of the element behind ``handle`` (as the last observation placed it)."""
     if isinstance(ex, WaylandExecutor):
@@ -218,8 +231,7 @@ def pointer_to(desktop: VirtualDesktop, x: float, y: float) -> None:
     wlroots virtual pointer, or on KWin a fake-input device of its own."""
     if desktop.wayland:
         with Client(desktop.env) as client:
-            kwin = desktop.compositor is not None and desktop.compositor.name == "kwin"
-            devices = FakeInput(client, "deskhand-tests") if kwin else Devices(client)
+            devices = FakeInput(client, "deskhand-tests") if is_kwin(desktop) else Devices(client)
             try:
                 devices.move(x, y)
                 devices.flush()

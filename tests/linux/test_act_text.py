@@ -1,5 +1,5 @@
 """Paste, selectText, setValue, element clicks and scroll on the GTK and Qt fixtures, checked in the
-apps, on X11 and on sway (``displays``). The user's clipboard is another client's on either server
+apps, on X11, sway and KWin (``displays``). The user's clipboard is another client's on either server
 (``_clip_support``)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from _clip_support import OtherClient, clipboard_now, clipboard_text, during_pas
 
 from deskhand.core import scroll as corescroll
 from deskhand.core.errors import NativeError
-from display_support import a11y_of, element_ref
+from display_support import a11y_of, element_ref, is_kwin
 
 pytestmark = pytest.mark.desktop
 BOTH = pytest.mark.displays("x11", "sway", "kwin")
@@ -178,9 +178,21 @@ def test_scroll_half_page_is_pixel_exact(app):
     assert result.structured["achieved"] == [0, want.dy]
 
 
+#: KWin 5.27's fake input has no discrete wheel steps (as in ``tests/realapps/test_canvas_cell.py``).
+KWIN_NO_WHEEL_STEPS = pytest.mark.xfail(
+    strict=True,
+    raises=TimeoutError,
+    reason="KWin 5.27's fake input (org_kde_kwin_fake_input v4) sends a wheel as smooth axis values with no "
+    "discrete steps, and the GTK canvas takes no smooth scrolling: its wheel never arrives (Qt's canvas "
+    "takes the smooth values; a scrolled window scrolls: the text-view wheel test)",
+)
+
+
 @BOTH
-def test_scroll_at_a_point_uses_the_wheel_and_says_so(app, desktop):
+def test_scroll_at_a_point_uses_the_wheel_and_says_so(app, desktop, request):
     running, bound = app
+    if is_kwin(desktop) and running.extra["toolkit"] == "gtk":
+        request.applymarker(KWIN_NO_WHEEL_STEPS)
     canvas = named_rect(bound.ex, bound.app.pid, "Canvas")
     at = bound.pixels(canvas.x + 50, canvas.y + 50)
     since = time.monotonic()
