@@ -3,7 +3,7 @@ their classes are re-exported here for the tests that import them from ``conftes
 
 Here ``desktop`` is the desktop of the module's ``display`` (``tests/displays.py``): the session's
 X11 desktop, or for a test marked ``@pytest.mark.displays("x11", "sway", "kwin")`` also the session's
-headless sway, where the fixture apps and Mousepad run natively on Wayland; ``ex`` (alias
+headless sway and KWin, where the fixture apps and Mousepad run natively on Wayland; ``ex`` (alias
 ``executor``) is that server's executor, per test.
 """
 
