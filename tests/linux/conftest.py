@@ -2,8 +2,8 @@
 their classes are re-exported here for the tests that import them from ``conftest``.
 
 Here ``desktop`` is the desktop of the module's ``display`` (``tests/displays.py``): the session's
-X11 desktop, or for a test marked ``@pytest.mark.displays("x11", "sway")`` also the session's
-headless sway, where the fixture apps and Mousepad run natively on Wayland; ``ex`` (alias
+X11 desktop, or for a test marked ``@pytest.mark.displays("x11", "sway", "kwin")`` also the session's
+headless sway and KWin, where the fixture apps and Mousepad run natively on Wayland; ``ex`` (alias
 ``executor``) is that server's executor, per test.
 """
 

@@ -33,7 +33,7 @@ from deskhand.backends.linux.x11.clipboard.owner import ClipboardOwner, Snapshot
 from deskhand.core.errors import NativeError
 
 pytestmark = pytest.mark.desktop
-BOTH = pytest.mark.displays("x11", "sway")
+BOTH = pytest.mark.displays("x11", "sway", "kwin")
 
 MOUSEPAD = shutil.which("mousepad")
 EDITABLE_TEXT = "org.a11y.atspi.EditableText"

@@ -17,7 +17,7 @@ from deskhand.core.errors import NativeError
 from desktop_support import Launcher, Running
 from display_support import MatrixExecutor, actor_a11y
 
-pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway", "kwin")]
 
 #: The scroll area's content, as in tests/apps/_eventlog.py (not imported: that folder is the apps').
 CONTENT_WIDTH, CONTENT_HEIGHT = 2000, 1500

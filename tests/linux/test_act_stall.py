@@ -26,7 +26,7 @@ from display_support import actor_a11y
 pytestmark = pytest.mark.desktop
 
 
-@pytest.mark.displays("x11", "sway")
+@pytest.mark.displays("x11", "sway", "kwin")
 def test_a_press_that_times_out_is_unknown_and_the_app_gets_it_once(launch, ex, desktop, monkeypatch):
     running = launch.gtk_fixture()
     running.events.wait_for("ready")

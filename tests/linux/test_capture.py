@@ -15,7 +15,7 @@ from deskhand.core import screenshot
 from deskhand.core.errors import NativeError
 from display_support import move_window, raise_window, resize_window, transform_of
 
-pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway", "kwin")]
 
 QUADRANTS = {
     "top_left": (220, 30, 30),
@@ -37,6 +37,7 @@ def canvas_frame(executor, app):
 @pytest.mark.displays(
     "x11",
     "sway",
+    "kwin",
     sway=pytest.mark.xfail(
         strict=True,
         raises=AssertionError,
@@ -108,7 +109,7 @@ OFF_SCREEN = pytest.mark.xfail(
 )
 
 
-@pytest.mark.displays("x11", "sway", sway=OFF_SCREEN)
+@pytest.mark.displays("x11", "sway", "kwin", sway=OFF_SCREEN)
 def test_a_window_partly_off_the_screen_is_captured_whole(launch, executor, desktop):
     fx = launch.gtk_fixture()
     fx.events.wait_for("ready")

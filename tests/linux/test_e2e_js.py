@@ -1,6 +1,6 @@
 """End to end: `js` cells through the service, the host gate, the kernel and the Linux backend,
-verified from the apps' side (the fixture's event log, Mousepad's own accessible text); on X11 and
-on sway (``displays``), but for the denied terminal (xterm, an X11 app)."""
+verified from the apps' side (the fixture's event log, Mousepad's own accessible text); on X11,
+sway and KWin (``displays``), but for the denied terminal (xterm, an X11 app)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from deskhand.backends.linux.atspi.element import A11y, Ref
 from deskhand.demo import CELLS
 from deskhand.host.result import ImageBlock
 from deskhand.runtime import open_service
-from display_support import MatrixExecutor
+from display_support import MatrixExecutor, typable
 
 pytestmark = pytest.mark.desktop
-BOTH = pytest.mark.displays("x11", "sway")
+BOTH = pytest.mark.displays("x11", "sway", "kwin")
 
 
 def run_cells(env: dict[str, str], cells: list[str]) -> list:
@@ -95,7 +95,9 @@ def test_forty_drags_in_one_cell_reach_the_canvas_in_order(launch, desktop, ex):
 @BOTH
 def test_demo_task_edits_mousepad_and_returns_its_image(launch, desktop, ex, tmp_path: Path):
     app = launch(["mousepad"], env=mousepad_env(tmp_path))
-    results = run_cells(desktop.env, [code.replace('"Mousepad"', f'"{app.pid}"') for _, code in CELLS])
+    milk = typable(desktop, "- milk ✓ (Grüße)", "- milk (ok) (Gruesse)")
+    cells = [code.replace('"Mousepad"', f'"{app.pid}"').replace("- milk ✓ (Grüße)", milk) for _, code in CELLS]
+    results = run_cells(desktop.env, cells)
     for result in results:
         assert not result.is_error, result.text
     assert "App=org.xfce.mousepad" in results[0].text
@@ -103,14 +105,13 @@ def test_demo_task_edits_mousepad_and_returns_its_image(launch, desktop, ex, tmp
     assert "Native App API" not in results[1].text
     # the diff holds exactly one line: the document's changed value
     changed = (
-        "~\t\t\t\tg1:5 text (settable, string) Value: # Groceries\\n\\n- **apples** and plums\\n- bread\\n"
-        "- milk ✓ (Grüße)\\n"
+        f"~\t\t\t\tg1:5 text (settable, string) Value: # Groceries\\n\\n- **apples** and plums\\n- bread\\n{milk}\\n"
     )
     diff_lines = [line for line in results[3].text.splitlines() if line[:1] in ("~", "+", "-")]
     assert diff_lines == [changed], results[3].text
     images = [b for b in results[4].content if isinstance(b, ImageBlock)]
     assert len(images) == 1 and images[0].mime_type == "image/jpeg" and images[0].data[:3] == b"\xff\xd8\xff"
-    expected = "# Groceries\n\n- **apples** and plums\n- bread\n- milk ✓ (Grüße)\n"
+    expected = f"# Groceries\n\n- **apples** and plums\n- bread\n{milk}\n"
     assert poll(lambda: document_text(ex, app.pid) == expected, what="Mousepad's text") is True
 
 

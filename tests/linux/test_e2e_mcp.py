@@ -28,7 +28,7 @@ from deskhand.server.httpserve import http_app
 from deskhand.server.mcp import build_server
 from deskhand.server.service import Service
 
-pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway", "kwin")]
 
 TOKEN = "e2e-token"
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from test_e2e_js import run_cells
 
-pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway", "kwin")]
 
 CELL = """
 const app = await cua.getApp("{pid}");

@@ -12,7 +12,7 @@ from _act_support import mousepad_env
 from deskhand import Computer
 from deskhand.core.errors import ArgumentError, NativeError
 
-pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway", "kwin")]
 
 
 def test_sdk_does_the_demo_task_on_mousepad(tmp_path: Path, display: str):

@@ -2,7 +2,7 @@
 
 The GTK fixture (accessible) and the Tk canvas (no accessibility, no ``_NET_WM_PID``) run in the
 session desktop; ``Computer.create()`` drives that desktop as a script would. The GTK fixture's
-test runs on X11 and on sway (``displays``); the Tk tests need Tk, an X11 toolkit.
+test runs on X11, sway and KWin (``displays``); the Tk tests need Tk, an X11 toolkit.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from test_canvas_task import _bound, _launch, run_cell
 
 from deskhand import Computer
 from deskhand.backends.linux.executor import LinuxExecutor
-from deskhand.backends.linux.wayland.sway.ipc import SwayIPC
+from deskhand.backends.linux.wayland.registry import open_compositor
 from deskhand.core.errors import NativeError
 
 pytestmark = pytest.mark.desktop
@@ -77,15 +77,15 @@ def test_tk_canvas_window_is_listed_observed_and_driven_by_window_coordinates(
     assert [e["keysym"].lower() for e in keys] == ["a", "b"] and "shift" in keys[1]["modifiers"]
 
 
-@pytest.mark.displays("x11", "sway")
+@pytest.mark.displays("x11", "sway", "kwin")
 def test_gtk_window_verify_and_bad_windows_are_refused_before_dispatch(
     launch: Any, computer: Computer, desktop: Any
 ) -> None:
     app = launch.gtk_fixture()
     ready = app.events.wait_for("ready")
     record = _key_window(computer, app.pid)
-    if desktop.wayland:  # the view sway shows for the app (a Wayland client knows no id of its window)
-        assert record["window_id"] == next(v.id for v in _sway_views(desktop) if v.pid == app.pid)
+    if desktop.wayland:  # the compositor's view of the app (a Wayland client knows no id of its window)
+        assert record["window_id"] == next(v.id for v in _views(desktop) if v.pid == app.pid)
     else:
         assert record["window_id"] == ready["window_id"]  # the very X window the app says it made
     wid = int(record["window_id"])  # type: ignore[call-overload]
@@ -125,9 +125,14 @@ def test_gtk_window_verify_and_bad_windows_are_refused_before_dispatch(
     assert any(w["window_id"] == wid for w in computer.list_windows(app.pid))
 
 
-def _sway_views(desktop: Any) -> list[Any]:
-    with SwayIPC(env=desktop.env) as ipc:
-        return ipc.views()
+def _views(desktop: Any) -> list[Any]:
+    """The windows as the compositor itself lists them (sway's IPC, KWin's scripting), on a
+    connection of the test's own."""
+    comp = open_compositor(desktop.env)
+    try:
+        return comp.views()
+    finally:
+        comp.close()
 
 
 def test_js_cell_uses_the_cua_window_additions_on_the_tk_canvas(launch: Any, desktop: Any, ex: LinuxExecutor) -> None:

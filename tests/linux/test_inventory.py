@@ -11,7 +11,7 @@ import pytest
 from deskhand.backends.linux import procfs
 from deskhand.core.errors import NativeError
 
-pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway", "kwin")]
 
 
 def test_inventory_lists_running_apps_with_identities(launch, executor):

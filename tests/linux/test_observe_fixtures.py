@@ -16,7 +16,7 @@ from deskhand.core.axtree.notices import IDENTICAL_CAPTURE
 from deskhand.core.errors import NativeError
 from display_support import executor_for
 
-pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway", "kwin")]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.atspi.connection import EDITABLE_TEXT, Call
 from display_support import MatrixExecutor
 
-pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway", "kwin")]
 
 MOUSEPAD = shutil.which("mousepad")
 DOCUMENT = r"\t(g\d+:\d+) text \(settable, string\)"

@@ -59,6 +59,7 @@ def _covered(launch, ex):
 @pytest.mark.displays(
     "x11",
     "sway",
+    "kwin",
     sway=pytest.mark.xfail(
         strict=True,
         raises=AssertionError,

@@ -13,7 +13,7 @@ from _act_support import Bound, bind, executor_for, named_rect, poll
 
 from display_support import is_wayland, pointer_to, transform_of
 
-pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway")]
+pytestmark = [pytest.mark.desktop, pytest.mark.displays("x11", "sway", "kwin")]
 
 
 def _reusing(bound: Bound) -> None:

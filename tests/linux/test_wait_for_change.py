@@ -39,7 +39,7 @@ def _bound(ex, pid: int):
     return poll(ready, timeout_s=10.0, what=f"pid {pid}'s window")
 
 
-@pytest.mark.displays("x11", "sway")
+@pytest.mark.displays("x11", "sway", "kwin")
 def test_a_change_another_client_makes_during_the_wait_ends_it(launch, desktop, ex):
     fx = launch.gtk_fixture()
     fx.events.wait_for("ready")
@@ -65,7 +65,7 @@ def test_a_change_another_client_makes_during_the_wait_ends_it(launch, desktop, 
     assert desktop.wayland == ("only the app's accessibility events count" in state.text)
 
 
-@pytest.mark.displays("x11", "sway")
+@pytest.mark.displays("x11", "sway", "kwin")
 def test_an_idle_app_does_not_change_and_the_wait_ends_at_its_bound(launch, ex):
     fx = launch.gtk_fixture()
     fx.events.wait_for("ready")

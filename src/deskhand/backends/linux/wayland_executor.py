@@ -50,6 +50,7 @@ from deskhand.backends.inventory import RunningProcess
 from deskhand.backends.linux import inventory, procfs
 from deskhand.backends.linux.act.wl_actor import WaylandActor
 from deskhand.backends.linux.atspi.connection import AtspiConnection, Deadline
+from deskhand.backends.linux.atspi.transients import overlapped
 from deskhand.backends.linux.observe.discovery import argv0_of
 from deskhand.backends.linux.observe.handles import checked_element
 from deskhand.backends.linux.observe.settle import Settling
@@ -62,6 +63,7 @@ from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.backends.linux.x11_only import x11_only_note
 from deskhand.core import screenshot
 from deskhand.core.axtree.model import Element
+from deskhand.core.axtree.notices import COVERED
 from deskhand.core.axtree.observer import Observer
 from deskhand.core.errors import NativeError
 from deskhand.core.geometry import Point, Rect
@@ -76,6 +78,14 @@ COVERED_NOTICE: Final = (
     "No screenshot: {reason}. Observing never raises a window; an action that sends input to the app "
     "(keys, a pointer click) raises it, and the next observation captures it."
 )
+
+
+def _covered(views: list[View], key: View) -> bool:
+    """Whether a window on the screen above ``key`` (``views`` are bottom to top) lies over part
+    of it."""
+    ids = [v.id for v in views]
+    above = views[ids.index(key.id) + 1 :] if key.id in ids else []
+    return overlapped(Rect(*key.rect), [Rect(*v.rect) for v in above if v.visible])
 
 
 #: After the ``waitForChangeMs`` notice: what a change is on Wayland.
@@ -287,6 +297,9 @@ class WaylandExecutor:
                 if image_only or err.code != "capture_failed":
                     raise
                 notices.append(COVERED_NOTICE.format(reason=err.message.removeprefix("wayland: ")))
+            else:
+                if _covered(views, key):  # captured by itself (KWin, GNOME): the X11 notice
+                    notices.append(COVERED)
         text = obs.text.rstrip()
         if waited is not None:
             notices.append(waited)

@@ -28,7 +28,7 @@ function content(w) {
 }
 """
 #: The windows deskhand sees, bottom to top: managed toplevels and dialogs (no docks, desktops,
-#: popups or notifications).
+#: popups or notifications); and where the pointer is (the fake input's hover rule needs it).
 _WINDOWS: Final = (
     _CONTENT
     + """
@@ -44,7 +44,8 @@ for (var i = 0; i < all.length; i++) {
             buffer: [b.x, b.y, b.width, b.height], active: w.active, order: w.stackingOrder,
             visible: !w.minimized && !w.hidden && (w.onAllDesktops || w.desktop == workspace.currentDesktop)});
 }
-return out;
+var p = workspace.cursorPos;
+return {windows: out, cursor: [p.x, p.y]};
 """
 )
 _FIND: Final = (
@@ -99,8 +100,13 @@ class KWin:
             self.scripts.close()
 
     def _records(self) -> list[dict[str, Any]]:
-        got = self.scripts.run(_WINDOWS)
-        return sorted(got or [], key=lambda r: int(r["order"]))
+        """The windows, bottom to top; the pointer's position goes to the fake input, read in the
+        same script as the windows the gate checks right before a burst."""
+        got = self.scripts.run(_WINDOWS) or {}
+        cursor = got.get("cursor")
+        if cursor is not None:
+            self.devices.pointer_seen(int(cursor[0]), int(cursor[1]))
+        return sorted(got.get("windows") or [], key=lambda r: int(r["order"]))
 
     def views(self) -> list[View]:
         """Every window deskhand sees, bottom of the stack to top."""

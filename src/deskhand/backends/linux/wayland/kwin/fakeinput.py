@@ -14,6 +14,7 @@ character the layout lacks is refused before any key is sent (``unknown_key``, n
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Final
 
@@ -30,6 +31,8 @@ __all__ = ("FakeInput",)
 
 _PRESSED: Final = 1
 _RELEASED: Final = 0
+#: The gap between two presses' stamps that makes them differ on the wire (whole milliseconds).
+_STAMP_S: Final = 0.001
 #: deskhand's modifier names (``core.keys``) -> ``_xkb.MODIFIER_KEYSYMS`` names; fn has no key.
 _MODIFIERS: Final = {"shift": "shift", "ctrl": "ctrl", "control": "ctrl", "alt": "alt", "super": "super",
                      "cmd": "super", "meta": "super"}  # fmt: skip
@@ -55,6 +58,12 @@ class FakeInput(_pointer.PointerDevice):
         self.buttons: set[int] = set()
         self.keys: set[int] = set()
         self._confined: tuple[int, int, int, int] | None = None
+        #: Whether a press was sent since the last round trip; when the round trip after the last
+        #: press returned (its stamp is no later).
+        self._press_unread = False
+        self._press_read_at: float | None = None
+        #: The pointer's pixel as last sent or read from KWin (None: not known, so hover).
+        self._at: tuple[int, int] | None = None
 
     def close(self) -> None:
         self.release_all()
@@ -66,17 +75,26 @@ class FakeInput(_pointer.PointerDevice):
 
     # -- pointer -----------------------------------------------------------------------------
     def move(self, x: float, y: float) -> None:
-        """Put the pointer at global ``(x, y)``. With no button held, a hover motion one pixel
-        beside it goes first, inside the window :meth:`confine` named: KWin 5.27 maps the first
-        motion after a window moved under the pointer with the window's old position (measured: a
-        click on the GTK fixture's Name field, moved after it mapped, focused the text view
-        below it), and the next one right; a sub-pixel nudge or the same point twice does not help."""
+        """Put the pointer at global ``(x, y)``. KWin 5.27 sends a client no motion to the pixel
+        the pointer is already at, and none when a window moves under a pointer that stays: that
+        window keeps the pointer where it was in it before the move (measured: the GTK fixture
+        mapped under the pointer, then moved by 126, 41 px; a press at the pointer's pixel landed
+        126, 41 px off, on another widget; a sub-pixel nudge rounds to the same pixel). So when
+        the pointer is at that pixel already (and no button is held), a hover motion one pixel
+        beside it goes first, inside the window :meth:`confine` named; elsewhere the motion alone
+        (a drag in a settled window is the contract's five events, as on X11)."""
         x0, y0, width, height = self.client.bounds()
         px = min(max(round(x), x0), x0 + width - 1)
         py = min(max(round(y), y0), y0 + height - 1)
-        if not self.buttons:
+        if not self.buttons and self._at in (None, (px, py)):
             self.fake.request("pointer_motion_absolute", float(self._beside(px, py)), float(py))
         self.fake.request("pointer_motion_absolute", float(px), float(py))
+        self._at = (px, py)
+
+    def pointer_seen(self, x: int, y: int) -> None:
+        """Where the compositor says the pointer is now (another client or the user's mouse may
+        have moved it since this device's last motion)."""
+        self._at = (x, y)
 
     def confine(self, rect: tuple[int, int, int, int]) -> None:
         """The target window of the next burst: the hover nudge stays inside it."""
@@ -88,8 +106,25 @@ class FakeInput(_pointer.PointerDevice):
 
     def button(self, button: int, down: bool) -> None:
         code = _pointer.evdev_button(button)
+        if down:
+            self._a_millisecond_after_the_last_press()
         self.fake.request("button", code, _PRESSED if down else _RELEASED)
+        if down:
+            self._press_unread = True
         (self.buttons.add if down else self.buttons.discard)(button)
+
+    def _a_millisecond_after_the_last_press(self) -> None:
+        """KWin stamps a fake event with its own clock (CLOCK_MONOTONIC, whole milliseconds on
+        the wire) when it reads it, and Qt 6 counts no multi-click from presses stamped the same
+        millisecond, as the pairs of a burst are (measured: a double click read [1, 1] by the Qt
+        fixture). So a press waits until KWin has read the one before (a round trip) and a
+        millisecond has passed since: about 1 ms per extra press of a multi-click."""
+        if self._press_unread:
+            self.flush()
+        if self._press_read_at is not None:
+            wait = self._press_read_at + _STAMP_S - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)  # KWin's clock, not a wait for an effect: the next stamp differs
 
     def axis(self, axis: int, clicks: int) -> None:
         self.fake.request("axis", axis, _pointer.WHEEL_STEP * clicks)
@@ -165,3 +200,6 @@ class FakeInput(_pointer.PointerDevice):
     def flush(self, timeout_s: float | None = None) -> None:
         """Wait until KWin has handled every event sent (a protocol error raises here)."""
         self.client.conn.roundtrip(self.client.timeout_s if timeout_s is None else timeout_s)
+        if self._press_unread:
+            self._press_unread = False
+            self._press_read_at = time.monotonic()  # KWin stamped the last press by now
