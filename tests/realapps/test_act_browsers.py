@@ -165,7 +165,10 @@ def desktop(matrix_desktop: VirtualDesktop) -> VirtualDesktop:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[PageServer]:
+def server(desktop: VirtualDesktop) -> Iterator[PageServer]:
+    """The page server of one display server's run (its log is that run's: X11's and sway's
+    browsers send the same user agents, and a sway test must not find X11's reports)."""
+    del desktop  # a dependency only: one server per display server
     srv = PageServer()
     try:
         yield srv
