@@ -188,3 +188,12 @@ def test_a_named_compositor_chooses_the_wayland_backend_beside_xwayland() -> Non
     assert not is_wayland_session(gnome)  # XWayland's DISPLAY: the X11 backend, as before
     assert is_wayland_session({**gnome, "DESKHAND_COMPOSITOR": "gnome"})
     assert is_wayland_session({"WAYLAND_DISPLAY": "wayland-0"})
+
+
+def test_a_burst_queued_for_a_closed_session_goes_to_the_new_one_and_its_stream() -> None:
+    old, new = _remote_input(), _remote_input()
+    new.rd, new.streams = "rd2", [_remote.Stream("/stream/9", 0, 0, 1280, 800)]
+    other = (cast(Any, "shell"), "Marks", "", ())
+    moved = new.readdress([old.motion(5, 6), old.button(1, True), *old.chord([], ord("b")), other], old)
+    assert moved == [new.motion(5, 6), new.button(1, True), *new.chord([], ord("b")), other]
+    assert moved[0][3] == ("/stream/9", 5.0, 6.0)

@@ -269,6 +269,38 @@ def _broken_burst_on_gnome(
     assert not devices.held
 
 
+def test_a_key_gnome_holds_unknown_to_deskhand_fails_one_burst_and_the_next_opens_the_session_again(
+    gtk: tuple[Running, View], wl_desktop: VirtualDesktop, wl_comp: Compositor, wl_devices: Input
+) -> None:
+    """ctrl pressed on the RemoteDesktop session behind deskhand's back (as a lost lift would leave
+    it): the marker key after the next burst misses the shell's grab, so that burst is
+    ``input_failed``; the burst after it waits for that marker, opens the session again (Mutter
+    lifts ctrl with the old one) and reaches the canvas with no modifier down."""
+    if wl_comp.name != "GNOME Shell":
+        pytest.skip("only GNOME ends a burst with a marker key (sway and KWin send each key as asked)")
+    app, view = gtk
+    ext = _extents(wl_desktop, app, "Canvas")
+    since = time.monotonic()
+    ox, oy = atspi_origin(view)
+    wl_devices.click(ox + ext[0] + 50, oy + ext[1] + 40)  # the canvas takes the focus
+    wl_devices.flush()
+    app.events.wait_for("release", since=since, button=1)
+    remote = cast(Any, wl_devices).remote
+    remote.bus.calls([remote.key(0xFFE3, True)])  # Control_L, not tracked
+    app.events.wait_for("key_press", since=since, keysym="Control_L")
+    wl_devices.chord([], "b")
+    with pytest.raises(NativeError) as failed:
+        wl_devices.flush()
+    assert failed.value.code == "input_failed" and failed.value.dispatched is True
+    wl_devices.chord([], "c")
+    wl_devices.flush()
+    assert cast(Any, wl_devices).remote is not remote
+    app.events.wait_for("key_release", since=since, keysym="Control_L")
+    plain = app.events.wait_for("key_press", since=since, keysym="c")
+    assert plain["modifiers"] == [] and plain["state"] == 0, plain
+    assert not wl_devices.held
+
+
 def test_region_capture_shows_the_canvas_quadrants(
     gtk: tuple[Running, View], wl_desktop: VirtualDesktop, wl_comp: Compositor
 ) -> None:

@@ -210,6 +210,21 @@ class RemoteInput:
                 held = self.buttons if method == "NotifyPointerButton" else self.keys
                 (held.add if body[1] else held.discard)(int(body[0]))
 
+    def readdress(self, calls: Sequence[Call], old: RemoteInput) -> list[Call]:
+        """``calls`` built for ``old`` (a session since closed), addressed to this one: its session
+        and, for absolute motion, its stream of the same monitor."""
+        streams = {a.path: b.path for a, b in zip(old.streams, self.streams, strict=False)}
+        out: list[Call] = []
+        for call in calls:
+            address, method, signature, body = call
+            if address != old.rd:
+                out.append(call)
+            elif method == "NotifyPointerMotionAbsolute":
+                out.append((self.rd, method, signature, (streams.get(str(body[0]), body[0]), *body[1:])))
+            else:
+                out.append((self.rd, method, signature, body))
+        return out
+
     def ping(self, timeout_s: float | None = None) -> None:
         """A round trip to Mutter (``Peer.Ping``, answered from its main loop)."""
         peer = DBusAddress(self.path, bus_name=RD, interface="org.freedesktop.DBus.Peer")
