@@ -23,6 +23,7 @@ from deskhand.backends.linux.wayland.registry import COMPOSITORS, compositor_nam
 from deskhand.backends.linux.wayland_executor import window_info
 from deskhand.backends.linux.x11.windows import WindowInfo
 from deskhand.core.axtree.model import Element
+from deskhand.core.errors import BackendUnavailable
 from deskhand.core.geometry import Rect
 from deskhand.desktop import _gnome
 from deskhand.desktop._started import Started
@@ -62,19 +63,34 @@ def test_ascii_goes_as_keys_and_other_text_is_committed() -> None:
 
 
 class _Bus:
+    """Records each burst; ``breaks_at``: the call of the next burst that is not written (the
+    bus breaks there, as a socket does)."""
+
     def __init__(self) -> None:
         self.sent: list[list[Any]] = []
+        self.written = 0
+        self.breaks_at: int | None = None
 
     def calls(self, batch: list[Any], timeout_s: float | None = None) -> list[tuple[Any, ...]]:
         del timeout_s
+        if self.breaks_at is not None:
+            self.written, self.breaks_at = self.breaks_at, None
+            self.sent.append(list(batch[: self.written]))
+            raise BackendUnavailable("gnome: the session bus did not answer: broken")
+        self.written = len(batch)
         self.sent.append(list(batch))
         return [() for _ in batch]
 
 
-def test_what_is_held_counts_from_the_burst_sent_and_is_lifted_by_release_all() -> None:
+def _remote_input() -> Any:
     remote = cast(Any, _remote.RemoteInput.__new__(_remote.RemoteInput))
     remote.bus, remote.buttons, remote.keys, remote.rd = _Bus(), set(), set(), "rd"
     remote.streams = [_remote.Stream("/stream/1", 0, 0, 1280, 800)]
+    return remote
+
+
+def test_what_is_held_counts_from_the_burst_sent_and_is_lifted_by_release_all() -> None:
+    remote = _remote_input()
     chord = remote.chord(["ctrl", "shift"], ord("s"))
     assert [(c[1], c[3]) for c in chord] == [
         ("NotifyKeyboardKeysym", (0xFFE3, True)),
@@ -94,11 +110,31 @@ def test_what_is_held_counts_from_the_burst_sent_and_is_lifted_by_release_all() 
     assert remote.held == Held(buttons=frozenset({1}), keys=frozenset({0xFFE3, 0xFFE1}))
     remote.release_all()
     assert not remote.held and remote.held == Held()
-    assert remote.bus.sent[-3:] == [
-        [("rd", "NotifyPointerButton", "ib", (0x110, False))],
-        [("rd", "NotifyKeyboardKeysym", "ub", (0xFFE1, False))],
-        [("rd", "NotifyKeyboardKeysym", "ub", (0xFFE3, False))],
+    assert remote.bus.sent[-1] == [
+        ("rd", "NotifyPointerButton", "ib", (0x110, False)),
+        ("rd", "NotifyKeyboardKeysym", "ub", (0xFFE1, False)),
+        ("rd", "NotifyKeyboardKeysym", "ub", (0xFFE3, False)),
     ]
+
+
+def test_a_burst_broken_half_way_lifts_what_its_written_part_pressed_and_the_marker_is_never_held() -> None:
+    remote = _remote_input()
+    remote.send([*remote.chord([], ord("x")), *remote.marker()])
+    assert not remote.held  # the marker key is the shell's, and it went up too
+    remote.bus.breaks_at = 1  # ctrl goes out, the 'a' does not
+    with pytest.raises(BackendUnavailable, match="broken"):
+        remote.send([*remote.chord(["ctrl"], ord("a")), *remote.marker()])
+    assert not remote.held
+    assert remote.bus.sent[-1] == [("rd", "NotifyKeyboardKeysym", "ub", (0xFFE3, False))]  # ctrl lifted
+    remote.bus.breaks_at = 4  # the burst goes out whole but its replies never come (Mutter slow)
+    with pytest.raises(BackendUnavailable):
+        remote.send(remote.chord(["ctrl"], ord("a")))
+    assert not remote.held and remote.bus.sent[-1] == remote.chord(["ctrl"], ord("a"))  # nothing to lift
+    remote.send([remote.button(1, True)])
+    remote.bus.breaks_at = 0  # nothing of the lift goes out: it is still held
+    with pytest.raises(BackendUnavailable):
+        remote.release_all()
+    assert remote.held == Held(buttons=frozenset({1}))
 
 
 def test_mutters_selection_types_are_unwrapped_once_each() -> None:
@@ -152,3 +188,12 @@ def test_a_named_compositor_chooses_the_wayland_backend_beside_xwayland() -> Non
     assert not is_wayland_session(gnome)  # XWayland's DISPLAY: the X11 backend, as before
     assert is_wayland_session({**gnome, "DESKHAND_COMPOSITOR": "gnome"})
     assert is_wayland_session({"WAYLAND_DISPLAY": "wayland-0"})
+
+
+def test_a_burst_queued_for_a_closed_session_goes_to_the_new_one_and_its_stream() -> None:
+    old, new = _remote_input(), _remote_input()
+    new.rd, new.streams = "rd2", [_remote.Stream("/stream/9", 0, 0, 1280, 800)]
+    other = (cast(Any, "shell"), "Marks", "", ())
+    moved = new.readdress([old.motion(5, 6), old.button(1, True), *old.chord([], ord("b")), other], old)
+    assert moved == [new.motion(5, 6), new.button(1, True), *new.chord([], ord("b")), other]
+    assert moved[0][3] == ("/stream/9", 5.0, 6.0)

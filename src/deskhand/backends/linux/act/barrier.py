@@ -24,7 +24,8 @@ The core decides what to wait for; this module waits for it on one session, X11'
 * the refocus, after keys: once the app answered the round trip, a D-Bus round trip to the app on
   the focus watch's own connection (``act.focuswatch.FocusWatch.sync``: the focus events it sent before
   are then read), and while an element of the app lost the focus since the keys were sent and none
-  has gained it after, a wait for one that does (``Focus.refocused``);
+  has gained it after, a wait for one that does (``Focus.refocused``); on Wayland first, while
+  the app shows a window the compositor does not show yet, a wait for it (``windows_landed``);
 * the quiet: the settle's activity watch (``observe.quiet.Activity``) until the app's AT-SPI events and
   drawing have been quiet for ``QUIET_S`` since the previous action; returns at once when nothing
   was seen since then.
@@ -142,7 +143,7 @@ class Barrier:
         else:
             settled = not wait.processed or self._round_trip(app, end)
         if wait.refocus and settled and bus is not None:
-            settled = self._focus.refocused(bus, since=self._sent_from, end=end)
+            settled = self._s.windows_landed(app, end) and self._focus.refocused(bus, since=self._sent_from, end=end)
         if wait.quiet and settled:
             window = self._window(app)
             self._s.observed.settling.activity().wait_quiet(bus, window, since=since, floor_s=0.0)

@@ -55,6 +55,11 @@ class BarrierSession(Protocol):
         and the accessible calls sent to it before (``window``: the observed key window)."""
         ...
 
+    def windows_landed(self, app: RunningApp, end: float) -> bool:
+        """Until ``end`` at most: True once every window the app shows is one the display server
+        shows (after a chord that opened one, the keyboard gate then sees where the focus is)."""
+        ...
+
 
 class ActSession(Protocol):
     """One display server's acting session: gates, coordinates, the bus, one wheel burst."""

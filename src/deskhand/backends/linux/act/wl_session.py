@@ -67,11 +67,15 @@ from deskhand.core.geometry import Point, Rect
 __all__ = ("WaylandSession", "WlObserved")
 
 FOCUS_TIMEOUT_S: Final = 1.0
+#: How long the barrier waits for a window the app shows to be shown by the compositor (``windows_landed``).
+LANDING_TIMEOUT_S: Final = 1.0
 _POLL_S: Final = 0.005
 #: The roles of a menu's elements, which show in a popup outside their window (as ``act.clicks``'s).
 _MENU_ROLES: Final = role_set(
     Role.CHECK_MENU_ITEM, Role.MENU, Role.MENU_ITEM, Role.RADIO_MENU_ITEM, Role.TEAROFF_MENU_ITEM
 )
+#: The roles of an app's own windows on the accessibility bus (a popup's window or a tooltip is WINDOW).
+_WINDOW_ROLES: Final = role_set(Role.ALERT, Role.DIALOG, Role.FILE_CHOOSER, Role.FRAME)
 #: Wheel notches toward each direction as (vertical, horizontal) axis steps (positive: down, right).
 _WHEEL: Final[Mapping[Direction, tuple[int, int]]] = {"down": (1, 0), "up": (-1, 0), "right": (0, 1), "left": (0, -1)}
 
@@ -293,6 +297,31 @@ class WaylandSession:
         except WaylandError:
             return False  # no answer in time (a protocol error raises again at the next burst)
         return self.a11y.states_within(Ref(bus, ROOT_PATH), max(0.0, end - time.monotonic())) is not None
+
+    def windows_landed(self, app: RunningApp, end: float) -> bool:
+        """For the barrier after a chord, until ``end`` (monotonic): True once every window the app
+        shows on the accessibility bus (``_WINDOW_ROLES``, SHOWING) has a view the compositor shows.
+        A toolkit shows a window (GTK lists a dialog as soon as it is shown) before the compositor
+        has mapped it and moved the focus to it: gedit's Save As was listed 180 ms after
+        ctrl+shift+s and shown and focused by GNOME Shell 210 ms later, and keys sent between went
+        to the main window, where the dialog's modal grab dropped them, or into the dialog once it
+        took the focus (2 of 14 runs); with the window landed, the keyboard gate sees where the
+        focus is. Waited for ``LANDING_TIMEOUT_S`` at most (False then: ``unsettled``)."""
+        bus = self.observed.bus_of(app)
+        if bus is None:
+            return True
+        end = min(end, time.monotonic() + LANDING_TIMEOUT_S)
+        a11y = self.a11y
+        while True:
+            listed = 0
+            for ref in a11y.children(Ref(bus, ROOT_PATH)):
+                if a11y.role(ref) in _WINDOW_ROLES and a11y.states(ref) & State.SHOWING:
+                    listed += 1
+            if listed <= sum(1 for v in self.views() if v.pid == app.pid and v.visible):
+                return True
+            if time.monotonic() >= end:
+                return False
+            time.sleep(_POLL_S)  # polling the compositor for the window, with a deadline
 
     def wheel(self, app: RunningApp, at: Point, direction: Direction, clicks: int) -> None:
         self.bind_pointer(app, at)

@@ -39,6 +39,8 @@ class Bus:
 
     def __init__(self, address: str, *, timeout_s: float = CALL_TIMEOUT_S, enable_fds: bool = False) -> None:
         self.timeout_s = timeout_s
+        #: how many calls of the last batch were written to the bus (the rest never went out)
+        self.written = 0
         #: given every message that answers none of our calls (a signal), instead of jeepney's filters
         self.on_other: Callable[[Message], None] | None = None
         try:
@@ -63,11 +65,13 @@ class Bus:
         reply, ``BackendUnavailable`` when the bus breaks or does not answer in time)."""
         deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
         serials: list[int] = []
+        self.written = 0
         try:
             for address, method, signature, body in batch:
                 serial = next(self.conn.outgoing_serial)
                 self.conn.send(new_method_call(address, method, signature, body), serial=serial)
                 serials.append(serial)
+                self.written += 1
             replies = self._replies(serials, deadline)
         except (OSError, TimeoutError) as exc:
             raise BackendUnavailable(f"gnome: the session bus did not answer: {exc or 'timed out'}") from exc

@@ -190,17 +190,40 @@ class RemoteInput:
 
     def send(self, calls: Sequence[Call], timeout_s: float | None = None) -> None:
         """Send a burst (pipelined) and wait for Mutter to have taken every event; on any failure
-        lift whatever is held (nothing stays pressed) and raise. What is held is counted as sent
-        from here on (a burst that fails half way may have sent any part of it)."""
-        for _address, method, _sig, body in calls:
-            if method in ("NotifyPointerButton", "NotifyKeyboardKeysym"):
-                held = self.buttons if method == "NotifyPointerButton" else self.keys
-                (held.add if body[1] else held.discard)(int(body[0]))
+        lift whatever is held (nothing stays pressed) and raise. What is held follows the calls
+        written to the bus: Mutter takes a connection's calls in order, each written one whether or
+        not its reply came in time, so a burst broken half way (ctrl down, the key not sent) holds
+        what its written part pressed, and that is lifted (counted as the whole burst, ctrl was
+        left down in Mutter, and the marker key after it never matched the shell's grab again)."""
         try:
             self.bus.calls(calls, timeout_s)
         except BaseException:
-            self.release_all()
+            self._track(calls[: self.bus.written])
+            with contextlib.suppress(BackendUnavailable):  # the bus's own error is the one raised
+                self.release_all()
             raise
+        self._track(calls)
+
+    def _track(self, calls: Sequence[Call]) -> None:
+        for _address, method, _sig, body in calls:
+            if method in ("NotifyPointerButton", "NotifyKeyboardKeysym") and int(body[0]) != MARKER_KEYSYM:
+                held = self.buttons if method == "NotifyPointerButton" else self.keys
+                (held.add if body[1] else held.discard)(int(body[0]))
+
+    def readdress(self, calls: Sequence[Call], old: RemoteInput) -> list[Call]:
+        """``calls`` built for ``old`` (a session since closed), addressed to this one: its session
+        and, for absolute motion, its stream of the same monitor."""
+        streams = {a.path: b.path for a, b in zip(old.streams, self.streams, strict=False)}
+        out: list[Call] = []
+        for call in calls:
+            address, method, signature, body = call
+            if address != old.rd:
+                out.append(call)
+            elif method == "NotifyPointerMotionAbsolute":
+                out.append((self.rd, method, signature, (streams.get(str(body[0]), body[0]), *body[1:])))
+            else:
+                out.append((self.rd, method, signature, body))
+        return out
 
     def ping(self, timeout_s: float | None = None) -> None:
         """A round trip to Mutter (``Peer.Ping``, answered from its main loop)."""
@@ -208,15 +231,23 @@ class RemoteInput:
         self.bus.calls([(peer, "Ping", "", ())], timeout_s)
 
     def release_all(self) -> None:
-        """Lift every button and key that may be held (Mutter refuses to lift one that was not
-        down, which is then no error here)."""
+        """Lift every button and key that may be held, in one burst (Mutter refuses to lift one
+        that was not down, which is then no error here); BackendUnavailable when the bus broke
+        first, with the lifts not written still ``held``."""
         lifts: list[Call] = [(self.rd, "NotifyPointerButton", "ib", (code, False)) for code in sorted(self.buttons)]
         lifts += [self.key(k, False) for k in sorted(self.keys)]
+        if not lifts:
+            return
         self.buttons.clear()
         self.keys.clear()
-        for lift in lifts:
-            with contextlib.suppress(BusError):
-                self.bus.calls([lift])
+        try:
+            self.bus.calls(lifts)
+        except BusError:
+            pass
+        except BackendUnavailable:
+            for _address, method, _sig, body in lifts[self.bus.written :]:
+                (self.buttons if method == "NotifyPointerButton" else self.keys).add(int(body[0]))
+            raise
 
     @property
     def held(self) -> Held:

@@ -18,6 +18,10 @@ shell extension, input through Mutter's RemoteDesktop, the clipboard through the
   pressed). Mixing the two is not ordered: Mutter hands keys to the client from its input thread,
   a commit from its main loop, and nothing tells when a key reached the client. A window without
   text-input gets ``feature_unavailable`` (paste instead).
+  A burst that fails lifts what its sent part pressed (``_remote.RemoteInput.send``); when its
+  marker was sent but not seen consumed, the next burst waits for that marker first, and opens
+  the RemoteDesktop session again when it never comes (Mutter then lifts whatever the old session
+  held): input after a failure is never sent with a key left down.
 """
 
 from __future__ import annotations
@@ -75,6 +79,8 @@ class GnomeInput(_pointer.PointerDevice):
         self.pending: list[Call] = []
         #: a pointer burst went out with no marker after it (``settle``)
         self.unsettled = False
+        #: the marker count before a burst whose marker went out but was not seen consumed
+        self.late: int | None = None
 
     def move(self, x: float, y: float) -> None:
         self.pending.append(self.remote.motion(x, y))
@@ -139,6 +145,10 @@ class GnomeInput(_pointer.PointerDevice):
         focused client (without it, keys typed and a focus change right after went to the newly
         focused window: 29 of 30 bursts)."""
         calls, self.pending = self.pending, []
+        old = self.remote
+        self._owed()
+        if self.remote is not old:  # the burst was queued for the session closed since
+            calls = self.remote.readdress(calls, old)
         if not calls:  # nothing queued: Mutter's main loop has turned since the last burst
             self.remote.ping(timeout_s)
             return
@@ -154,6 +164,7 @@ class GnomeInput(_pointer.PointerDevice):
         """Before the focus or the stacking changes: wait until every burst sent has reached the
         clients (a click sent just before an activation landed on the window raised over it: 8
         of 30)."""
+        self._owed()
         if self.unsettled:
             self._marked([], timeout_s)
             self.shell.frame()  # Clutter hands pointer events out per frame, keys at once
@@ -161,13 +172,41 @@ class GnomeInput(_pointer.PointerDevice):
     def _marked(self, calls: list[Call], timeout_s: float | None) -> None:
         deadline = time.monotonic() + (DELIVERY_TIMEOUT_S if timeout_s is None else timeout_s)
         before = self.shell.marks()
-        self.remote.send([*calls, *self.remote.marker()], timeout_s)
+        burst = [*calls, *self.remote.marker()]
+        try:
+            self.remote.send(burst, timeout_s)
+        except BaseException:
+            if self.remote.bus.written == len(burst):  # the marker went out: Mutter will get to it
+                self.late = before
+            raise
         self.unsettled = False
         while self.shell.marks() == before:
             if time.monotonic() >= deadline:
+                self.late = before
                 raise NativeError(
                     "input_failed", "GNOME Shell did not hand the input to the app in time", dispatched=True
                 )
+            time.sleep(_POLL_S)  # polling the shell's marker count, with a deadline
+
+    def _owed(self) -> None:
+        """After a burst whose marker was not seen consumed: wait for that marker first (Mutter
+        slow: else it would end the next burst's wait before its own marker). One that does not
+        come was lost with the session's input (a key Mutter still holds and deskhand does not
+        know of: the marker then misses the shell's grab, and every later one would): the
+        RemoteDesktop session is opened again, and Mutter lifts what the old one held."""
+        if self.late is None:
+            return
+        late, self.late = self.late, None
+        deadline = time.monotonic() + DELIVERY_TIMEOUT_S
+        while self.shell.marks() == late:
+            if time.monotonic() >= deadline:
+                self.remote.close()
+                try:
+                    self.remote = RemoteInput(self.remote.bus)
+                except BaseException:
+                    self.late = late  # tried again at the next burst
+                    raise
+                return
             time.sleep(_POLL_S)  # polling the shell's marker count, with a deadline
 
     def close(self) -> None:
