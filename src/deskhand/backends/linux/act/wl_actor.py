@@ -157,7 +157,7 @@ class WaylandKeys:
             return None
         self.focus.open()
         self.focus.settle(bus)
-        return self.focus.now(bus)
+        return self.focus.landed(bus)
 
     def paste_clipboard(self) -> Clipboard:
         if self._clipboard is None:
