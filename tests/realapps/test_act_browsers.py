@@ -79,6 +79,16 @@ FORM_PAGE = b"""<!doctype html><html><head><meta charset="utf-8"><title>form</ti
 <p><button type="submit">Send</button></p>
 </form></body></html>"""
 
+#: A field that gives the focus back: whatever focuses ``#b`` (an action, a grab, a real click)
+#: leaves it in ``#a``; each focus is reported to the server (``/focus?id=``).
+STEAL_PAGE = b"""<!doctype html><html><head><meta charset="utf-8"><title>steal</title></head><body>
+<p><input id="a" size="40" autofocus></p><p><input id="b" size="40"></p>
+<script>
+const a = document.getElementById('a'), b = document.getElementById('b');
+a.addEventListener('focus', () => fetch('/focus?id=a'));
+b.addEventListener('focus', () => { fetch('/focus?id=b'); a.focus(); });
+</script></body></html>"""
+
 LONG_PAGE = b"""<!doctype html><html><head><title>long</title><style>
 body { margin: 0 } div.row { height: 100px; border-bottom: 1px solid #888; font: 20px sans-serif }
 </style></head><body>
@@ -110,7 +120,7 @@ class PageServer:
                     self._send(b"ok", "text/plain")
                     return
                 log.append({"kind": "get", "path": self.path})
-                pages = {"/form": FORM_PAGE, "/long": LONG_PAGE}
+                pages = {"/form": FORM_PAGE, "/long": LONG_PAGE, "/steal": STEAL_PAGE}
                 n = urllib.parse.parse_qs(url.query).get("n", [""])[0]  # each other page its own title
                 other = f"<html><title>other{n}</title><body>x</body></html>".encode()
                 self._send(pages.get(url.path, other), "text/html")
@@ -575,3 +585,39 @@ def _value_of(state: str, handle: str) -> str:
 
     m = re.search(rf"{handle} entry\b[^\n]*?(?:Value: ([^\n]*))?$", state, re.M)
     return (m.group(1) or "") if m else ""
+
+
+@pytest.mark.matrix("Chromium", "click")
+# -- a click by handle after which the focus is not on the field --------------------------------
+def test_a_click_on_a_field_that_gives_the_focus_away_says_the_focus_missed(
+    desktop: VirtualDesktop, ex: MatrixExecutor, chromium: Browser, server: PageServer
+) -> None:
+    """A field that hands the focus back to another whenever it gets it: the click by handle runs
+    every tier (the action, a focus grab, a real click at its centre), each reaches the page (it
+    reports the field focused), and the focus still ends elsewhere, so the reply says the focus
+    missed (``suspected_noop``), never a click that did what it should."""
+    app = chromium.app
+    ex.press_key(app, "ctrl+l")
+    ex.type_text(app, server.url("/steal"))
+    ex.press_key(app, "Return")
+    poll(lambda: _titled(ex, chromium.proc.pid, "steal"), 15.0, "the steal page")
+
+    def fields() -> list[str] | None:
+        import re  # noqa: PLC0415
+
+        text = ex.get_app_state(app, disable_diff=True).text
+        page = text[text.index("document web steal") :] if "document web steal" in text else ""
+        found = re.findall(r"(g\d+:\d+) entry\b", page)
+        return found if len(found) >= 2 else None
+
+    b = poll(fields, 20.0, "the steal page's two fields")[1]
+
+    def b_focused() -> int:
+        return len([e for e in server.of_kind("get") if e["path"] == "/focus?id=b"])
+
+    before = b_focused()
+    got = ex.click(app, element=b)
+    poll(lambda: b_focused() > before, 10.0, "the page reporting the field focused")
+    assert got.outcome is not None and got.outcome.effect == "suspected_noop", got
+    assert "did not move to the element" in str(got.structured.get("focus_missed")), got
+    assert "focus_moved_by" not in got.structured, got
