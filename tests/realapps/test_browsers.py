@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from _apps import Apps
-from _display import MatrixExecutor, frame_of, is_wayland
+from _display import MatrixExecutor, frame_of
 from _observe import handle, state_with
 from _pages import PageServer
 
@@ -50,8 +50,9 @@ def check_page_and_post(ex: MatrixExecutor, app: Any, server: PageServer, name: 
     state_with(ex, app, r"heading Quarterly notes$")
     state = state_with(ex, app, r"paragraph A second paragraph of plain text\.$")
     print(f"{name}: state {len(state)} chars")
-    # on sway Chromium's frame outgrows its window (a client-side shadow) and the state says so
-    assert ("draws its own decorations" in state) == (is_wayland(ex) and name == "chromium"), state
+    # on sway Chromium's frame outgrows its window (a client-side shadow), and its client view two
+    # panels down places it (``observe.placement``): the state has no notice of guessed places
+    assert "draws its own decorations" not in state, state
     assert re.search(r"paragraph The first paragraph has a link inside it\.$", state, re.M), state
     assert re.search(r"heading Quarterly notes$", state, re.M), state
     for text in ("Fruit", "Count", "Apples", "12", "Pears", "7"):

@@ -358,3 +358,24 @@ def test_an_element_that_did_not_move_or_cannot_be_read_is_clicked_where_observe
     )
     assert done.point == CENTRE
     assert rec.calls == [("hover", (60.0, 40.0)), ("sleep", PRE_CLICK_HOVER_S), ("click", (60.0, 40.0), "left", 1)]
+
+
+def test_a_click_after_which_the_focus_is_still_elsewhere_says_so():
+    """Every tier ran (the action, the grab, a real click at the centre) and the element still
+    does not have the focus (Chromium on sway: a click beside a 21 px input): ``focus_missed``."""
+    rec = FocusRecorder(takes=True, focus_after=None)
+    done = run_focus(rec, Node("field", press="click"))
+    assert (done.route, done.focus_missed) == ("synthetic", True)
+    assert rec.calls[-1] == ("focused", "field")  # read after the real click
+    for after in ("action", "grab_focus", "synthetic"):
+        assert run_focus(FocusRecorder(takes=True, focus_after=after), Node("f", press="click")).focus_missed is False
+
+
+def test_a_click_missing_the_focus_is_reported_as_suspected_noop():
+    from deskhand.backends.linux.act.clicks import FOCUS_MISSED, clicked_result  # noqa: PLC0415 (the Linux reply)
+
+    missed = clicked_result(clicktiers.Clicked("synthetic", "click", CENTRE, focus_missed=True), {"x": 1.0})
+    assert missed.structured["focus_missed"] == FOCUS_MISSED and "focus_moved_by" not in missed.structured
+    assert missed.outcome is not None and missed.outcome.effect == "suspected_noop"
+    moved = clicked_result(clicktiers.Clicked("synthetic", "click", CENTRE), {"x": 1.0})
+    assert moved.structured["focus_moved_by"] == "synthetic" and moved.outcome is None

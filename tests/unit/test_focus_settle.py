@@ -154,3 +154,34 @@ def test_a_click_on_a_field_makes_the_next_key_wait_until_the_field_has_the_focu
     # a click on an element that is no text field waits only the page's quiet
     focus.input_posted(target=Ref(BUS, "/button"))
     assert focus.settle(BUS) == pytest.approx(_focusmod.FOCUS_AFTER_INPUT_S, abs=0.03)
+
+
+def test_the_paste_target_is_the_clicked_field_once_it_took_the_focus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chromium on sway: the input focused before the click still reads FOCUSED and its focus event
+    is the last one seen, while the click moved the focus to the textarea (which reads FOCUSED
+    too). ``landed`` names the clicked field; without a click it is the element focused now."""
+    clock = Clock()
+    monkeypatch.setattr(_focusmod, "time", clock)
+    monkeypatch.setattr(_focuswatch, "time", clock)
+    old, area = Ref(BUS, "/line"), Ref(BUS, "/area")
+
+    class A11y:
+        def states(self, ref: Ref) -> int:
+            return int(State.EDITABLE | State.FOCUSABLE) | (FOCUSED if ref in (old, area) else 0)
+
+        def role(self, ref: Ref) -> int:
+            return 0  # not a combo box: ``with_text`` keeps the element
+
+    focus = Focus.__new__(Focus)
+    focus._s = SimpleNamespace(a11y=A11y())  # type: ignore[assignment]
+    focus._watch = ScriptedWatch(clock, [(0.0, "/line")])
+    focus._watch._drain(0.0)
+    focus._key_at = None
+    monkeypatch.setattr(focus, "is_async", lambda bus: True)
+    focus.input_posted(target=area)
+    focus.settle(BUS)
+    assert focus.landed(BUS) == area
+    assert focus.landed(BUS) == old  # once only: the next paste without a click asks the focus now
+    focus.input_posted(target=Ref(BUS, "/never"))  # a field that never takes the focus
+    focus.settle(BUS)
+    assert focus.landed(BUS) == old

@@ -41,3 +41,24 @@ def test_a_window_answered_at_its_surface_margins_is_placed_by_them() -> None:
     assert content_origin(root, _view(0, 0, 1280, 1080), surface=True) == Origin((-26, -23), "inset", (1280, 1080))
     on_screen = Element("AXWindow", frame=Rect(300, 200, 600, 600))  # bounds on the screen already
     assert content_origin(on_screen, _view(300, 200, 600, 600), surface=True) is None
+
+
+def test_chromium_s_content_under_whole_frame_wrappers_places_it() -> None:
+    """Chromium on sway (measured): its window 1000x800 for a 968x758 view; two panels fill the whole
+    surface, and in the inner one the Close button and the client view at (16, 10), 968x758 (its
+    shadow 10 px above, 32 below). Even margins would put every element 11 px too high: a click
+    on a 21 px input landed on the page above it."""
+    close = Element("AXButton", frame=Rect(952, 10, 32, 40))
+    client = Element("AXGroup", frame=Rect(16, 10, 968, 758))
+    inner = Element("AXGroup", frame=Rect(0, 0, 1000, 800), children=[close, client])
+    outer = Element("AXGroup", frame=Rect(0, 0, 1000, 800), children=[inner])
+    root = Element("AXWindow", frame=Rect(0, 0, 1000, 800), children=[outer])
+    assert content_origin(root, _view(0, 0, 968, 758)) == Origin((-16, -10), "span", (1000, 800))
+
+
+def test_a_wrapper_smaller_than_the_frame_is_not_looked_into() -> None:
+    """Only a wrapper filling the whole frame stands for the window: a child panel's own children
+    that happen to span the view's size do not place it."""
+    panel = Element("AXGroup", frame=Rect(0, 0, 1000, 790), children=[Element("AXGroup", frame=Rect(16, 10, 968, 758))])
+    root = Element("AXWindow", frame=Rect(0, 0, 1000, 800), children=[panel])
+    assert content_origin(root, _view(0, 0, 968, 758)) == Origin((-16, -21), "guess", (1000, 800))

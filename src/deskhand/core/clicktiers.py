@@ -30,7 +30,9 @@ there, as a person's click does; an accessible action may not move it (Kate's do
 press action left the focus in the Replace field it had, and the next text went there). After a
 left click by an accessibility tier, ``ensure_focus`` checks the focus once the app handled the
 action, and when it did not move, runs the next tiers until it has: grab the focus
-(``grab_focus``), then the synthetic click. The route says which one ran.
+(``grab_focus``), then the synthetic click. The route says which one ran, and when the focus is
+still elsewhere after the last (``Clicked.focus_missed``: a click that landed beside a small field),
+the backend reports the click as not having done what it should.
 
 A backend supplies primitives only: :class:`ElementPrimitives` (reads and single AX calls on its
 own element type ``N`` and action type ``A``) and :class:`PointerPrimitives` (the hover and the
@@ -87,6 +89,9 @@ class Clicked:
     route: Route
     action: object = None
     point: Point | None = None
+    #: ``ensure_focus`` ran every tier and the keyboard focus is still not on the element (the
+    #: backend says so: the click's effect is not what it should be)
+    focus_missed: bool = False
 
 
 class ElementPrimitives(Protocol[N, A]):
@@ -301,6 +306,6 @@ def ensure_focus(
     if el.grab_focus(node) and el.focused(node):
         return Clicked("grab_focus", clicked.action)
     if frame is None:
-        return clicked
+        return Clicked(clicked.route, clicked.action, clicked.point, focus_missed=True)
     synthetic_click(pointer, frame.center, "left", 1, sleep=sleep)
-    return Clicked("synthetic", clicked.action, frame.center)
+    return Clicked("synthetic", clicked.action, frame.center, focus_missed=not el.focused(node))

@@ -234,7 +234,7 @@ class Typing:
         if bus is None:
             return None
         focus.settle(bus, input_since=asked_at if just_confirmed else None)
-        focused = focus.now(bus)
+        focused = focus.landed(bus)
         if focused is not None or not just_confirmed:
             return focused
         deadline = time.monotonic() + call_deadline.bound(FOCUS_SETTLE_S)

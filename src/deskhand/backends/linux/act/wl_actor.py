@@ -24,7 +24,7 @@ from deskhand.backends.base import ActionResult, Handle, MouseButton, PasteForma
 from deskhand.backends.linux.act import outcomes
 from deskhand.backends.linux.act.barrier import Barrier
 from deskhand.backends.linux.act.base import Actor
-from deskhand.backends.linux.act.clicks import HOVER_PING_S, AtspiElement, frame_now
+from deskhand.backends.linux.act.clicks import HOVER_PING_S, AtspiElement, clicked_result, frame_now
 from deskhand.backends.linux.act.focus import Focus
 from deskhand.backends.linux.act.keys import FOCUS_SETTLE_S, READBACK_S, field_of
 from deskhand.backends.linux.act.paste import paste_into
@@ -157,7 +157,7 @@ class WaylandKeys:
             return None
         self.focus.open()
         self.focus.settle(bus)
-        return self.focus.now(bus)
+        return self.focus.landed(bus)
 
     def paste_clipboard(self) -> Clipboard:
         if self._clipboard is None:
@@ -253,12 +253,10 @@ class WaylandActor(Actor):
                 done = clicktiers.ensure_focus(primitives, bursts, ref, frame, done)
         finally:
             self._clicked_window = None
-        moved: dict[str, object] = {"focus_moved_by": done.route} if done.action is not None and done.route in (
-            "grab_focus", "synthetic") else {}  # fmt: skip
         if done.route == "synthetic" and done.point is not None:
             at = done.point
-            return ActionResult({"route": "synthetic", "x": at.x, "y": at.y, "button": button, "count": count, **moved})
-        return ActionResult({"route": done.route, **moved})
+            return clicked_result(done, {"x": at.x, "y": at.y, "button": button, "count": count})
+        return clicked_result(done, {})
 
     def _frame_after_hover(self, app: RunningApp, ref: Ref) -> Rect | None:
         """The element's frame once the app has handled the pre-click hover (the barrier's round

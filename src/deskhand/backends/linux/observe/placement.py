@@ -13,11 +13,15 @@ from deskhand.core.geometry import Rect, span
 
 __all__ = ["DECORATIONS_NOTICE", "Origin", "content_origin", "decorations_notice", "shift"]
 
+#: How many levels of wrappers filling a window's whole frame ``content_origin`` looks through for
+#: the children that span its content (Chromium on sway: two).
+WRAPPER_DEPTH: Final = 4
+
 #: How ``content_origin`` found where a window's content starts: "inset", the bounds start where
 #: the content sits in its surface (Gecko); "surface", the bounds are the client area's size;
 #: "margins", the window's or the compositor's margins (``_GTK_FRAME_EXTENTS``, KWin's, GNOME's);
-#: "span", its children span the client area exactly; "guess", nothing says: even margins on
-#: opposite sides (or, a frame that fits none of KWin's sizes, the content rect's corner).
+#: "span", its children (or a whole-frame wrapper's) span the client area exactly; "guess",
+#: nothing says: even margins on opposite sides (or, a frame that fits none of KWin's sizes, the content rect's corner).
 Found = Literal["inset", "surface", "margins", "span", "guess"]
 
 #: The state's notice when a window's accessible frame is larger than the window on the screen and
@@ -65,10 +69,11 @@ def content_origin(root: Element, xwin: WindowInfo, surface: bool = False) -> Or
     them, else taken as even on opposite sides; negative on Wayland (KWin's surface shadows around
     the content rect). A window whose bounds are larger than its client area (a sway view's rect is
     its content, not the surface's margins: GTK 3 client-side decorations) starts that much before
-    it: where its children start when they span the client area's size exactly, else by even
-    margins. A Wayland client's bounds not at (0, 0) of its surface (``surface``: Gecko answers its
-    window at its margins, (26, 23)) place it by them; None when that puts it where it is, and for
-    bounds not at (0, 0) on X11 (on the screen already)."""
+    it: where its children (or those of a wrapper filling its frame) start when they span the
+    client area's size exactly, else by even margins. A Wayland client's bounds not at (0, 0) of
+    its surface (``surface``: Gecko answers its window at its margins, (26, 23)) place it by them;
+    None when that puts it where it is, and for bounds not at (0, 0) on X11 (on the screen
+    already)."""
     frame = root.frame
     if frame is None:
         return None
@@ -90,11 +95,30 @@ def content_origin(root: Element, xwin: WindowInfo, surface: bool = False) -> Or
             return found(c.x + left, c.y + top, "margins") if around else found(c.x, c.y, "guess")
         return found(c.x + left, c.y + top, "margins")
     if frame.width > c.width or frame.height > c.height:
-        inner = span(ch.frame for ch in root.children if ch.frame is not None and ch.frame.width and ch.frame.height)
-        if inner is not None and (round(inner.width), round(inner.height)) == (round(c.width), round(c.height)):
+        inner = _content_span(root, (round(c.width), round(c.height)))
+        if inner is not None:
             return found(c.x - inner.x, c.y - inner.y, "span")
         return found(c.x - max(0.0, frame.width - c.width) / 2, c.y - max(0.0, frame.height - c.height) / 2, "guess")
     return found(c.x + max(0.0, c.width - frame.width) / 2, c.y + max(0.0, c.height - frame.height) / 2, "guess")
+
+
+def _content_span(root: Element, size: tuple[int, int]) -> Rect | None:
+    """Where the window's content sits in its surface: the span of the children of ``root``, or of
+    a wrapper below it that fills the root's frame (``WRAPPER_DEPTH`` levels down), when that span
+    is the content's ``size`` exactly; None when no level's is. GTK 3's header bar and body are the
+    root's children; Chromium's client view (and its Close button) sit in two panels that fill the
+    whole surface (measured on sway: a 1000x800 frame for a 968x758 view, the content at (16, 10),
+    its shadow deeper below than above, so even margins put its elements 11 px too high)."""
+    level = [root]
+    for _ in range(WRAPPER_DEPTH):
+        for el in level:
+            inner = span(ch.frame for ch in el.children if ch.frame is not None and ch.frame.width and ch.frame.height)
+            if inner is not None and (round(inner.width), round(inner.height)) == size:
+                return inner
+        level = [ch for el in level for ch in el.children if ch.frame == root.frame]
+        if not level:
+            return None
+    return None
 
 
 def shift(root: Element, dx: int, dy: int) -> list[str]:
