@@ -98,7 +98,7 @@ class WaylandKeys:
         keyed = d.keyed(text)
         field = field_of(self._s.a11y, focused, before)
         if keyed and barrier.keys_per_burst(field, len(text), len(text)) == 1:
-            self._paced(app, text, focused, before)
+            self._paced(app, text, focused)
         else:
             self._s.post([partial(d.type_text, text)])
         wait = READBACK_S if before is not None else 0.0
@@ -106,11 +106,12 @@ class WaylandKeys:
         route = "key_events" if keyed else "input_method"  # GNOME: committed whole by the shell
         return ActionResult({"route": route, "length": len(text)}, outcomes.typed(got, [], processed=False))
 
-    def _paced(self, app: RunningApp, text: str, ref: Ref | None, before: str | None) -> None:
-        """Type ``text`` one key at a time into ``ref`` (which read ``before``): each key once the
-        field's text changed after the one before (for up to ``PACE_S``: a key lost, or one that
-        changes nothing, holds up the next no longer), and the app's answer to that has come back
-        through the compositor (``WaylandSession.written_out``).
+    def _paced(self, app: RunningApp, text: str, ref: Ref | None) -> None:
+        """Type ``text`` one key at a time into ``ref``: each key once the field's text or caret
+        changed after the one before (a key that agrees with an inline completion leaves the text
+        as it was: Dolphin's location bar), for up to ``PACE_S`` (a key lost, or one that changes
+        nothing, holds up the next no longer), and the app's answer to that has come back through
+        the compositor (``WaylandSession.written_out``).
 
         The round trip alone (``WaylandSession.round_trip``) does not say the app has handled a key:
         Qt reads its Wayland socket on a thread of its own and may answer the bus first (Kate read
@@ -120,16 +121,21 @@ class WaylandKeys:
         surface is gone). Measured on KWin, Kate's Save File name typed after earlier saves into the
         folder: the key after the one that closed the completion was lost in 5 of 10 runs paced by
         the round trip; 0 of 20 paced this way (and 0 of 20 waiting for the text alone)."""
-        d = self._s.devices
-        kinds = self._s.a11y.interfaces(ref) if ref is not None else None
-        earlier = before
+        d, a11y = self._s.devices, self._s.a11y
+        kinds = a11y.interfaces(ref) if ref is not None else None
+
+        def field() -> tuple[str | None, int | None]:
+            read = self.focus.text(ref, kinds)
+            return read, (a11y.caret(ref) if ref is not None and read is not None else None)
+
+        earlier = field()
         for ch in text:
             self._s.post([partial(d.type_text, ch)])
             end = time.monotonic() + call_deadline.bound(PACE_S)
-            after = self.focus.text(ref, kinds)
-            while after is not None and after == earlier and time.monotonic() < end:
-                time.sleep(_POLL_S)  # polling the field's text, with the deadline above
-                after = self.focus.text(ref, kinds)
+            after = field()
+            while after[0] is not None and after == earlier and time.monotonic() < end:
+                time.sleep(_POLL_S)  # polling the field, with the deadline above
+                after = field()
             earlier = after
             self._s.written_out(app, time.monotonic() + call_deadline.bound(PACE_S))
 
