@@ -161,10 +161,14 @@ def test_kate_save_as_opened_typed_and_confirmed_in_one_cell(
         wait_for(target.exists, "the file saved under the typed name")
     assert target.read_text() == "kate text\n"
     typed = json.loads(result.text[result.text.rindex("\n[") + 1 :])[2]
-    # The typed path is read back on a fresh Kate; after earlier saves into the same folder, KDE's
-    # URL completion can hold the focus while the path is typed, and then the typing cannot be read
-    # back: it must say so (unverifiable), never partial, a failure or a no-op.
-    assert typed["effect"] == "confirmed" or (run > 1 and typed["effect"] == "unverifiable"), result.text
+    # The typed path is read back on a fresh Kate. After earlier saves into the same folder, Kate's
+    # document list in its main window can say FOCUSED last while the dialog has the keys: on X11
+    # the typing then cannot be read back and must say so (unverifiable), never partial, a failure
+    # or a no-op; on Wayland typing reads the focus in the active window, and it must be confirmed.
+    wayland = matrix_desktop.wayland
+    assert typed["effect"] == "confirmed" or (run > 1 and not wayland and typed["effect"] == "unverifiable"), (
+        result.text
+    )
 
 
 def _gedit(apps: Apps, path: Path) -> int:
