@@ -24,7 +24,7 @@ from _cells import run_cell
 from deskhand.desktop import VirtualDesktop
 from proc_support import cpu_hogs
 
-pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway")]
+pytestmark = [pytest.mark.slow, pytest.mark.displays("x11", "sway", "kwin")]
 
 #: Two folders with names long enough for a completion to catch up with the keys, and their files.
 FOLDERS = {"tutorial-materials-folder": "material-one.txt", "second-target-folder": "zeta-notes.txt"}

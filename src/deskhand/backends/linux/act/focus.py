@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 from deskhand.backends.base import RunningApp
 from deskhand.backends.linux.act.focuswatch import FOCUS_EVENT, FocusWatch, Gained
-from deskhand.backends.linux.atspi.connection import EDITABLE_TEXT, TEXT, Deadline
+from deskhand.backends.linux.atspi.connection import EDITABLE_TEXT, ROOT_PATH, TEXT, Deadline
 from deskhand.backends.linux.atspi.element import Ref
 from deskhand.backends.linux.atspi.enums import Role, State
 from deskhand.backends.linux.atspi.roles import FOCUSED
@@ -165,6 +165,34 @@ class Focus:
         if focused and watching and complete:
             self._watch.seed(bus, Gained(focused[0].path, since))
         return self.with_text(focused[0]) if focused else None
+
+    def in_active_window(self, bus: str) -> Ref | None:
+        """The element focused now (``now``); but when its window does not say ACTIVE and another
+        window of the app does, a FOCUSED element of that one (a tree read, text first), if any.
+        An element of another window can still read FOCUSED, and may have said it gained the focus
+        last: Kate's document list in its main window, its current item changed while its Save
+        File dialog was open (on KWin, 13 of 20 Save As runs after earlier saves)."""
+        now = self.now(bus)
+        window = self._window(now) if now is not None else None
+        a11y = self._s.a11y
+        if window is None or a11y.states(window) & State.ACTIVE:
+            return now
+        active = [w for w in a11y.children(Ref(bus, ROOT_PATH)) if a11y.states(w) & State.ACTIVE]
+        if not active:
+            return now
+        return next((self.with_text(r) for r in self._focused(bus)[0] if self._window(r) in active), now)
+
+    def _window(self, ref: Ref) -> Ref | None:
+        """The window that holds ``ref``: its ancestor right below the application."""
+        a11y = self._s.a11y
+        for _ in range(PAGE_HOPS):
+            parent = a11y.parent(ref)
+            if parent is None:
+                return None
+            if parent.path == ROOT_PATH:
+                return ref
+            ref = parent
+        return None
 
     def with_text(self, ref: Ref) -> Ref:
         """``ref``, or when it is a combo box without a Text interface the child that holds its text

@@ -323,6 +323,24 @@ class WaylandSession:
                 return False
             time.sleep(_POLL_S)  # polling the compositor for the window, with a deadline
 
+    def written_out(self, app: RunningApp, end: float) -> bool:
+        """After the app was seen to handle input (its effect read over the bus): the app's root
+        states read once more, then the compositor's sync, until ``end`` (monotonic). Qt writes
+        out its Wayland requests (a popup it closed while handling a key) each time its loop turns,
+        which may be after it answered the read that saw the effect; the second answer comes after
+        that turn, and the compositor answers the sync sent after it once it has handled what the
+        app wrote (module docstring: the trip's two legs, the other way round)."""
+        bus = self.observed.bus_of(app)
+        if bus is None or (left := end - time.monotonic()) <= 0:
+            return False
+        if self.a11y.states_within(Ref(bus, ROOT_PATH), left) is None:
+            return False
+        try:
+            self.devices.flush(max(0.0, end - time.monotonic()))
+        except WaylandError:
+            return False  # no answer in time (a protocol error raises again at the next burst)
+        return True
+
     def wheel(self, app: RunningApp, at: Point, direction: Direction, clicks: int) -> None:
         self.bind_pointer(app, at)
         dy, dx = _WHEEL[direction]
