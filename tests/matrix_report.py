@@ -107,11 +107,14 @@ def _collect() -> None:
             _TASKS[row].append("pass" if got == "xpass" else got)  # solved, gap or not
 
 
-def _reruns_note() -> str:
-    if not _RERUN:
+def _reruns_note(tasks: bool) -> str:
+    """The tests run twice, under the table they belong to: under the task table the tasks, under
+    the matrix the others (the terminal summary lists them all)."""
+    listed = {n: why for n, why in _RERUN.items() if (n in _LAST and _LAST[n][1] is not None) == tasks}
+    if not listed:
         return ""
     return "\nRun a second time after a failure (each cell counts the last run):\n\n" + "".join(
-        f"- `{nodeid}`: {why}\n" if why else f"- `{nodeid}`\n" for nodeid, why in _RERUN.items()
+        f"- `{nodeid}`: {why}\n" if why else f"- `{nodeid}`\n" for nodeid, why in listed.items()
     )
 
 
@@ -193,8 +196,8 @@ def task_table(outcomes: dict[str, list[str]]) -> str:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     _collect()
     for key, outcomes, text in (
-        (_KEY, _OUTCOMES, lambda: table(_OUTCOMES, _REASONS) + _reruns_note()),
-        (_TASK_KEY, _TASKS, lambda: task_table(_TASKS) + _reruns_note()),
+        (_KEY, _OUTCOMES, lambda: table(_OUTCOMES, _REASONS) + _reruns_note(tasks=False)),
+        (_TASK_KEY, _TASKS, lambda: task_table(_TASKS) + _reruns_note(tasks=True)),
     ):
         out = session.config.stash.get(key, None)
         if out is None or not outcomes:

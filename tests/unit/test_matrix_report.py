@@ -58,3 +58,16 @@ def test_a_task_run_on_another_display_server_counts_under_its_own_row() -> None
 
     got = task_table({"Chromium": ["pass", "pass"], "Chromium (sway)": ["pass", "xfail"]})
     assert got.splitlines()[2:4] == ["| Chromium | 2 | 2 | 0 | 0 |", "| Chromium (sway) | 2 | 1 | 1 | 0 |"]
+
+
+def test_a_test_run_twice_is_listed_under_its_own_table_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    import matrix_report  # noqa: PLC0415
+
+    cell = (("Kate", "typeText", "KWin"),)
+    monkeypatch.setattr(matrix_report, "_LAST", {"a": (cell, None, "pass", None), "t": ((), "Calc", "pass", None)})
+    monkeypatch.setattr(matrix_report, "_RERUN", {"a": "no file saved", "t": "the cell timed out"})
+    under_matrix, under_tasks = matrix_report._reruns_note(tasks=False), matrix_report._reruns_note(tasks=True)
+    assert "- `a`: no file saved" in under_matrix and "`t`" not in under_matrix
+    assert "- `t`: the cell timed out" in under_tasks and "`a`" not in under_tasks
+    monkeypatch.setattr(matrix_report, "_RERUN", {})
+    assert matrix_report._reruns_note(tasks=False) == matrix_report._reruns_note(tasks=True) == ""
