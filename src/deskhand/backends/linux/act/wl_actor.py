@@ -107,11 +107,14 @@ class WaylandKeys:
         return ActionResult({"route": route, "length": len(text)}, outcomes.typed(got, [], processed=False))
 
     def _paced(self, app: RunningApp, text: str, ref: Ref | None) -> None:
-        """Type ``text`` one key at a time into ``ref``: each key once the field's text or caret
-        changed after the one before (a key that agrees with an inline completion leaves the text
-        as it was: Dolphin's location bar), for up to ``PACE_S`` (a key lost, or one that changes
-        nothing, holds up the next no longer), and the app's answer to that has come back through
-        the compositor (``WaylandSession.written_out``).
+        """Type ``text`` one key at a time into ``ref``: each key once the field's text, caret or
+        selection changed after the one before (a key that agrees with an inline completion leaves
+        the text as it was: Dolphin's location bar moves the caret, GTK's entry completion in
+        Thunar's the start of the selected completion; read as text and caret alone, each such key
+        waited out ``PACE_S``: Thunar's tasks on sway took 16 to 51 s instead of 1 to 2), for up
+        to ``PACE_S`` (a key lost, or one that changes nothing, holds up the next no longer), and
+        the app's answer to that has come back through the compositor
+        (``WaylandSession.written_out``).
 
         The round trip alone (``WaylandSession.round_trip``) does not say the app has handled a key:
         Qt reads its Wayland socket on a thread of its own and may answer the bus first (Kate read
@@ -125,9 +128,11 @@ class WaylandKeys:
         d, a11y = self._s.devices, self._s.a11y
         kinds = a11y.interfaces(ref) if ref is not None else None
 
-        def field() -> tuple[str | None, int | None]:
+        def field() -> tuple[str | None, int | None, tuple[int, int] | None]:
             read = self.focus.text(ref, kinds)
-            return read, (a11y.caret(ref) if ref is not None and read is not None else None)
+            if ref is None or read is None:
+                return read, None, None
+            return read, a11y.caret(ref), a11y.selection(ref)
 
         earlier = field()
         for ch in text:
