@@ -45,16 +45,8 @@ def _focus_canvas(running, bound):
     running.events.wait_for("release", since=since)
 
 
-@pytest.mark.displays("x11", "sway")
-def test_typing_on_the_canvas_uses_keys_and_restores_the_keymap(app, desktop):
-    running, bound = app
-    _focus_canvas(running, bound)
-    x11 = not desktop.wayland
-    actor = bound.ex.actor
-    if x11:  # X11: the spare keycodes a burst binds are given back
-        before = [actor.keymap.row(k) for k in actor.keymap.spare]
-        spare_before = list(actor.keymap.spare)
-    text = "Hé✓ A?é"
+def _typed_on_canvas(running, bound, text):
+    """``text`` typed as keys; the canvas logs exactly its characters."""
     since = time.monotonic()
     result = bound.ex.type_text(bound.app, text)
     assert result.structured["route"] == "key_events"
@@ -66,6 +58,18 @@ def test_typing_on_the_canvas_uses_keys_and_restores_the_keymap(app, desktop):
     # releases could read the log before the last "é" arrived: wait for the characters themselves
     poll(lambda: len(typed()) >= len(text), what="every typed character")
     assert typed() == text
+
+
+@pytest.mark.displays("x11", "sway")
+def test_typing_on_the_canvas_uses_keys_and_restores_the_keymap(app, desktop):
+    running, bound = app
+    _focus_canvas(running, bound)
+    x11 = not desktop.wayland
+    actor = bound.ex.actor
+    if x11:  # X11: the spare keycodes a burst binds are given back
+        before = [actor.keymap.row(k) for k in actor.keymap.spare]
+        spare_before = list(actor.keymap.spare)
+    _typed_on_canvas(running, bound, "Hé✓ A?é")
     if x11:
         actor.keymap.refresh()
         assert actor.keymap.spare == spare_before
@@ -79,16 +83,7 @@ def test_typing_on_kwin_uses_the_layout_and_refuses_what_it_lacks(app, desktop):
     # the layout lacks is refused whole, before any key, naming it and saying to paste.
     running, bound = app
     _focus_canvas(running, bound)
-    text = "Hi A?x"
-    since = time.monotonic()
-    result = bound.ex.type_text(bound.app, text)
-    assert result.structured["route"] == "key_events"
-
-    def typed() -> str:
-        return "".join(e["text"] for e in running.events.of_type("key_press", since=since) if e["text"])
-
-    poll(lambda: len(typed()) >= len(text), what="every typed character")
-    assert typed() == text
+    _typed_on_canvas(running, bound, "Hi A?x")
     refused_at = time.monotonic()
     with pytest.raises(NativeError) as refused:
         bound.ex.type_text(bound.app, "ok é ✓")

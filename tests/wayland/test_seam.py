@@ -203,12 +203,7 @@ def test_a_chord_broken_half_way_is_named_by_held_and_lifted_by_release_all(
     sway the modifier state the virtual keyboard latched beside it), the canvas saw it go down,
     and ``release_all`` lifts it (the canvas sees it go up)."""
     app, view = gtk
-    ext = _extents(wl_desktop, app, "Canvas")
-    since = time.monotonic()
-    ox, oy = atspi_origin(view)
-    wl_devices.click(ox + ext[0] + 50, oy + ext[1] + 40)  # the canvas takes the focus
-    wl_devices.flush()
-    app.events.wait_for("release", since=since, button=1)
+    since = _canvas_clicked(wl_desktop, app, view, wl_devices)
     if wl_comp.name == "GNOME Shell":
         _broken_burst_on_gnome(app, wl_comp, wl_devices, monkeypatch, since)
         return
@@ -235,6 +230,17 @@ def test_a_chord_broken_half_way_is_named_by_held_and_lifted_by_release_all(
     app.events.wait_for("key_release", since=since, keysym="Control_L")
     assert not wl_devices.held
     assert [e["keysym"] for e in app.events.of_type("key_press", since=since)] == ["Control_L"]
+
+
+def _canvas_clicked(desktop: VirtualDesktop, app: Running, view: View, devices: Input) -> float:
+    """A click on the fixture's canvas, which takes the focus; returns when (monotonic) it was sent."""
+    ext = _extents(desktop, app, "Canvas")
+    since = time.monotonic()
+    ox, oy = atspi_origin(view)
+    devices.click(ox + ext[0] + 50, oy + ext[1] + 40)
+    devices.flush()
+    app.events.wait_for("release", since=since, button=1)
+    return since
 
 
 def _broken_burst_on_gnome(
@@ -279,12 +285,7 @@ def test_a_key_gnome_holds_unknown_to_deskhand_fails_one_burst_and_the_next_open
     if wl_comp.name != "GNOME Shell":
         pytest.skip("only GNOME ends a burst with a marker key (sway and KWin send each key as asked)")
     app, view = gtk
-    ext = _extents(wl_desktop, app, "Canvas")
-    since = time.monotonic()
-    ox, oy = atspi_origin(view)
-    wl_devices.click(ox + ext[0] + 50, oy + ext[1] + 40)  # the canvas takes the focus
-    wl_devices.flush()
-    app.events.wait_for("release", since=since, button=1)
+    since = _canvas_clicked(wl_desktop, app, view, wl_devices)
     remote = cast(Any, wl_devices).remote
     remote.bus.calls([remote.key(0xFFE3, True)])  # Control_L, not tracked
     app.events.wait_for("key_press", since=since, keysym="Control_L")
