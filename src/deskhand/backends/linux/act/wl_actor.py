@@ -112,7 +112,8 @@ class WaylandKeys:
         the text as it was: Dolphin's location bar moves the caret, GTK's entry completion in
         Thunar's the start of the selected completion; read as text and caret alone, each such key
         waited out ``PACE_S``: Thunar's tasks on sway took 16 to 51 s instead of 1 to 2), for up
-        to ``PACE_S`` (a key lost, or one that changes nothing, holds up the next no longer), and
+        to ``PACE_S`` once in a text (a key lost, or one the field does not show, holds up the next
+        no longer, and the keys after it wait for the app's answer alone), and
         the app's answer to that has come back through the compositor
         (``WaylandSession.written_out``).
 
@@ -134,14 +135,16 @@ class WaylandKeys:
                 return read, None, None
             return read, a11y.caret(ref), a11y.selection(ref)
 
-        earlier = field()
+        earlier, watched = field(), True
         for ch in text:
             self._s.post([partial(d.type_text, ch)])
             end = time.monotonic() + call_deadline.bound(PACE_S)
             after = field()
-            while after[0] is not None and after == earlier and time.monotonic() < end:
+            while watched and after[0] is not None and after == earlier and time.monotonic() < end:
                 time.sleep(_POLL_S)  # polling the field, with the deadline above
                 after = field()
+            # a field that showed one key not at all is not waited on again in this text
+            watched = watched and after != earlier
             earlier = after
             self._s.written_out(app, time.monotonic() + call_deadline.bound(PACE_S))
 
