@@ -75,3 +75,27 @@ def test_gtk_keys_after_an_accessible_insert_act_on_the_inserted_text(launch, de
     texts = [e["text"] for e in app.events.of_type("text") if e.get("name") == "Name"]
     assert "hello" in texts and texts[-1] == "xyz", texts
     assert "unsettled" not in result.text, result.text
+
+
+def test_keys_to_one_app_then_a_click_on_another_wait_for_the_first_and_say_nothing_unsettled(launch, desktop):
+    # the barrier waits for the app the previous action went to: the keys' app before the click on
+    # the other, whose focus (lost to the keys' app) is not a focus in transit; waited for on the
+    # other app, each action after the first said "unsettled" after 2 s
+    first, second = launch.gtk_fixture(), launch.gtk_fixture()
+    for running in (first, second):
+        running.events.wait_for("ready")
+    name = "(s) => /(g\\d+:\\d+) [^\\n]* Name$/m.exec(s)[1]"
+    cell = (
+        f'const a = await cua.getApp("{first.pid}"), b = await cua.getApp("{second.pid}");\n'
+        f"const name = {name};\n"
+        "const look = (x) => x.getAXState({disableDiffing: true, emit: false});\n"
+        "const na = name(await look(a)), nb = name(await look(b));\n"
+        "const r = [await a.click(na)];\n"
+        "for (let i = 0; i < 3; i++) { r.push(await a.pressKey('a b c d e f')); r.push(await b.click(nb)); }\n"
+        "nodeRepl.write(JSON.stringify(r));"
+    )
+    [result] = run_cells(desktop.env, [cell])
+    assert not result.is_error, result.text
+    first.events.wait_for("text", name="Name", text="abcdef" * 3)
+    assert not [e for e in second.events.of_type("text") if e.get("name") == "Name"]
+    assert "unsettled" not in result.text, result.text

@@ -42,6 +42,7 @@ import time
 from typing import Final
 
 from deskhand.backends.base import ActionResult, RunningApp
+from deskhand.backends.linux import procfs
 from deskhand.backends.linux.act.focus import Focus
 from deskhand.backends.linux.act.seam import BarrierSession
 from deskhand.backends.linux.atspi.connection import ROOT_PATH
@@ -90,30 +91,39 @@ class Barrier:
         self.typed = typed
         self._focus = focus  # the apps' focus events and focused elements (``act.focus``)
         self._sent: Sent | None = None
+        self._to: RunningApp | None = None  # the app the previous action went to
         self._at = 0.0
         self._began = 0.0  # when the action now going out was about to be sent
         self._sent_from = 0.0  # ... and the previous one
         #: the calls sent since the app was last observed, described for a refusal's text
         self.calls: list[str] = []
 
-    def sent(self, kind: Sent, what: str) -> None:
-        """An action (``what``) was dispatched, or may have been: the next one waits by ``kind``."""
+    def sent(self, app: RunningApp, kind: Sent, what: str) -> None:
+        """An action (``what``) was dispatched to ``app``, or may have been: the next one waits
+        by ``kind``, for ``app``."""
         self._sent = kind
+        self._to = app
         self._at = time.monotonic()
         self._sent_from = self._began
         self.calls.append(what)
 
     def hold(self, app: RunningApp, *, next_is_input: bool) -> bool:
-        """Before the next action: wait as ``core.barrier.before`` says. False when the app could
-        not be seen to have handled the previous action (the result then says so)."""
+        """Before the next action, on ``app``: wait as ``core.barrier.before`` says, for the app the
+        previous action went to (keys to one app, then a click that activates another: the keys
+        are handled before the click goes; waited for on the other app, its focus, lost to the
+        first, counted as in transit until the barrier's cap: 2 s an action). False when that app
+        could not be seen to have handled the previous action (the result then says so)."""
         previous, self._sent = self._sent, None
+        to, self._to = self._to or app, None
         try:
-            if not self._s.observed.settling.clock.pending(app.view):
+            if not self._s.observed.settling.clock.pending(to.view):
                 self.calls.clear()
                 return True  # nothing sent since the app was last observed
             if previous is None:
                 return True
-            return self._wait(app, previous, next_is_input=next_is_input, since=self._at)
+            if to.identity != app.identity and procfs.start_time(to.pid) != to.identity.start_time:
+                return True  # the app the previous action went to has exited: nothing to wait for
+            return self._wait(to, previous, next_is_input=next_is_input, since=self._at)
         finally:
             self._began = time.monotonic()
 

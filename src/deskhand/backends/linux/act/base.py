@@ -91,17 +91,17 @@ class Actor(ABC):
                 result = action()
             except DeskhandError as err:
                 if err.dispatched is not False:
-                    self.barrier.sent(sends, what)
+                    self.barrier.sent(app, sends, what)
                     session.mark_mutation(app)
                 elif err.code in REFUSALS_AFTER:
                     err.message = barrier.refused_after(err.message, self.barrier.calls, what)
                     err.args = (err.message,)
                 raise
             except BaseException:
-                self.barrier.sent(sends, what)
+                self.barrier.sent(app, sends, what)
                 session.mark_mutation(app)
                 raise
-            self.barrier.sent(sent_by(result, sends, typed=self.barrier.typed), what)
+            self.barrier.sent(app, sent_by(result, sends, typed=self.barrier.typed), what)
             session.mark_mutation(app)
             if not settled:
                 result = replace(result, structured={**result.structured, "unsettled": barrier.UNSETTLED})

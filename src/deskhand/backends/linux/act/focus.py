@@ -228,6 +228,8 @@ class Focus:
         target, self._target = self._target, None
         self._landed = None
         clicked_last = input_at is not None and (key_at is None or input_at > key_at)
+        if clicked_last and target is not None and target.bus != bus:
+            return 0.0  # the click went to another app: this one's keys do not wait for its field
         if clicked_last and target is not None and (waited := self._wait_focused(target)) is not None:
             return waited  # a click on a text field: until it has the focus
         if not self.is_async(bus):
