@@ -430,6 +430,9 @@ def test_an_omnibox_burst_loads_each_page_and_chromium_stays_up(
             raise AssertionError(msg) from None
         # the URL arrived: the omnibox's read-back showed it (never suspected_noop when it arrived)
         assert typed.outcome is not None and typed.outcome.effect == "confirmed", (i, typed)
+        # the barrier after ctrl+l saw Chromium settle: on Wayland its two unnamed frames, never
+        # shown, were once taken for windows still to land (each typing waited 1 s, unsettled)
+        assert "unsettled" not in typed.structured, (i, typed.structured)
         assert chromium.proc.running(), chromium.log.read_text(errors="replace")[-2000:]
 
 
