@@ -25,6 +25,7 @@ class ScriptedWatch(FocusWatch):
         super().__init__("unix:path=/nonexistent")
         self._conn = object()  # type: ignore[assignment]
         self.clock = clock
+        #: a path "<bus> <path>" is an event of that bus (another app's), a bare path one of BUS
         self.events = sorted(((100.0 + at, path, gained) for at, path, gained in events), key=lambda e: e[0])
         self.answers = answers
         self.synced = 0
@@ -46,12 +47,14 @@ class ScriptedWatch(FocusWatch):
         for event in [e for e in self.events if e[0] <= self.clock.t]:
             self.events.remove(event)
             at, path, gained = event
-            self._last[BUS] = at
-            self._has_focus[BUS] = gained
+            bus, _, path = path.rpartition(" ")
+            bus = bus or BUS
+            self._last[bus] = at
+            self._has_focus[bus] = gained
             if gained:
-                self._gained[BUS] = Gained(path, at)
+                self._gained[bus] = Gained(path, at)
             else:
-                self._lost[BUS] = at
+                self._lost[bus] = at
 
 
 def _refocused(
@@ -98,3 +101,22 @@ def test_a_loss_before_the_keys_is_no_transit_of_theirs(monkeypatch: pytest.Monk
 def test_an_app_that_does_not_answer_the_round_trip_is_not_settled(monkeypatch: pytest.MonkeyPatch) -> None:
     landed, _, _ = _refocused(monkeypatch, [], answers=False)
     assert not landed
+
+
+def test_a_focus_another_app_took_is_not_in_transit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # keys to this app, then a click that activated another: this app's field lost the focus and
+    # the other app's field gained it; waited for here, it counted as in transit until the cap
+    events = [(0.0, "/entry", False), (0.0, ":1.77 /name", True)]
+    landed, waited, _ = _refocused(monkeypatch, events)
+    assert landed and waited == 0.0
+
+
+def test_a_focus_in_transit_ends_when_another_app_takes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    events = [(0.0, "/entry", False), (0.4, ":1.77 /name", True)]
+    landed, waited, _ = _refocused(monkeypatch, events)
+    assert landed and waited == pytest.approx(0.4)
+
+
+def test_another_app_s_focus_before_the_keys_does_not_end_a_transit(monkeypatch: pytest.MonkeyPatch) -> None:
+    landed, waited, _ = _refocused(monkeypatch, [(-1.0, ":1.77 /name", True), (0.0, "/entry", False)], cap_s=2.0)
+    assert not landed and waited == pytest.approx(2.0)

@@ -21,6 +21,7 @@ from deskhand.backends.linux.act.focus import (
     FocusWatch,
     Gained,
 )
+from deskhand.backends.linux.atspi.connection import TEXT
 from deskhand.backends.linux.atspi.element import Ref
 from deskhand.backends.linux.atspi.enums import State
 from deskhand.backends.linux.atspi.roles import FOCUSED
@@ -142,6 +143,9 @@ def test_a_click_on_a_field_makes_the_next_key_wait_until_the_field_has_the_focu
             field_bits = State.EDITABLE | State.FOCUSABLE if ref.path != "/button" else State.FOCUSABLE
             return int(field_bits) | (FOCUSED if ref == field and clock.t >= 101.5 else 0)
 
+        def interfaces(self, ref: Ref) -> frozenset[str]:
+            return frozenset() if ref.path == "/shape" else frozenset({TEXT})
+
     focus = Focus.__new__(Focus)
     focus._s = SimpleNamespace(a11y=A11y())  # type: ignore[assignment]
     focus._watch = ScriptedWatch(clock, [])
@@ -154,6 +158,13 @@ def test_a_click_on_a_field_makes_the_next_key_wait_until_the_field_has_the_focu
     # a click on an element that is no text field waits only the page's quiet
     focus.input_posted(target=Ref(BUS, "/button"))
     assert focus.settle(BUS) == pytest.approx(_focusmod.FOCUS_AFTER_INPUT_S, abs=0.03)
+    # nor does one EDITABLE without a Text interface (Impress's title placeholder: selected, never
+    # FOCUSED; the key after it waited FOCUS_FIELD_CAP_S)
+    focus.input_posted(target=Ref(BUS, "/shape"))
+    assert focus.settle(BUS) == pytest.approx(_focusmod.FOCUS_AFTER_INPUT_S, abs=0.03)
+    # a field clicked in another app: the keys to this one do not wait for it
+    focus.input_posted(target=Ref(":1.77", "/never"))
+    assert focus.settle(BUS) == 0.0
 
 
 def test_the_paste_target_is_the_clicked_field_once_it_took_the_focus(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,6 +182,9 @@ def test_the_paste_target_is_the_clicked_field_once_it_took_the_focus(monkeypatc
 
         def role(self, ref: Ref) -> int:
             return 0  # not a combo box: ``with_text`` keeps the element
+
+        def interfaces(self, ref: Ref) -> frozenset[str]:
+            return frozenset({TEXT})
 
     focus = Focus.__new__(Focus)
     focus._s = SimpleNamespace(a11y=A11y())  # type: ignore[assignment]

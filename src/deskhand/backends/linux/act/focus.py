@@ -138,7 +138,7 @@ class Focus:
             return True
         if not watch.sync(bus, max(0.0, end - time.monotonic())):
             return False
-        return not watch.in_transit(bus, since) or watch.wait_gained(bus, end)
+        return not watch.in_transit(bus, since) or watch.wait_gained(bus, end, since)
 
     def bus(self, app: RunningApp) -> str | None:
         """The app's bus name on the accessibility bus."""
@@ -260,13 +260,15 @@ class Focus:
         return waited
 
     def _wait_focused(self, target: Ref) -> float | None:
-        """When ``target`` is a text field (EDITABLE, FOCUSABLE), read its states until it is
+        """When ``target`` is a text field (EDITABLE, FOCUSABLE, with Text), read its states until it is
         FOCUSED, for up to ``FOCUS_FIELD_CAP_S`` and the call's deadline: the seconds waited."""
         start = time.monotonic()
         end = start + call_deadline.bound(FOCUS_FIELD_CAP_S)
         states = self._s.a11y.states(target)
         if not states & State.EDITABLE or not states & State.FOCUSABLE:
             return None
+        if TEXT not in self._s.a11y.interfaces(target):
+            return None  # no text field: Impress's title placeholder (EDITABLE) is selected, never FOCUSED
         while not states & FOCUSED and time.monotonic() < end:
             time.sleep(0.02)  # polling the field's state until the deadline above
             states = self._s.a11y.states(target)

@@ -145,20 +145,27 @@ class FocusWatch:
 
     def in_transit(self, bus: str, since: float) -> bool:
         """Whether an element of ``bus`` lost the focus after ``since`` and none has gained it
-        since (the events waiting read first)."""
+        since, while no other app gained it after ``since`` either (the events waiting read
+        first). The focus another app took has left this one: it is not in transit in it (keys to
+        one app, then a click that activates another, or a window of another process opened)."""
         self._drain(0.0)
-        return not self._has_focus.get(bus, True) and self._lost.get(bus, since) > since
+        lost = not self._has_focus.get(bus, True) and self._lost.get(bus, since) > since
+        return lost and not self._elsewhere(bus, since)
 
-    def wait_gained(self, bus: str, end: float) -> bool:
+    def wait_gained(self, bus: str, end: float, since: float = 0.0) -> bool:
         """Wait, up to ``end`` (monotonic), until an element of ``bus`` gains the focus after its
-        last loss; True once one has."""
+        last loss, or one of another app did after ``since``; True once one has."""
         while True:
-            if self._has_focus.get(bus, True):
+            if self._has_focus.get(bus, True) or self._elsewhere(bus, since):
                 return True
             left = end - time.monotonic()
             if left <= 0 or self._conn is None:
                 return False
             self._drain(left)
+
+    def _elsewhere(self, bus: str, since: float) -> bool:
+        """Whether an element of an app other than ``bus`` gained the focus after ``since``."""
+        return any(gained.at > since for sender, gained in self._gained.items() if sender != bus)
 
     def _drain(self, timeout_s: float) -> None:
         """Read the events waiting; with ``timeout_s``, also wait that long for the first one."""
