@@ -57,6 +57,7 @@ def _settle(
     in_page: bool = True,
     events: list[tuple[float, str]],
     click: bool = False,
+    new_page: bool = False,
 ) -> tuple[float, list[str]]:
     clock = Clock()
     monkeypatch.setattr(_focusmod, "time", clock)
@@ -73,7 +74,8 @@ def _settle(
     monkeypatch.setattr(focus, "is_async", lambda bus: True)
     monkeypatch.setattr(focus, "_in_page", page)
     focus._key_at = None if click else clock.t
-    focus._shortcut = shortcut
+    focus._shortcut = shortcut or new_page
+    focus._new_page = new_page
     focus._input_at = None
     focus._target = None
     if click:
@@ -109,6 +111,16 @@ def test_a_prompt_move_out_of_the_page_ends_the_wait(monkeypatch: pytest.MonkeyP
     waited, asked = _settle(monkeypatch, shortcut=True, in_page=True, events=[(0.1, "/ui/urlbar")])
     assert waited == pytest.approx(0.1 + FOCUS_AFTER_GAIN_S, abs=0.01)
     assert asked == [BUS]
+
+
+def test_a_new_tab_waits_for_the_focus_to_move_there_even_into_its_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ctrl+t in Chromium: the new tab's page (its offline new tab page) takes the focus 0.8 s
+    # later; waited for as a move out of a page, the typing waited FOCUS_SHORTCUT_CAP_S
+    waited, asked = _settle(monkeypatch, new_page=True, in_page=True, events=[(0.8, "/newtab/search")])
+    assert waited == pytest.approx(0.8 + FOCUS_AFTER_GAIN_S, abs=0.01)
+    assert asked == []
+    waited, _ = _settle(monkeypatch, new_page=True, in_page=True, events=[])
+    assert waited == pytest.approx(FOCUS_SHORTCUT_CAP_S, abs=0.01)  # a move that never comes
 
 
 def test_another_key_in_a_page_waits_only_the_quiet(monkeypatch: pytest.MonkeyPatch) -> None:

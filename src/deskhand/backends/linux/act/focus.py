@@ -66,6 +66,11 @@ FOCUS_SHORTCUTS: Final = frozenset(
     {(("ctrl",), "l"), (("alt",), "d"), ((), "f6"), (("ctrl",), "k"), (("ctrl",), "e"), (("ctrl",), "f"),
      (("ctrl",), "t"), (("ctrl",), "n"), (("ctrl",), "g")}
 )  # fmt: skip
+#: Those of them that open a new tab or window: its address bar takes the focus, or its page when
+#: that page takes it (Chromium's offline new tab page does, 0.5-1 s after ctrl+t). Typing waits
+#: for the focus to move at all, not out of a page: waiting for the page to give it up, the text
+#: typed after ctrl+t in Chromium waited the whole ``FOCUS_SHORTCUT_CAP_S``.
+NEW_PAGE_SHORTCUTS: Final = frozenset({(("ctrl",), "t"), (("ctrl",), "n")})
 FOCUS_SHORTCUT_CAP_S: Final = 6.0
 #: How far up from the focused element a web document is looked for (is the focus in the page?).
 PAGE_HOPS: Final = 64
@@ -97,6 +102,7 @@ class Focus:
         #: whether it was one of ``FOCUS_SHORTCUTS``
         self._key_at: float | None = None
         self._shortcut = False
+        self._new_page = False
         self._input_at: float | None = None  # when a click or an action was last sent, and on what
         self._target: Ref | None = None
         #: the text field the last click went to, once ``settle`` saw it FOCUSED (``landed``)
@@ -114,6 +120,7 @@ class Focus:
         """``press_key`` posted ``chords`` (modifiers in order, key name lowercased)."""
         self._key_at = time.monotonic()
         self._shortcut = any(chord in FOCUS_SHORTCUTS for chord in chords)
+        self._new_page = any(chord in NEW_PAGE_SHORTCUTS for chord in chords)
 
     def input_posted(self, *, target: Ref | None = None) -> None:
         """A click or an accessible action was sent: a browser's page applies it (and moves the
@@ -250,6 +257,13 @@ class Focus:
         )
         if not self._shortcut:
             return waited
+        if self._new_page:  # until the focus moved to the new tab or window, wherever in it
+            end = key_at + FOCUS_SHORTCUT_CAP_S
+            while (left := end - time.monotonic()) > 0 and not self._gained_after(bus, key_at):
+                waited += watch.wait_quiet(
+                    bus, since=time.monotonic(), quiet_s=left, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=left
+                )
+            return waited
         # The shortcut's move out of the page may still be to come (keys typed before it go to the
         # page); a focus event inside the page is not that move, so each one is checked.
         end = key_at + FOCUS_SHORTCUT_CAP_S
@@ -286,6 +300,11 @@ class Focus:
         if landed is not None and landed.bus == bus:
             return self.with_text(landed)
         return self.now(bus)
+
+    def _gained_after(self, bus: str, at: float) -> bool:
+        """Whether an element of ``bus`` gained the focus after ``at``."""
+        gained = self._watch.gained(bus)
+        return gained is not None and gained.at > at
 
     def _in_page(self, bus: str) -> bool:
         """Whether the focus is in a web page (the focused element or an ancestor is a web
