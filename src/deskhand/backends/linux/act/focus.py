@@ -1,8 +1,7 @@
 """Where the keyboard focus is now, as the apps announce it: AT-SPI ``object:state-changed:focused``.
 
-Typing needs the element that will receive the next key (reading the whole tree for it costs a
-full observation, 100 ms on a window with a large table, so a tree read made while watching
-stands in for a focus event: the next lookup proves its element FOCUSED with one call).
+Typing needs the element that will receive the next key (a tree read costs a full observation,
+so one made while watching stands in for a focus event, proved FOCUSED later with one call).
 
 An app's FOCUSED states can lag behind its real focus: a browser hands a key to the page's process
 first and handles its own shortcut (ctrl+l) only when the page gives the key back unhandled, tens
@@ -66,10 +65,8 @@ FOCUS_SHORTCUTS: Final = frozenset(
     {(("ctrl",), "l"), (("alt",), "d"), ((), "f6"), (("ctrl",), "k"), (("ctrl",), "e"), (("ctrl",), "f"),
      (("ctrl",), "t"), (("ctrl",), "n"), (("ctrl",), "g")}
 )  # fmt: skip
-#: Those of them that open a new tab or window: its address bar takes the focus, or its page when
-#: that page takes it (Chromium's offline new tab page does, 0.5-1 s after ctrl+t). Typing waits
-#: for the focus to move at all, not out of a page: waiting for the page to give it up, the text
-#: typed after ctrl+t in Chromium waited the whole ``FOCUS_SHORTCUT_CAP_S``.
+#: Those that open a tab or window: typing waits for the focus to move there, even into its page
+#: (Chromium's offline new tab page takes it; waited for out of a page, typing waited the cap).
 NEW_PAGE_SHORTCUTS: Final = frozenset({(("ctrl",), "t"), (("ctrl",), "n")})
 FOCUS_SHORTCUT_CAP_S: Final = 6.0
 #: How far up from the focused element a web document is looked for (is the focus in the page?).
@@ -259,7 +256,7 @@ class Focus:
             return waited
         if self._new_page:  # until the focus moved to the new tab or window, wherever in it
             end = key_at + FOCUS_SHORTCUT_CAP_S
-            while (left := end - time.monotonic()) > 0 and not self._gained_after(bus, key_at):
+            while (left := end - time.monotonic()) > 0 and not watch.gained_after(bus, key_at):
                 waited += watch.wait_quiet(
                     bus, since=time.monotonic(), quiet_s=left, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=left
                 )
@@ -279,10 +276,8 @@ class Focus:
         start = time.monotonic()
         end = start + call_deadline.bound(FOCUS_FIELD_CAP_S)
         states = self._s.a11y.states(target)
-        if not states & State.EDITABLE or not states & State.FOCUSABLE:
-            return None
-        if TEXT not in self._s.a11y.interfaces(target):
-            return None  # no text field: Impress's title placeholder (EDITABLE) is selected, never FOCUSED
+        if not states & State.EDITABLE or not states & State.FOCUSABLE or TEXT not in self._s.a11y.interfaces(target):
+            return None  # no text field (Impress's title placeholder is EDITABLE: selected, never FOCUSED)
         while not states & FOCUSED and time.monotonic() < end:
             time.sleep(0.02)  # polling the field's state until the deadline above
             states = self._s.a11y.states(target)
@@ -300,11 +295,6 @@ class Focus:
         if landed is not None and landed.bus == bus:
             return self.with_text(landed)
         return self.now(bus)
-
-    def _gained_after(self, bus: str, at: float) -> bool:
-        """Whether an element of ``bus`` gained the focus after ``at``."""
-        gained = self._watch.gained(bus)
-        return gained is not None and gained.at > at
 
     def _in_page(self, bus: str) -> bool:
         """Whether the focus is in a web page (the focused element or an ancestor is a web

@@ -84,6 +84,11 @@ class FocusWatch:
         self._drain(0.0)
         return self._gained.get(bus)
 
+    def gained_after(self, bus: str, at: float) -> bool:
+        """Whether an element of ``bus`` gained the focus after ``at`` (monotonic)."""
+        gained = self.gained(bus)
+        return gained is not None and gained.at > at
+
     def seed(self, bus: str, read: Gained) -> None:
         """A tree read that began at ``read.at`` found ``read.path`` focused: it counts as that
         element gaining the focus then, unless a focus event read since is newer."""
