@@ -254,17 +254,15 @@ class Focus:
         )
         if not self._shortcut:
             return waited
-        if self._new_page:  # until the focus moved to the new tab or window, wherever in it
-            end = key_at + FOCUS_SHORTCUT_CAP_S
-            while (left := end - time.monotonic()) > 0 and not watch.gained_after(bus, key_at):
-                waited += watch.wait_quiet(
-                    bus, since=time.monotonic(), quiet_s=left, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=left
-                )
-            return waited
-        # The shortcut's move out of the page may still be to come (keys typed before it go to the
-        # page); a focus event inside the page is not that move, so each one is checked.
+
+        # The shortcut's move may still be to come (keys typed before it go to the page): out of
+        # the page, where a focus event inside it is not that move, so each one is checked; for a
+        # new tab or window, to it, wherever in it.
+        def to_come() -> bool:
+            return not watch.gained_after(bus, key_at) if self._new_page else self._in_page(bus)
+
         end = key_at + FOCUS_SHORTCUT_CAP_S
-        while (left := end - time.monotonic()) > 0 and self._in_page(bus):
+        while (left := end - time.monotonic()) > 0 and to_come():
             waited += watch.wait_quiet(
                 bus, since=time.monotonic(), quiet_s=left, after_gain_s=FOCUS_AFTER_GAIN_S, cap_s=left
             )

@@ -113,9 +113,8 @@ class WaylandKeys:
         Thunar's the start of the selected completion; read as text and caret alone, each such key
         waited out ``PACE_S``: Thunar's tasks on sway took 16 to 51 s instead of 1 to 2), for up
         to ``PACE_S`` once in a text (a key lost, or one the field does not show, holds up the next
-        no longer, and the keys after it wait for the app's answer alone), and
-        the app's answer to that has come back through the compositor
-        (``WaylandSession.written_out``).
+        no longer, and the keys after it wait for the app's answer alone), and the app's answer to
+        that has come back through the compositor (``WaylandSession.written_out``).
 
         The round trip alone (``WaylandSession.round_trip``) does not say the app has handled a key:
         Qt reads its Wayland socket on a thread of its own and may answer the bus first (Kate read
